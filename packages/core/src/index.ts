@@ -1,0 +1,2 @@
+export type { ErrnoCode } from './errors.js'
+export { FsError, isFsError } from './errors.js'
