@@ -21,6 +21,7 @@ export type ErrnoCode =
   | 'ENOSYS'
   | 'ELOOP'
   | 'ENAMETOOLONG'
+  | 'EBUSY'
 
 const descriptions: Record<ErrnoCode, string> = {
   ENOENT: 'no such file or directory',
@@ -36,6 +37,7 @@ const descriptions: Record<ErrnoCode, string> = {
   ENOSYS: 'function not implemented',
   ELOOP: 'too many levels of symbolic links',
   ENAMETOOLONG: 'name too long',
+  EBUSY: 'resource busy or locked',
 }
 
 /** An errno-style error: `code`, `syscall`, virtual `path` and optional `dest`. */

@@ -1,2 +1,39 @@
+// @yfs/core — the collaborative filesystem on Yjs.
+
+export { BINARY_KEY, decodeTextOrBinary } from './content/binary.js'
+export type { ContentCodec } from './content/codec.js'
+export type {
+  ConnectContentDoc,
+  ContentConnection,
+  ContentDocHandle,
+  ContentDocPoolOptions,
+} from './content/doc-pool.js'
+// Content
+export { ContentDocPool } from './content/doc-pool.js'
+export { TEXT_KEY, textCodec } from './content/text-codec.js'
+export { applyTextDiff } from './content/text-diff.js'
+export { utf8Length } from './encoding.js'
 export type { ErrnoCode } from './errors.js'
+// Errors
 export { FsError, isFsError } from './errors.js'
+export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table.js'
+// Files table
+export { createFilesTable, FILES_TABLE_KEY, FileRowSchema } from './files-table.js'
+export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
+export { validateName } from './fs/names.js'
+export type { CreateFileSystemOptions, TrashEntry } from './fs/yjs-file-system.js'
+// Filesystem
+export { createFileSystem, FS_ORIGIN, SYSTEM_ROOTS, YjsFileSystem } from './fs/yjs-file-system.js'
+export type { FileId } from './ids.js'
+// Ids and paths
+export { asFileId, createFileId, FILE_ID_LENGTH, ROOT_ID } from './ids.js'
+export type { FileSystemLimits } from './limits.js'
+// Limits and encodings
+export { DEFAULT_LIMITS } from './limits.js'
+export type { LwwChange, LwwEntry, LwwMap } from './lww-map.js'
+export { attachLwwMap } from './lww-map.js'
+export * as paths from './path.js'
+export type { FileSystemIndex, IndexSnapshot } from './path-index.js'
+// Runtime index
+export { createFileSystemIndex } from './path-index.js'
+export { disambiguateNames, suffixedName } from './sibling-names.js'

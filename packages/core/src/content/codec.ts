@@ -1,0 +1,34 @@
+/**
+ * ContentCodec: how a file's text lives in its content `Y.Doc`.
+ *
+ * A content doc has several root keys (`text`, `richtext`, `frontmatter`,
+ * `binary`); the codec chosen by the file's *name* decides which keys are
+ * active. Core ships the text codec; `@yfs/markdown` adds the Markdown one.
+ * Binary content is not a codec: it is detected by content and handled by
+ * core for every file kind.
+ *
+ * Rules every codec follows:
+ * - `read` never writes to the doc.
+ * - `write` applies the *smallest* change it can inside one `doc.transact`,
+ *   so concurrent edits elsewhere in the file survive, and writing the text
+ *   that `read` returns changes nothing.
+ * - `hasContent` is cheap and lets core heal a file whose active keys are
+ *   empty while another codec's keys hold content (an interrupted
+ *   convert-on-switch).
+ */
+import type * as Y from 'yjs'
+
+export interface ContentCodec {
+  /** Stable id, e.g. `'text'` or `'markdown'`. Two names with the same codec id never convert content. */
+  readonly id: string
+  /** True when this codec owns files with this name (e.g. `name.endsWith('.md')`). */
+  matches(name: string): boolean
+  /** The file's text as a tool or bash sees it. */
+  read(doc: Y.Doc): string
+  /** Make the doc hold `text`, changing as little as possible, in one transaction with `origin`. */
+  write(doc: Y.Doc, text: string, origin?: unknown): void
+  /** True when the codec's root keys hold any content. */
+  hasContent(doc: Y.Doc): boolean
+  /** Calls `onChange` after every change to the codec's keys; returns an unsubscribe. */
+  observe(doc: Y.Doc, onChange: (origin: unknown) => void): () => void
+}

@@ -1,0 +1,55 @@
+/**
+ * Apply a whole-file text write to a `Y.Text` as the smallest edit we can
+ * find, so that a concurrent edit elsewhere in the file survives and the
+ * history shows what really changed.
+ *
+ * Strategy: strip the common prefix and suffix (lib0's `simpleDiffString`);
+ * if the changed middle is still large, diff it by lines with the `diff`
+ * package and apply each changed line run as its own delete/insert.
+ */
+import { diffArrays } from 'diff'
+import { simpleDiffString } from 'lib0/diff'
+import type * as Y from 'yjs'
+
+// Above this many characters in the changed middle, a line diff is worth its cost.
+const LINE_DIFF_THRESHOLD = 256
+// Line diffs are O(N·D); past this many lines we keep the single replace.
+const LINE_DIFF_MAX_LINES = 20_000
+
+function splitLines(text: string): string[] {
+  const lines = text.split(/(?<=\n)/)
+  return lines.length === 1 && lines[0] === '' ? [] : lines
+}
+
+/** Make `ytext` equal `next` (call inside a transaction). Returns true when anything changed. */
+export function applyTextDiff(ytext: Y.Text, next: string): boolean {
+  const prev = ytext.toString()
+  if (prev === next) return false
+  const { index, remove, insert } = simpleDiffString(prev, next)
+  if (remove + insert.length < LINE_DIFF_THRESHOLD) {
+    if (remove > 0) ytext.delete(index, remove)
+    if (insert.length > 0) ytext.insert(index, insert)
+    return true
+  }
+  // Widen the middle to whole lines so line diffing is exact, then diff lines.
+  const start = prev.lastIndexOf('\n', index - 1) + 1
+  const oldMid = prev.slice(start, index + remove)
+  const newMid = next.slice(start, index + insert.length)
+  const oldLines = splitLines(oldMid)
+  const newLines = splitLines(newMid)
+  if (oldLines.length + newLines.length > LINE_DIFF_MAX_LINES) {
+    if (remove > 0) ytext.delete(index, remove)
+    if (insert.length > 0) ytext.insert(index, insert)
+    return true
+  }
+  let pos = start
+  for (const part of diffArrays(oldLines, newLines)) {
+    const text = part.value.join('')
+    if (part.removed) ytext.delete(pos, text.length)
+    else if (part.added) {
+      ytext.insert(pos, text)
+      pos += text.length
+    } else pos += text.length
+  }
+  return true
+}

@@ -1,0 +1,1013 @@
+/**
+ * YjsFileSystem: just-bash's `IFileSystem` on the files table and content docs.
+ *
+ * It orchestrates and owns no state of its own: rows live in the files table,
+ * paths in the path index, content in the content-doc pool.
+ *
+ * Where it differs from POSIX (and from just-bash's InMemoryFs):
+ * - `rm` is a soft delete: rows get `trashedAt` and can be restored
+ *   (`fs.trash`); `trash.empty()` deletes for good.
+ * - Writing into a missing folder is ENOENT (InMemoryFs creates parents).
+ * - `mv` onto an existing file or empty folder moves the replaced node to
+ *   the trash instead of destroying it.
+ * - `link` (hard links) is ENOSYS; symlinks are rows of type `symlink`.
+ * - Concurrent creates of one name by two peers show display suffixes
+ *   (`a (1).md`); the stored names are not rewritten.
+ * - `/bin`, `/usr`, `/dev` and `/proc` are a per-instance local layer (an
+ *   InMemoryFs) that is never shared: command stubs and `/dev/null` writes
+ *   of one peer are invisible to others. Shared folders with those names
+ *   are hidden behind it.
+ * - mtime (`updatedAt`) also changes on rename/move, which is what the
+ *   concurrent-move rule of the path index orders by.
+ */
+import type {
+  BufferEncoding,
+  CpOptions,
+  FileContent,
+  FsStat,
+  IFileSystem,
+  MkdirOptions,
+  RmOptions,
+} from 'just-bash'
+import { InMemoryFs } from 'just-bash'
+import * as Y from 'yjs'
+import { clearBinary, decodeTextOrBinary, readBinary, writeBinary } from '../content/binary.js'
+import type { ContentCodec } from '../content/codec.js'
+import { type ConnectContentDoc, ContentDocPool } from '../content/doc-pool.js'
+import { textCodec } from '../content/text-codec.js'
+import { encodeUtf8, fromBytes, getEncoding, latin1FromBytes, toBytes, utf8Length } from '../encoding.js'
+import {
+  eexist,
+  efbig,
+  einval,
+  eisdir,
+  eloop,
+  enametoolong,
+  enoent,
+  enospc,
+  enosys,
+  enotdir,
+  enotempty,
+  FsError,
+} from '../errors.js'
+import { createFilesTable, type FileRow, type FileRowChange, type FilesTable } from '../files-table.js'
+import { createFileId, type FileId, ROOT_ID } from '../ids.js'
+import { DEFAULT_LIMITS, type FileSystemLimits } from '../limits.js'
+import * as paths from '../path.js'
+import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
+import { suffixedName } from '../sibling-names.js'
+import { createEventHub, type FsEvent, type FsEventHandler, type FsEventType } from './events.js'
+import { validateName } from './names.js'
+
+type ReadFileOptions = Parameters<IFileSystem['readFile']>[1]
+type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
+type DirentEntry = Awaited<ReturnType<NonNullable<IFileSystem['readdirWithFileTypes']>>>[number]
+
+/** Top-level folders that are local to each instance (just-bash system paths). */
+export const SYSTEM_ROOTS: readonly string[] = ['bin', 'usr', 'dev', 'proc']
+
+const MAX_SYMLINK_HOPS = 40
+const DEFAULT_FILE_MODE = 0o644
+const DEFAULT_DIR_MODE = 0o755
+const SYMLINK_MODE = 0o777
+
+export interface CreateFileSystemOptions {
+  /** The main doc; a new one when omitted. The caller connects it to a provider. */
+  doc?: Y.Doc
+  /** Provider hook for content docs (see ContentDocPool). */
+  connect?: ConnectContentDoc
+  limits?: Partial<FileSystemLimits>
+  /** Wall clock (ms) for timestamps; injectable for tests. */
+  clock?: () => number
+  /** Content codecs by priority; the text codec is always the fallback. */
+  codecs?: ContentCodec[]
+  /** Content-doc pool tuning. */
+  idleMs?: number
+  maxIdle?: number
+}
+
+export interface TrashEntry {
+  id: FileId
+  name: string
+  type: FileRow['type']
+  trashedAt: number
+  /** Where it was, when its folder is still visible. */
+  originalPath: string | undefined
+}
+
+/** A resolved location: a shared node, or a path in the local system layer. */
+type Location = { kind: 'shared'; id: FileId; path: string } | { kind: 'system'; path: string }
+
+interface FileContentValue {
+  text?: string
+  bytes?: Uint8Array
+}
+
+function isSystemPath(path: string): boolean {
+  if (path === '/') return false
+  const end = path.indexOf('/', 1)
+  const top = end === -1 ? path.slice(1) : path.slice(1, end)
+  return SYSTEM_ROOTS.includes(top)
+}
+
+function assertNoNul(path: string, syscall: string): void {
+  if (path.includes('\0')) throw new FsError('ENOENT', syscall, path, undefined, 'path contains null byte')
+}
+
+/** Origin of every transaction this filesystem makes (editors use their own). */
+export const FS_ORIGIN = Symbol('yfs')
+
+export class YjsFileSystem implements IFileSystem {
+  readonly doc: Y.Doc
+  readonly table: FilesTable
+  readonly index: FileSystemIndex
+  readonly pool: ContentDocPool
+  readonly limits: FileSystemLimits
+  readonly codecs: readonly ContentCodec[]
+  readonly #local = new InMemoryFs()
+  readonly #clock: () => number
+  readonly #events = createEventHub()
+  readonly #pendingSize = new Set<FileId>()
+  readonly #docCleanup = new Map<FileId, () => void>()
+  #queue: Promise<unknown> = Promise.resolve()
+  readonly #unsubscribe: () => void
+
+  constructor(options: CreateFileSystemOptions = {}) {
+    this.doc = options.doc ?? new Y.Doc()
+    this.#clock = options.clock ?? Date.now
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits }
+    this.codecs = [...(options.codecs ?? []), textCodec]
+    this.table = createFilesTable(this.doc, { clock: this.#clock })
+    this.index = createFileSystemIndex(this.table)
+    this.pool = new ContentDocPool({
+      connect: options.connect,
+      idleMs: options.idleMs,
+      maxIdle: options.maxIdle,
+      onOpen: (id, doc) => this.#watchContent(id, doc),
+      onClose: (id) => {
+        this.#docCleanup.get(id)?.()
+        this.#docCleanup.delete(id)
+        // With a provider the doc may change while unloaded: the cache would go stale.
+        if (options.connect) this.index.plaintext.delete(id)
+      },
+    })
+    this.#unsubscribe = this.index.onChange((changes, oldPaths, tr) =>
+      this.#emitRowEvents(changes, oldPaths, tr),
+    )
+    // just-bash writes command stubs and /dev, /proc entries here (see SYSTEM_ROOTS).
+    for (const root of SYSTEM_ROOTS) this.#local.mkdirSync(`/${root}`, { recursive: true })
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /** Subscribe to change events (local and remote); returns an unsubscribe. */
+  watch(handler: FsEventHandler): () => void {
+    return this.#events.subscribe(handler)
+  }
+
+  /** Subscribe to one kind of change event; returns an unsubscribe. */
+  on(type: FsEventType, handler: FsEventHandler): () => void {
+    return this.#events.subscribe((e) => {
+      if (e.type === type) handler(e)
+    })
+  }
+
+  // ------------------------------------------------------------ resolution
+
+  /**
+   * Resolve a normalised path to a node. `followLast` follows a symlink in
+   * the last component (stat) or not (lstat). Throws ENOENT, ENOTDIR, ELOOP.
+   */
+  #locate(path: string, followLast: boolean, syscall: string, original: string): Location {
+    let current = path
+    for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
+      if (isSystemPath(current)) return { kind: 'system', path: current }
+      if (this.index.symlinkCount === 0) {
+        const id = this.index.lookup(current)
+        if (id !== undefined) return { kind: 'shared', id, path: current }
+      }
+      const parts = paths.split(current)
+      let cur: FileId = ROOT_ID
+      let redirected = false
+      for (let i = 0; i < parts.length; i++) {
+        if (cur !== ROOT_ID && this.table.get(cur)?.type !== 'folder') throw enotdir(syscall, original)
+        const next = this.index.child(cur, parts[i]!)
+        if (next === undefined) throw enoent(syscall, original)
+        const row = this.table.get(next)
+        const last = i === parts.length - 1
+        if (row?.type === 'symlink' && (!last || followLast)) {
+          const linkPath = `/${parts.slice(0, i + 1).join('/')}`
+          const target = paths.resolve(paths.dirname(linkPath), row.target ?? '')
+          const rest = parts.slice(i + 1).join('/')
+          current = rest ? paths.normalize(`${target}/${rest}`) : target
+          redirected = true
+          break
+        }
+        cur = next
+      }
+      if (!redirected) return { kind: 'shared', id: cur, path: current }
+    }
+    throw eloop(syscall, original)
+  }
+
+  #norm(path: string, syscall: string): string {
+    assertNoNul(path, syscall)
+    return paths.resolve('/', path)
+  }
+
+  #row(id: FileId): FileRow | undefined {
+    return id === ROOT_ID ? undefined : this.table.get(id)
+  }
+
+  #isFolder(id: FileId): boolean {
+    return id === ROOT_ID || this.table.get(id)?.type === 'folder'
+  }
+
+  /** Resolve the parent folder of a path that may not exist yet (follows symlinks in the parent). */
+  #parentFolder(path: string, syscall: string, original: string): { parentId: FileId; parentPath: string } {
+    const parentPath = paths.dirname(path)
+    const loc = this.#locate(parentPath, true, syscall, original)
+    if (loc.kind === 'system') throw new FsError('EACCES', syscall, original)
+    if (!this.#isFolder(loc.id)) throw enotdir(syscall, original)
+    return { parentId: loc.id, parentPath: loc.path }
+  }
+
+  // ------------------------------------------------------------ exclusive
+
+  /** Run mutations one at a time, so checks and writes of one call never interleave with another's. */
+  #exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.#queue.then(fn, fn)
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  // ---------------------------------------------------------------- limits
+
+  #checkName(name: string, syscall: string, original: string): void {
+    validateName(name, syscall, original)
+    if (utf8Length(name) > this.limits.maxNameLength)
+      throw enametoolong(syscall, original, `name longer than ${this.limits.maxNameLength} bytes`)
+  }
+
+  #checkNewPath(path: string, syscall: string, original: string): void {
+    if (paths.split(path).length > this.limits.maxPathDepth)
+      throw einval(syscall, original, `path deeper than ${this.limits.maxPathDepth} levels`)
+    if (utf8Length(path) > this.limits.maxPathLength)
+      throw enametoolong(syscall, original, `path longer than ${this.limits.maxPathLength} bytes`)
+    if (this.index.nodeCount >= this.limits.maxNodeCount)
+      throw enospc(syscall, original, `workspace holds the maximum of ${this.limits.maxNodeCount} nodes`)
+  }
+
+  #checkSize(newSize: number, oldSize: number, syscall: string, original: string): void {
+    if (newSize > this.limits.maxFileSize)
+      throw efbig(syscall, original, `file larger than ${this.limits.maxFileSize} bytes`)
+    if (this.index.totalBytes - oldSize + newSize > this.limits.maxTotalSize)
+      throw enospc(
+        syscall,
+        original,
+        `workspace larger than ${this.limits.maxTotalSize} bytes (empty the trash to free space)`,
+      )
+  }
+
+  // --------------------------------------------------------------- content
+
+  /** The codec that owns files with this name. */
+  codecFor(name: string): ContentCodec {
+    return this.codecs.find((c) => c.matches(name)) ?? textCodec
+  }
+
+  #watchContent(id: FileId, doc: Y.Doc): void {
+    const onTransaction = (tr: Y.Transaction) => {
+      if (tr.changed.size === 0 && tr.deleteSet.clients.size === 0) return
+      this.index.plaintext.delete(id)
+      // Edits made straight on the doc (an editor binding) update the row here;
+      // our own writes update it themselves, remote edits come with the peer's row update.
+      if (tr.local && tr.origin !== FS_ORIGIN) this.#scheduleSizeUpdate(id)
+    }
+    doc.on('afterTransaction', onTransaction)
+    this.#docCleanup.set(id, () => doc.off('afterTransaction', onTransaction))
+  }
+
+  #scheduleSizeUpdate(id: FileId): void {
+    if (this.#pendingSize.size === 0) queueMicrotask(() => this.#flushSizeUpdates())
+    this.#pendingSize.add(id)
+  }
+
+  #flushSizeUpdates(): void {
+    const ids = [...this.#pendingSize]
+    this.#pendingSize.clear()
+    this.table.batch(() => {
+      for (const id of ids) {
+        const row = this.table.get(id)
+        const doc = this.pool.peek(id)
+        if (!row || !doc || row.type !== 'file') continue
+        const size = this.#contentSize(doc, row.name)
+        this.table.update(id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      }
+    }, FS_ORIGIN)
+  }
+
+  #contentSize(doc: Y.Doc, name: string): number {
+    const bytes = readBinary(doc)
+    return bytes ? bytes.byteLength : utf8Length(this.#readText(doc, name))
+  }
+
+  /** Text of a content doc through the file's codec, healing an interrupted convert-on-switch. */
+  #readText(doc: Y.Doc, name: string): string {
+    const codec = this.codecFor(name)
+    if (this.codecs.length > 1 && !codec.hasContent(doc)) {
+      const other = this.codecs.find((c) => c !== codec && c.hasContent(doc))
+      if (other) {
+        const text = other.read(doc)
+        codec.write(doc, text, FS_ORIGIN)
+        return codec.read(doc)
+      }
+    }
+    return codec.read(doc)
+  }
+
+  async #readContent(id: FileId, row: FileRow): Promise<FileContentValue> {
+    const cached = this.index.plaintext.get(id)
+    if (cached !== undefined) return { text: cached }
+    const handle = await this.pool.acquire(id)
+    try {
+      const bytes = readBinary(handle.doc)
+      if (bytes) return { bytes }
+      const text = this.#readText(handle.doc, row.name)
+      this.index.plaintext.set(id, text)
+      return { text }
+    } finally {
+      handle.release()
+    }
+  }
+
+  /** Write text or bytes into a content doc; returns the byte size. Caller updates the row. */
+  async #writeContent(id: FileId, name: string, value: FileContentValue): Promise<number> {
+    const handle = await this.pool.acquire(id)
+    try {
+      const doc = handle.doc
+      let size: number
+      doc.transact(() => {
+        if (value.bytes) {
+          writeBinary(doc, value.bytes)
+          size = value.bytes.byteLength
+        } else {
+          clearBinary(doc)
+          this.codecFor(name).write(doc, value.text ?? '', FS_ORIGIN)
+          size = utf8Length(value.text ?? '')
+        }
+      }, FS_ORIGIN)
+      if (value.text !== undefined && !value.bytes) {
+        // Codecs may normalise (Markdown): cache what a reader will get back.
+        const text = this.#readText(doc, name)
+        this.index.plaintext.set(id, text)
+        size = utf8Length(text)
+      }
+      return size!
+    } finally {
+      handle.release()
+    }
+  }
+
+  // ----------------------------------------------------------------- reads
+
+  async readFile(path: string, options?: ReadFileOptions): Promise<string> {
+    const encoding = getEncoding(options)
+    const normalized = this.#norm(path, 'open')
+    const loc = this.#locate(normalized, true, 'open', path)
+    if (loc.kind === 'system') return this.#local.readFile(loc.path, options)
+    const row = this.#row(loc.id)
+    if (!row || row.type === 'folder') throw eisdir('read', path)
+    const content = await this.#readContent(loc.id, row)
+    if (content.text !== undefined) {
+      if (encoding === 'utf8' || encoding === 'utf-8') return content.text
+      return fromBytes(encodeUtf8(content.text), encoding)
+    }
+    return fromBytes(content.bytes!, encoding)
+  }
+
+  async readFileBuffer(path: string): Promise<Uint8Array> {
+    const normalized = this.#norm(path, 'open')
+    const loc = this.#locate(normalized, true, 'open', path)
+    if (loc.kind === 'system') return this.#local.readFileBuffer(loc.path)
+    const row = this.#row(loc.id)
+    if (!row || row.type === 'folder') throw eisdir('read', path)
+    const content = await this.#readContent(loc.id, row)
+    return content.bytes ?? encodeUtf8(content.text ?? '')
+  }
+
+  async readFileBytes(path: string): Promise<never> {
+    const normalized = this.#norm(path, 'open')
+    const loc = this.#locate(normalized, true, 'open', path)
+    if (loc.kind === 'system') return (await this.#local.readFileBytes(loc.path)) as never
+    const row = this.#row(loc.id)
+    if (!row || row.type === 'folder') throw eisdir('read', path)
+    const content = await this.#readContent(loc.id, row)
+    let latin1: string
+    if (content.bytes) latin1 = latin1FromBytes(content.bytes)
+    // ASCII text is its own byte string; only non-ASCII needs encoding.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range check
+    else if (/^[\x00-\x7f]*$/.test(content.text ?? '')) latin1 = content.text ?? ''
+    else latin1 = latin1FromBytes(encodeUtf8(content.text ?? ''))
+    // ByteString is an opaque brand over a latin1 string (just-bash encoding.ts).
+    return latin1 as never
+  }
+
+  async exists(path: string): Promise<boolean> {
+    if (path.includes('\0')) return false
+    try {
+      const loc = this.#locate(paths.resolve('/', path), true, 'access', path)
+      if (loc.kind === 'system') return this.#local.exists(loc.path)
+      return true
+    } catch (error) {
+      if (error instanceof FsError) return false
+      throw error
+    }
+  }
+
+  #statOf(id: FileId): FsStat {
+    if (id === ROOT_ID) {
+      return {
+        isFile: false,
+        isDirectory: true,
+        isSymbolicLink: false,
+        mode: DEFAULT_DIR_MODE,
+        size: 0,
+        mtime: new Date(0),
+      }
+    }
+    const row = this.table.get(id)!
+    const isLink = row.type === 'symlink'
+    return {
+      isFile: row.type === 'file',
+      isDirectory: row.type === 'folder',
+      isSymbolicLink: isLink,
+      mode:
+        row.mode ?? (isLink ? SYMLINK_MODE : row.type === 'folder' ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE),
+      size: row.size,
+      mtime: new Date(row.updatedAt),
+      identity: row.id,
+    }
+  }
+
+  async stat(path: string): Promise<FsStat> {
+    const loc = this.#locate(this.#norm(path, 'stat'), true, 'stat', path)
+    if (loc.kind === 'system') return this.#local.stat(loc.path)
+    return this.#statOf(loc.id)
+  }
+
+  async lstat(path: string): Promise<FsStat> {
+    const loc = this.#locate(this.#norm(path, 'lstat'), false, 'lstat', path)
+    if (loc.kind === 'system') return this.#local.lstat(loc.path)
+    return this.#statOf(loc.id)
+  }
+
+  async readdir(path: string): Promise<string[]> {
+    const { id, system } = this.#dir(path)
+    if (system !== undefined) return this.#local.readdir(system)
+    const names = this.index.childNames(id)
+    if (id !== ROOT_ID) return [...names]
+    return [...new Set([...names.filter((n) => !SYSTEM_ROOTS.includes(n)), ...SYSTEM_ROOTS])].sort()
+  }
+
+  async readdirWithFileTypes(path: string): Promise<DirentEntry[]> {
+    const { id, system } = this.#dir(path)
+    if (system !== undefined) return this.#local.readdirWithFileTypes(system)
+    const out: DirentEntry[] = []
+    for (const name of this.index.childNames(id)) {
+      if (id === ROOT_ID && SYSTEM_ROOTS.includes(name)) continue
+      const row = this.table.get(this.index.child(id, name)!)!
+      out.push({
+        name,
+        isFile: row.type === 'file',
+        isDirectory: row.type === 'folder',
+        isSymbolicLink: row.type === 'symlink',
+      })
+    }
+    if (id === ROOT_ID) {
+      for (const name of SYSTEM_ROOTS)
+        out.push({ name, isFile: false, isDirectory: true, isSymbolicLink: false })
+      out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    }
+    return out
+  }
+
+  #dir(path: string): { id: FileId; system?: string } {
+    const loc = this.#locate(this.#norm(path, 'scandir'), true, 'scandir', path)
+    if (loc.kind === 'system') return { id: ROOT_ID, system: loc.path }
+    if (!this.#isFolder(loc.id)) throw enotdir('scandir', path)
+    return { id: loc.id }
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async writeFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
+    const normalized = this.#norm(path, 'write')
+    if (isSystemPath(normalized)) return this.#local.writeFile(normalized, content, options)
+    const value = this.#toContentValue(content, getEncoding(options))
+    await this.#exclusive(() => this.#write(normalized, path, value, 'write'))
+  }
+
+  #toContentValue(content: FileContent, encoding: BufferEncoding): FileContentValue {
+    if (
+      typeof content === 'string' &&
+      (encoding === 'utf8' || encoding === 'utf-8') &&
+      !content.includes('\0')
+    )
+      return { text: content }
+    const bytes = toBytes(content, encoding)
+    const text = decodeTextOrBinary(bytes)
+    return text === undefined ? { bytes } : { text }
+  }
+
+  /** Create or overwrite a file at `normalized` (symlinks followed). */
+  async #write(
+    normalized: string,
+    original: string,
+    value: FileContentValue,
+    syscall: string,
+  ): Promise<FileId> {
+    const target = this.#resolveWriteTarget(normalized, syscall, original)
+    const newSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    if (target.id !== undefined) {
+      const row = this.table.get(target.id)!
+      if (row.type === 'folder') throw eisdir('open', original)
+      this.#checkSize(newSize, row.size, syscall, original)
+      const size = await this.#writeContent(target.id, row.name, value)
+      this.table.update(target.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      return target.id
+    }
+    this.#checkName(target.name, syscall, original)
+    this.#checkNewPath(target.path, syscall, original)
+    this.#checkSize(newSize, 0, syscall, original)
+    const id = createFileId()
+    // Content first, row last: a peer never sees a row whose content is still to come.
+    const size = await this.#writeContent(id, target.name, value)
+    const now = this.#clock()
+    this.table.set(
+      {
+        id,
+        name: target.name,
+        parentId: target.parentId === ROOT_ID ? null : target.parentId,
+        type: 'file',
+        size,
+        createdAt: now,
+        updatedAt: now,
+        trashedAt: null,
+      },
+      FS_ORIGIN,
+    )
+    return id
+  }
+
+  /** Where a write lands: an existing node (after following symlinks) or a new name in a folder. */
+  #resolveWriteTarget(
+    normalized: string,
+    syscall: string,
+    original: string,
+  ): { id?: FileId; parentId: FileId; name: string; path: string } {
+    let path = normalized
+    for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
+      if (path === '/') throw eisdir('open', original)
+      if (isSystemPath(path)) throw new FsError('EACCES', syscall, original)
+      const { parentId, parentPath } = this.#parentFolder(path, syscall, original)
+      const name = paths.basename(path)
+      const id = this.index.child(parentId, name)
+      const row = id === undefined ? undefined : this.table.get(id)
+      if (row?.type === 'symlink') {
+        path = paths.resolve(parentPath, row.target ?? '')
+        continue
+      }
+      return { id, parentId, name, path: paths.join(parentPath, name) }
+    }
+    throw eloop(syscall, original)
+  }
+
+  async appendFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
+    const normalized = this.#norm(path, 'append')
+    if (isSystemPath(normalized)) return this.#local.appendFile(normalized, content, options)
+    const value = this.#toContentValue(content, getEncoding(options))
+    return this.#exclusive(async () => {
+      const target = this.#resolveWriteTarget(normalized, 'append', path)
+      if (target.id === undefined) {
+        await this.#write(normalized, path, value, 'append')
+        return
+      }
+      const row = this.table.get(target.id)!
+      if (row.type === 'folder') throw eisdir('write', path)
+      const addSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+      this.#checkSize(row.size + addSize, row.size, 'append', path)
+      const handle = await this.pool.acquire(target.id)
+      let size: number
+      try {
+        const doc = handle.doc
+        const existingBytes = readBinary(doc)
+        const codec = this.codecFor(row.name)
+        if (!existingBytes && value.text !== undefined && codec === textCodec) {
+          // A true append: concurrent appends from two peers both survive.
+          const ytext = doc.getText('text')
+          doc.transact(() => ytext.insert(ytext.length, value.text!), FS_ORIGIN)
+          size = utf8Length(ytext.toString())
+          this.index.plaintext.set(target.id, ytext.toString())
+        } else {
+          const before = existingBytes ?? encodeUtf8(this.#readText(doc, row.name))
+          const add = value.bytes ?? encodeUtf8(value.text ?? '')
+          const all = new Uint8Array(before.byteLength + add.byteLength)
+          all.set(before)
+          all.set(add, before.byteLength)
+          handle.release()
+          const text = decodeTextOrBinary(all)
+          size = await this.#writeContent(target.id, row.name, text === undefined ? { bytes: all } : { text })
+        }
+      } finally {
+        handle.release()
+      }
+      this.table.update(target.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+    })
+  }
+
+  async mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    this.mkdirSync(path, options)
+  }
+
+  /** Synchronous mkdir (folders have no content doc); just-bash calls it while setting up. */
+  mkdirSync(path: string, options?: MkdirOptions): void {
+    const normalized = this.#norm(path, 'mkdir')
+    if (isSystemPath(normalized)) {
+      this.#local.mkdirSync(normalized, options)
+      return
+    }
+    if (normalized === '/') {
+      if (options?.recursive) return
+      throw new FsError('EEXIST', 'mkdir', path, undefined, 'directory already exists')
+    }
+    const parentPath = paths.dirname(normalized)
+    let parent: { parentId: FileId; parentPath: string }
+    try {
+      parent = this.#parentFolder(normalized, 'mkdir', path)
+    } catch (error) {
+      if (!(error instanceof FsError) || error.code !== 'ENOENT' || !options?.recursive) throw error
+      this.mkdirSync(parentPath, options)
+      parent = this.#parentFolder(normalized, 'mkdir', path)
+    }
+    const name = paths.basename(normalized)
+    const existing = this.index.child(parent.parentId, name)
+    if (existing !== undefined) {
+      const row = this.table.get(existing)!
+      if (row.type === 'folder' || (row.type === 'symlink' && this.#isDirLink(normalized))) {
+        if (options?.recursive) return
+        throw new FsError('EEXIST', 'mkdir', path, undefined, 'directory already exists')
+      }
+      throw eexist('mkdir', path)
+    }
+    this.#checkName(name, 'mkdir', path)
+    this.#checkNewPath(normalized, 'mkdir', path)
+    const now = this.#clock()
+    this.table.set(
+      {
+        id: createFileId(),
+        name,
+        parentId: parent.parentId === ROOT_ID ? null : parent.parentId,
+        type: 'folder',
+        size: 0,
+        createdAt: now,
+        updatedAt: now,
+        trashedAt: null,
+      },
+      FS_ORIGIN,
+    )
+  }
+
+  #isDirLink(path: string): boolean {
+    try {
+      const loc = this.#locate(path, true, 'mkdir', path)
+      return loc.kind === 'system' || this.#isFolder(loc.id)
+    } catch {
+      // A dangling link is not a directory.
+      return false
+    }
+  }
+
+  /** Synchronous write used by just-bash only for system paths (command stubs, /dev, /proc). */
+  writeFileSync(path: string, content: FileContent): void {
+    const normalized = this.#norm(path, 'write')
+    if (!isSystemPath(normalized)) throw enosys('write', path, 'synchronous writes are only for system paths')
+    this.#local.writeFileSync(normalized, content)
+  }
+
+  async rm(path: string, options?: RmOptions): Promise<void> {
+    const normalized = this.#norm(path, 'rm')
+    if (isSystemPath(normalized)) return this.#local.rm(normalized, options)
+    return this.#exclusive(() => {
+      let loc: Location
+      try {
+        loc = this.#locate(normalized, false, 'rm', path)
+      } catch (error) {
+        if (options?.force && error instanceof FsError && error.code === 'ENOENT') return
+        throw error
+      }
+      if (loc.kind === 'system') return this.#local.rm(loc.path, options)
+      const now = this.#clock()
+      if (loc.id === ROOT_ID) {
+        if (!options?.recursive) throw eisdir('rm', path)
+        this.table.batch(() => {
+          for (const name of this.index.childNames(ROOT_ID)) {
+            if (SYSTEM_ROOTS.includes(name)) continue
+            this.table.update(this.index.child(ROOT_ID, name)!, { trashedAt: now }, FS_ORIGIN)
+          }
+        }, FS_ORIGIN)
+        return
+      }
+      const row = this.table.get(loc.id)!
+      if (row.type === 'folder' && !options?.recursive && this.index.childNames(loc.id).length > 0)
+        throw enotempty('rm', path)
+      this.table.update(loc.id, { trashedAt: now }, FS_ORIGIN)
+    })
+  }
+
+  async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
+    const srcNorm = this.#norm(src, 'cp')
+    const destNorm = this.#norm(dest, 'cp')
+    return this.#exclusive(() => this.#copy(srcNorm, destNorm, src, dest, options))
+  }
+
+  async #copy(
+    srcNorm: string,
+    destNorm: string,
+    src: string,
+    dest: string,
+    options?: CpOptions,
+  ): Promise<void> {
+    const loc = this.#locate(srcNorm, false, 'cp', src)
+    if (loc.kind === 'system') {
+      const bytes = await this.#local.readFileBuffer(loc.path)
+      await this.#write(destNorm, dest, this.#toContentValue(bytes, 'utf8'), 'cp')
+      return
+    }
+    const row = this.#row(loc.id)
+    if (loc.id === ROOT_ID || row?.type === 'folder') {
+      if (!options?.recursive) throw new FsError('EISDIR', 'cp', src, undefined, 'is a directory')
+      if (paths.isSameOrDescendant(srcNorm, destNorm))
+        throw new FsError('EINVAL', 'cp', src, undefined, `cannot copy '${src}' into itself, '${dest}'`)
+      this.mkdirSync(destNorm, { recursive: true })
+      for (const name of [...this.index.childNames(loc.id)]) {
+        await this.#copy(
+          paths.join(srcNorm, name),
+          paths.join(destNorm, name),
+          paths.join(srcNorm, name),
+          paths.join(destNorm, name),
+          options,
+        )
+      }
+      return
+    }
+    if (row?.type === 'symlink') {
+      await this.#symlink(row.target ?? '', destNorm, dest)
+      return
+    }
+    const content = await this.#readContent(loc.id, row!)
+    await this.#write(destNorm, dest, content, 'cp')
+  }
+
+  async mv(src: string, dest: string): Promise<void> {
+    const srcNorm = this.#norm(src, 'mv')
+    const destNorm = this.#norm(dest, 'mv')
+    if (srcNorm === destNorm) return
+    if (isSystemPath(srcNorm) || isSystemPath(destNorm)) {
+      if (isSystemPath(srcNorm) && isSystemPath(destNorm)) return this.#local.mv(srcNorm, destNorm)
+      throw new FsError('EACCES', 'rename', src, dest)
+    }
+    return this.#exclusive(() => this.#move(srcNorm, destNorm, src, dest))
+  }
+
+  async #move(srcNorm: string, destNorm: string, src: string, dest: string): Promise<void> {
+    const loc = this.#locate(srcNorm, false, 'mv', src)
+    if (loc.kind === 'system' || loc.id === ROOT_ID) throw new FsError('EBUSY', 'rename', src, dest)
+    const row = this.table.get(loc.id)!
+    if (row.type === 'folder' && paths.isSameOrDescendant(srcNorm, destNorm))
+      throw new FsError('EINVAL', 'mv', src, undefined, `cannot move '${src}' into itself, '${dest}'`)
+    const { parentId, parentPath } = this.#parentFolder(destNorm, 'rename', dest)
+    const name = paths.basename(destNorm)
+    const existing = this.index.child(parentId, name)
+    if (existing === loc.id) {
+      if (row.name === name) return
+    } else if (existing !== undefined) {
+      const other = this.table.get(existing)!
+      if (row.type === 'folder' && other.type !== 'folder') throw new FsError('ENOTDIR', 'rename', src, dest)
+      if (row.type !== 'folder' && other.type === 'folder') throw new FsError('EISDIR', 'rename', src, dest)
+      if (other.type === 'folder' && this.index.childNames(existing).length > 0)
+        throw new FsError('ENOTEMPTY', 'rename', src, dest)
+    }
+    this.#checkName(name, 'rename', dest)
+    const destPath = paths.join(parentPath, name)
+    if (paths.split(destPath).length > this.limits.maxPathDepth)
+      throw einval('rename', dest, `path deeper than ${this.limits.maxPathDepth} levels`)
+    const fromCodec = this.codecFor(row.name)
+    const toCodec = this.codecFor(name)
+    if (row.type === 'file' && fromCodec !== toCodec) {
+      // Convert-on-switch: move the content to the new codec's keys before the rename lands.
+      const handle = await this.pool.acquire(loc.id)
+      try {
+        if (!readBinary(handle.doc)) {
+          const text = this.#readText(handle.doc, row.name)
+          toCodec.write(handle.doc, text, FS_ORIGIN)
+          this.index.plaintext.delete(loc.id)
+        }
+      } finally {
+        handle.release()
+      }
+    }
+    const now = this.#clock()
+    this.table.batch(() => {
+      if (existing !== undefined && existing !== loc.id)
+        this.table.update(existing, { trashedAt: now }, FS_ORIGIN)
+      const patch: Partial<FileRow> = {
+        name,
+        parentId: parentId === ROOT_ID ? null : parentId,
+        updatedAt: now,
+      }
+      if (row.type === 'file' && fromCodec !== toCodec) {
+        const doc = this.pool.peek(loc.id)
+        if (doc) patch.size = this.#contentSize(doc, name)
+      }
+      this.table.update(loc.id, patch, FS_ORIGIN)
+    }, FS_ORIGIN)
+  }
+
+  async chmod(path: string, mode: number): Promise<void> {
+    const loc = this.#locate(this.#norm(path, 'chmod'), true, 'chmod', path)
+    if (loc.kind === 'system') return this.#local.chmod(loc.path, mode)
+    if (loc.id === ROOT_ID) return
+    this.table.update(loc.id, { mode: mode & 0o7777 }, FS_ORIGIN)
+  }
+
+  async utimes(path: string, _atime: Date, mtime: Date): Promise<void> {
+    const loc = this.#locate(this.#norm(path, 'utime'), true, 'utime', path)
+    if (loc.kind === 'system') return this.#local.utimes(loc.path, _atime, mtime)
+    if (loc.id === ROOT_ID) return
+    this.table.update(loc.id, { updatedAt: mtime.getTime() }, FS_ORIGIN)
+  }
+
+  async symlink(target: string, linkPath: string): Promise<void> {
+    const normalized = this.#norm(linkPath, 'symlink')
+    if (isSystemPath(normalized)) return this.#local.symlink(target, normalized)
+    return this.#exclusive(() => this.#symlink(target, normalized, linkPath))
+  }
+
+  async #symlink(target: string, normalized: string, linkPath: string): Promise<void> {
+    if (normalized === '/') throw eexist('symlink', linkPath)
+    const { parentId } = this.#parentFolder(normalized, 'symlink', linkPath)
+    const name = paths.basename(normalized)
+    if (this.index.child(parentId, name) !== undefined) throw eexist('symlink', linkPath)
+    this.#checkName(name, 'symlink', linkPath)
+    this.#checkNewPath(normalized, 'symlink', linkPath)
+    const now = this.#clock()
+    this.table.set(
+      {
+        id: createFileId(),
+        name,
+        parentId: parentId === ROOT_ID ? null : parentId,
+        type: 'symlink',
+        target,
+        size: utf8Length(target),
+        createdAt: now,
+        updatedAt: now,
+        trashedAt: null,
+      },
+      FS_ORIGIN,
+    )
+  }
+
+  async link(existingPath: string, _newPath: string): Promise<void> {
+    throw enosys('link', existingPath, 'hard links are not supported')
+  }
+
+  async readlink(path: string): Promise<string> {
+    const loc = this.#locate(this.#norm(path, 'readlink'), false, 'readlink', path)
+    if (loc.kind === 'system') return this.#local.readlink(loc.path)
+    const row = this.#row(loc.id)
+    if (row?.type !== 'symlink') throw einval('readlink', path)
+    return row.target ?? ''
+  }
+
+  resolvePath(base: string, path: string): string {
+    return paths.resolve(base, path)
+  }
+
+  async realpath(path: string): Promise<string> {
+    const loc = this.#locate(this.#norm(path, 'realpath'), true, 'realpath', path)
+    if (loc.kind === 'system') return this.#local.realpath(loc.path)
+    return this.index.pathOf(loc.id) ?? loc.path
+  }
+
+  getAllPaths(): string[] {
+    const local = this.#local.getAllPaths()
+    const shared = this.index.allPaths().filter((p) => !isSystemPath(p))
+    return [...local, ...shared]
+  }
+
+  // ----------------------------------------------------------------- trash
+
+  readonly trash = {
+    /** Rows in the trash (the ones trashed themselves, not their descendants). */
+    list: (): TrashEntry[] => {
+      const out: TrashEntry[] = []
+      for (const row of this.table.rows()) {
+        if (row.trashedAt === null) continue
+        const parent = this.index.effectiveParent(row.id) ?? ROOT_ID
+        const parentPath = this.index.pathOf(parent)
+        out.push({
+          id: row.id,
+          name: row.name,
+          type: row.type,
+          trashedAt: row.trashedAt,
+          originalPath: parentPath === undefined ? undefined : paths.join(parentPath, row.name),
+        })
+      }
+      return out.sort((a, b) => b.trashedAt - a.trashedAt)
+    },
+    /** Bring a row back; to the root if its folder is gone, with a free name if its name is taken. Returns the new path. */
+    restore: (id: FileId): string => {
+      const row = this.table.get(id)
+      if (!row) throw enoent('restore', id)
+      if (row.trashedAt === null) return this.index.pathOf(id) ?? '/'
+      let parentId = this.index.effectiveParent(id) ?? ROOT_ID
+      if (this.index.pathOf(parentId) === undefined) parentId = ROOT_ID
+      let name = row.name
+      for (let n = 1; this.index.child(parentId, name) !== undefined; n++) name = suffixedName(row.name, n)
+      this.table.update(
+        id,
+        { trashedAt: null, name, parentId: parentId === ROOT_ID ? null : parentId },
+        FS_ORIGIN,
+      )
+      return this.index.pathOf(id) ?? '/'
+    },
+    /** Delete every trashed row and everything below it, for good. */
+    empty: (): number => {
+      const doomed = new Set<FileId>()
+      const collect = (id: FileId) => {
+        if (doomed.has(id)) return
+        doomed.add(id)
+        for (const child of this.index.allChildren(id)) collect(child)
+      }
+      for (const row of this.table.rows()) if (row.trashedAt !== null) collect(row.id)
+      this.table.delete(doomed, FS_ORIGIN)
+      for (const id of doomed) {
+        this.pool.forget(id)
+        this.index.plaintext.delete(id)
+      }
+      return doomed.size
+    },
+  }
+
+  // ---------------------------------------------------------------- events
+
+  #emitRowEvents(
+    changes: Map<FileId, FileRowChange>,
+    oldPaths: Map<FileId, string | undefined>,
+    tr: Y.Transaction,
+  ): void {
+    if (!this.#events.active) return
+    const origin = tr.local ? 'local' : 'remote'
+    for (const [id, { before, after }] of changes) {
+      const oldPath = oldPaths.get(id)
+      const path = after ? this.index.pathOf(id) : undefined
+      const base = { id, origin, size: after?.size } as const
+      let event: FsEvent | undefined
+      if (path !== undefined && oldPath === undefined) {
+        const restored = before !== undefined && before.trashedAt !== null && after!.trashedAt === null
+        event = { ...base, type: restored ? 'restore' : after!.type === 'folder' ? 'mkdir' : 'write', path }
+      } else if (path === undefined && oldPath !== undefined) {
+        event = { ...base, type: 'delete', path: oldPath }
+      } else if (path !== undefined && oldPath !== undefined) {
+        if (path !== oldPath) event = { ...base, type: 'rename', path, oldPath }
+        else if (
+          before &&
+          after &&
+          (before.size !== after.size || before.updatedAt !== after.updatedAt) &&
+          after.type === 'file'
+        )
+          event = { ...base, type: 'write', path }
+      }
+      if (event) this.#events.emit(event)
+    }
+  }
+
+  /** Stop observing; the docs stay usable by their owner. */
+  destroy(): void {
+    this.#unsubscribe()
+    this.pool.destroy()
+    this.index.destroy()
+    this.table.destroy()
+  }
+}
+
+/**
+ * Create a filesystem on a main `Y.Doc`.
+ * @example
+ * const fs = createFileSystem()
+ * await new Bash({ fs, cwd: '/' }).exec('echo hi > /a.txt && cat /a.txt')
+ */
+export function createFileSystem(options: CreateFileSystemOptions = {}): YjsFileSystem {
+  return new YjsFileSystem(options)
+}

@@ -1,0 +1,241 @@
+/**
+ * A last-writer-wins key-value map stored on a `Y.Array` of `{ key, val, ts }`
+ * entries (the YKeyValue pattern from y-utility, with timestamps).
+ *
+ * Why not a `Y.Map`: a `Y.Map` keeps an item for every overwritten value.
+ * Here a superseded entry is deleted from the array, so a gc-enabled doc
+ * keeps only small GC ranges for it, and the doc stays close to the size of
+ * its live state (see the files-table benchmark).
+ *
+ * Invariants:
+ * - The winner for a key is the entry with the highest `ts`; equal `ts`
+ *   (two peers writing in the same millisecond without seeing each other)
+ *   is broken by comparing the JSON of the values, so every replica with the
+ *   same entries picks the same winner, in any delivery order.
+ * - `ts` is a hybrid logical clock: `max(now, highest ts seen + 1)`, so a
+ *   local write always supersedes everything this replica has seen, even if
+ *   another peer's wall clock runs ahead.
+ * - Losing entries are "stale": they stay readable to the tie-break logic
+ *   and are swept (deleted from the array) in the next local write
+ *   transaction once there are enough of them, so sweeping costs O(1)
+ *   amortised per write instead of an O(n) index search per write.
+ * - Deleting a key removes every entry of it; a concurrent `set` on another
+ *   replica survives the delete (set wins over delete).
+ *
+ * It deliberately does not validate values: callers do (see files-table.ts).
+ */
+import type * as Y from 'yjs'
+
+export interface LwwEntry<V> {
+  key: string
+  val: V
+  ts: number
+}
+
+/** What changed for one key in one transaction: `undefined` means absent. */
+export interface LwwChange<V> {
+  before: V | undefined
+  after: V | undefined
+}
+
+export type LwwObserver<V> = (changes: Map<string, LwwChange<V>>, transaction: Y.Transaction) => void
+
+export interface LwwMap<V> {
+  readonly yarray: Y.Array<LwwEntry<V>>
+  get(key: string): V | undefined
+  has(key: string): boolean
+  /** Set a value; `origin` is passed to the Yjs transaction. */
+  set(key: string, val: V, origin?: unknown): void
+  /** Remove every entry of the key. */
+  delete(key: string, origin?: unknown): void
+  /** Remove every entry of all the keys, in one pass over the array. */
+  deleteMany(keys: Iterable<string>, origin?: unknown): void
+  /** Several sets and deletes in one Yjs transaction (observers fire once). */
+  batch(fn: () => void, origin?: unknown): void
+  keys(): IterableIterator<string>
+  values(): IterableIterator<V>
+  readonly size: number
+  /** Calls `fn` after each transaction that changed at least one winner, for local and remote changes. */
+  observe(fn: LwwObserver<V>): () => void
+  /** Stop observing the array. The map is unusable afterwards. */
+  destroy(): void
+}
+
+export interface LwwMapOptions {
+  /** Wall clock in ms; injectable for deterministic tests. */
+  clock?: () => number
+  /** Sweep stale entries once there are more than `max(minStale, size * staleRatio)`. */
+  minStale?: number
+  staleRatio?: number
+}
+
+function tieBreak(a: unknown, b: unknown): number {
+  const ja = JSON.stringify(a)
+  const jb = JSON.stringify(b)
+  return ja < jb ? -1 : ja > jb ? 1 : 0
+}
+
+function beats<V>(a: LwwEntry<V>, b: LwwEntry<V>): boolean {
+  return a.ts > b.ts || (a.ts === b.ts && tieBreak(a.val, b.val) > 0)
+}
+
+function isEntry(value: unknown): value is LwwEntry<unknown> {
+  if (typeof value !== 'object' || value === null) return false
+  const e = value as Partial<LwwEntry<unknown>>
+  return typeof e.key === 'string' && typeof e.ts === 'number' && Number.isFinite(e.ts) && 'val' in e
+}
+
+/** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
+export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOptions = {}): LwwMap<V> {
+  const clock = options.clock ?? Date.now
+  const minStale = options.minStale ?? 64
+  const staleRatio = options.staleRatio ?? 0.25
+  const winners = new Map<string, LwwEntry<V>>()
+  const staleByKey = new Map<string, Set<LwwEntry<V>>>()
+  let staleCount = 0
+  let lastTs = 0
+  const observers = new Set<LwwObserver<V>>()
+  let changes: Map<string, LwwChange<V>> | null = null
+
+  const addStale = (e: LwwEntry<V>) => {
+    let set = staleByKey.get(e.key)
+    if (!set) {
+      set = new Set()
+      staleByKey.set(e.key, set)
+    }
+    set.add(e)
+    staleCount++
+  }
+  const removeStale = (e: LwwEntry<V>): boolean => {
+    const set = staleByKey.get(e.key)
+    if (!set?.delete(e)) return false
+    if (set.size === 0) staleByKey.delete(e.key)
+    staleCount--
+    return true
+  }
+  const noteChange = (key: string, before: V | undefined) => {
+    if (!changes) return
+    const existing = changes.get(key)
+    if (existing) existing.after = winners.get(key)?.val
+    else changes.set(key, { before, after: winners.get(key)?.val })
+  }
+
+  const add = (raw: unknown) => {
+    if (!isEntry(raw)) return // garbage from a peer: ignore, never crash
+    const e = raw as LwwEntry<V>
+    if (e.ts > lastTs) lastTs = e.ts
+    const cur = winners.get(e.key)
+    if (!cur || beats(e, cur)) {
+      winners.set(e.key, e)
+      if (cur) addStale(cur)
+      noteChange(e.key, cur?.val)
+    } else {
+      addStale(e)
+    }
+  }
+  const remove = (raw: unknown) => {
+    if (!isEntry(raw)) return
+    const e = raw as LwwEntry<V>
+    if (removeStale(e)) return
+    if (winners.get(e.key) !== e) return
+    // The winner is gone (deleted key, or swept by a peer that already saw a
+    // newer entry we have not received yet): promote the best stale entry.
+    winners.delete(e.key)
+    let best: LwwEntry<V> | undefined
+    for (const s of staleByKey.get(e.key) ?? []) if (!best || beats(s, best)) best = s
+    if (best) {
+      removeStale(best)
+      winners.set(e.key, best)
+    }
+    noteChange(e.key, e.val)
+  }
+
+  for (const e of yarray.toArray()) add(e)
+
+  const handler = (event: Y.YArrayEvent<LwwEntry<V>>, transaction: Y.Transaction) => {
+    changes = new Map()
+    // Deletions first: an entry added and swept in one transaction never wins.
+    for (const item of event.changes.deleted) for (const e of item.content.getContent()) remove(e)
+    for (const item of event.changes.added) {
+      if (item.deleted) continue
+      for (const e of item.content.getContent()) add(e)
+    }
+    const done = changes
+    changes = null
+    for (const [key, c] of done) if (c.before === c.after) done.delete(key)
+    if (done.size > 0) for (const fn of observers) fn(done, transaction)
+  }
+  yarray.observe(handler)
+
+  const nextTs = () => {
+    lastTs = Math.max(clock(), lastTs + 1)
+    return lastTs
+  }
+
+  // Delete stale entries in one pass over the array; called inside a write transaction.
+  const sweepIfNeeded = () => {
+    if (staleCount <= Math.max(minStale, winners.size * staleRatio)) return
+    const all = yarray.toArray()
+    let end = -1
+    for (let i = all.length - 1; i >= -1; i--) {
+      const e = i >= 0 ? all[i] : undefined
+      const isStale = e !== undefined && (staleByKey.get(e.key)?.has(e) ?? false)
+      if (isStale && end === -1) end = i
+      if (!isStale && end !== -1) {
+        yarray.delete(i + 1, end - i)
+        end = -1
+      }
+    }
+  }
+
+  const transact = (fn: () => void, origin?: unknown) => {
+    const doc = yarray.doc
+    if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
+    doc.transact(fn, origin)
+  }
+
+  const deleteMany = (keys: Iterable<string>, origin?: unknown) => {
+    const doomed = new Set<string>()
+    for (const key of keys) if (winners.has(key) || staleByKey.has(key)) doomed.add(key)
+    if (doomed.size === 0) return
+    transact(() => {
+      const all = yarray.toArray()
+      for (let i = all.length - 1; i >= 0; i--) {
+        const e = all[i]
+        if (e && doomed.has(e.key)) yarray.delete(i, 1)
+      }
+    }, origin)
+  }
+
+  return {
+    yarray,
+    get: (key) => winners.get(key)?.val,
+    has: (key) => winners.has(key),
+    set(key, val, origin) {
+      transact(() => {
+        sweepIfNeeded()
+        yarray.push([{ key, val, ts: nextTs() }])
+      }, origin)
+    },
+    delete: (key, origin) => deleteMany([key], origin),
+    deleteMany,
+    batch(fn, origin) {
+      transact(fn, origin)
+    },
+    keys: () => winners.keys(),
+    *values() {
+      for (const e of winners.values()) yield e.val
+    },
+    get size() {
+      return winners.size
+    },
+    observe(fn) {
+      observers.add(fn)
+      return () => observers.delete(fn)
+    },
+    destroy() {
+      yarray.unobserve(handler)
+      observers.clear()
+    },
+  }
+}

@@ -1,0 +1,341 @@
+/**
+ * Runtime path index: path ↔ id lookups, children of a folder, display names
+ * and a plaintext cache. Built from the files table on load, then updated
+ * incrementally from table changes; never persisted (a stored index drifts
+ * under concurrent edits).
+ *
+ * Paths are not stored per node: `lookup` walks the per-folder name maps
+ * (O(depth)) and `pathOf` walks parents up. So a move or rename of a folder
+ * with 10k descendants updates two name maps and nothing else.
+ *
+ * The tree every replica shows is a pure function of the rows, whatever
+ * order they arrived in:
+ * - a row whose parent row is missing (permanently deleted, or not arrived
+ *   yet) or is not a folder appears at the root (orphan);
+ * - a parent cycle (A moved X into Y while B moved Y into X) is broken by
+ *   showing the member with the latest `updatedAt` (ties by id) at the root,
+ *   without writing anything;
+ * - a trashed row hides itself and its whole subtree;
+ * - siblings sharing a name get display suffixes (sibling-names.ts).
+ */
+import type * as Y from 'yjs'
+import type { FileRow, FileRowChange, FilesTable } from './files-table.js'
+import { type FileId, ROOT_ID } from './ids.js'
+import * as paths from './path.js'
+import { disambiguateNames } from './sibling-names.js'
+
+export interface FileSystemIndex {
+  /** Id of the visible node at a normalised path (`ROOT_ID` for `/`), no symlink following. */
+  lookup(path: string): FileId | undefined
+  /** Child of a visible folder by display name. */
+  child(parentId: FileId, displayName: string): FileId | undefined
+  /** Display path of a visible node; `undefined` when trashed, inside a trashed folder, or unknown. */
+  pathOf(id: FileId): string | undefined
+  /** Display name of an active node among its siblings. */
+  displayName(id: FileId): string | undefined
+  /** Display names of a visible folder's active children, sorted by code unit. */
+  childNames(parentId: FileId): readonly string[]
+  /** Every child in the folder's effective children, trashed ones included. */
+  allChildren(parentId: FileId): ReadonlySet<FileId>
+  /** The folder a row appears in (after orphan and cycle rules). */
+  effectiveParent(id: FileId): FileId | undefined
+  /** True when the row is active and every ancestor is too. */
+  isVisible(id: FileId): boolean
+  /** Sum of `size` over file rows (trashed included: their content is still stored). */
+  readonly totalBytes: number
+  /** Number of rows. */
+  readonly nodeCount: number
+  /** Number of symlink rows; lets callers skip symlink resolution when there are none. */
+  readonly symlinkCount: number
+  /** Plaintext cache (file id → text), filled by readers and cleared by content changes. */
+  readonly plaintext: Map<FileId, string>
+  /** Every visible path except `/`, depth-first, siblings sorted. */
+  allPaths(): string[]
+  /** Canonical dump for tests: equal for equal trees. */
+  snapshot(): IndexSnapshot
+  /** Called after the index applied a table change (paths may have changed). */
+  onChange(fn: IndexChangeListener): () => void
+  destroy(): void
+}
+
+/** Row changes after the index applied them, with each changed row's path before the change. */
+export type IndexChangeListener = (
+  changes: Map<FileId, FileRowChange>,
+  oldPaths: Map<FileId, string | undefined>,
+  transaction: Y.Transaction,
+) => void
+
+export interface IndexSnapshot {
+  paths: [string, FileId][]
+  hidden: FileId[]
+}
+
+const folderLike = (row: FileRow | undefined) => row !== undefined && row.type === 'folder'
+
+/** Build the index for `table` and keep it in sync until `destroy()`. */
+export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
+  // Stored children by stored parent (ROOT_ID for null), every row.
+  const stored = new Map<FileId, Set<FileId>>()
+  // Effective children by effective parent, every row (trashed included).
+  const kids = new Map<FileId, Set<FileId>>()
+  const effParent = new Map<FileId, FileId>()
+  // Display names of active children per folder, and the reverse.
+  const names = new Map<FileId, Map<string, FileId>>()
+  const display = new Map<FileId, string>()
+  const sorted = new Map<FileId, string[]>()
+  const breakers = new Set<FileId>()
+  const plaintext = new Map<FileId, string>()
+  const listeners = new Set<IndexChangeListener>()
+  let totalBytes = 0
+  let nodeCount = 0
+  let symlinkCount = 0
+
+  const addTo = (m: Map<FileId, Set<FileId>>, key: FileId, id: FileId) => {
+    let s = m.get(key)
+    if (!s) {
+      s = new Set()
+      m.set(key, s)
+    }
+    s.add(id)
+  }
+  const removeFrom = (m: Map<FileId, Set<FileId>>, key: FileId, id: FileId) => {
+    const s = m.get(key)
+    if (s?.delete(id) && s.size === 0) m.delete(key)
+  }
+  const storedParent = (row: FileRow): FileId => row.parentId ?? ROOT_ID
+
+  const computeEffParent = (row: FileRow): FileId => {
+    if (row.parentId === null || breakers.has(row.id)) return ROOT_ID
+    return folderLike(table.get(row.parentId)) ? row.parentId : ROOT_ID
+  }
+
+  // Walk stored parents from `start`; return the cycle's members if the walk loops.
+  const findCycle = (start: FileId): FileId[] | undefined => {
+    const seen = new Map<FileId, number>()
+    const trail: FileId[] = []
+    let cur: FileId | null = start
+    while (cur !== null) {
+      const at = seen.get(cur)
+      if (at !== undefined) return trail.slice(at)
+      const row = table.get(cur)
+      if (!row || !(cur === start || row.type === 'folder')) return undefined
+      seen.set(cur, trail.length)
+      trail.push(cur)
+      cur = row.parentId
+    }
+    return undefined
+  }
+  const pickBreaker = (cycle: FileId[]): FileId => {
+    let best = cycle[0]!
+    let bestRow = table.get(best)!
+    for (const id of cycle) {
+      const row = table.get(id)!
+      if (row.updatedAt > bestRow.updatedAt || (row.updatedAt === bestRow.updatedAt && id > best)) {
+        best = id
+        bestRow = row
+      }
+    }
+    return best
+  }
+
+  const recomputeNames = (folder: FileId) => {
+    sorted.delete(folder)
+    const old = names.get(folder)
+    if (old) for (const id of old.values()) if (display.get(id) !== undefined) display.delete(id)
+    const active: FileRow[] = []
+    for (const id of kids.get(folder) ?? []) {
+      const row = table.get(id)
+      if (row && row.trashedAt === null) active.push(row)
+    }
+    if (active.length === 0) {
+      names.delete(folder)
+      return
+    }
+    const byName = new Map<string, FileId>()
+    for (const [id, name] of disambiguateNames(active)) {
+      byName.set(name, id)
+      display.set(id, name)
+    }
+    names.set(folder, byName)
+  }
+
+  const setEffParent = (id: FileId, next: FileId | undefined, dirty: Set<FileId>) => {
+    const prev = effParent.get(id)
+    if (prev === next) return
+    if (prev !== undefined) {
+      removeFrom(kids, prev, id)
+      dirty.add(prev)
+    }
+    if (next === undefined) effParent.delete(id)
+    else {
+      effParent.set(id, next)
+      addTo(kids, next, id)
+      dirty.add(next)
+    }
+  }
+
+  const countRow = (row: FileRow, sign: 1 | -1) => {
+    nodeCount += sign
+    if (row.type === 'file') totalBytes += sign * row.size
+    if (row.type === 'symlink') symlinkCount += sign
+  }
+
+  const rebuild = () => {
+    for (const row of table.rows()) {
+      addTo(stored, storedParent(row), row.id)
+      countRow(row, 1)
+    }
+    // Cycle detection over the functional graph of stored parents: O(n).
+    const state = new Map<FileId, 1 | 2>() // 1 = on the current walk, 2 = done
+    for (const row of table.rows()) {
+      if (state.has(row.id)) continue
+      const trail: FileId[] = []
+      let cur: FileId | null = row.id
+      while (cur !== null && !state.has(cur)) {
+        const r = table.get(cur)
+        if (!r || (trail.length > 0 && r.type !== 'folder')) break
+        state.set(cur, 1)
+        trail.push(cur)
+        cur = r.parentId
+      }
+      if (cur !== null && state.get(cur) === 1) breakers.add(pickBreaker(trail.slice(trail.indexOf(cur))))
+      for (const id of trail) state.set(id, 2)
+    }
+    const dirty = new Set<FileId>()
+    for (const row of table.rows()) setEffParent(row.id, computeEffParent(row), dirty)
+    for (const folder of dirty) recomputeNames(folder)
+  }
+
+  const apply = (changes: Map<FileId, FileRowChange>) => {
+    const dirty = new Set<FileId>()
+    const recheck = new Set<FileId>()
+    let structural = false
+    for (const [id, { before, after }] of changes) {
+      if (before) {
+        removeFrom(stored, storedParent(before), id)
+        countRow(before, -1)
+      }
+      if (after) {
+        addTo(stored, storedParent(after), id)
+        countRow(after, 1)
+      }
+      recheck.add(id)
+      if (!before || !after || before.parentId !== after.parentId || before.type !== after.type) {
+        structural = true
+        // Stored children of an added, deleted or retyped row may switch between orphan and attached.
+        for (const child of stored.get(id) ?? []) recheck.add(child)
+      }
+      if (before && after && before.updatedAt !== after.updatedAt) structural ||= breakers.size > 0
+      const parent = effParent.get(id)
+      if (parent !== undefined) dirty.add(parent)
+    }
+    if (structural) {
+      const candidates = new Set<FileId>([...changes.keys(), ...breakers])
+      for (const b of breakers) recheck.add(b)
+      breakers.clear()
+      for (const id of candidates) {
+        const cycle = findCycle(id)
+        if (cycle) {
+          const b = pickBreaker(cycle)
+          breakers.add(b)
+          recheck.add(b)
+        }
+      }
+    }
+    for (const id of recheck) {
+      const row = table.get(id)
+      setEffParent(id, row ? computeEffParent(row) : undefined, dirty)
+    }
+    for (const [id, { after }] of changes) if (!after) display.delete(id)
+    for (const folder of dirty) recomputeNames(folder)
+  }
+
+  rebuild()
+  const unobserve = table.observe((changes, tr) => {
+    const oldPaths = new Map<FileId, string | undefined>()
+    if (listeners.size > 0) for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
+    apply(changes)
+    for (const fn of listeners) fn(changes, oldPaths, tr)
+  })
+
+  const index: FileSystemIndex = {
+    lookup(path) {
+      if (path === '/') return ROOT_ID
+      let cur: FileId | undefined = ROOT_ID
+      let start = 1
+      while (cur !== undefined) {
+        const end = path.indexOf('/', start)
+        const part = end === -1 ? path.slice(start) : path.slice(start, end)
+        cur = names.get(cur)?.get(part)
+        if (end === -1) return cur
+        start = end + 1
+      }
+      return undefined
+    },
+    child: (parentId, name) => names.get(parentId)?.get(name),
+    pathOf(id) {
+      if (id === ROOT_ID) return '/'
+      const parts: string[] = []
+      let cur: FileId = id
+      while (cur !== ROOT_ID) {
+        const name = display.get(cur)
+        const parent = effParent.get(cur)
+        // Trashed rows have no display name, so a trashed ancestor ends the walk here.
+        if (name === undefined || parent === undefined) return undefined
+        parts.push(name)
+        cur = parent
+      }
+      return `/${parts.reverse().join('/')}`
+    },
+    displayName: (id) => display.get(id),
+    childNames(parentId) {
+      let list = sorted.get(parentId)
+      if (!list) {
+        list = [...(names.get(parentId)?.keys() ?? [])].sort()
+        sorted.set(parentId, list)
+      }
+      return list
+    },
+    allChildren: (parentId) => kids.get(parentId) ?? new Set(),
+    effectiveParent: (id) => effParent.get(id),
+    isVisible: (id) => index.pathOf(id) !== undefined,
+    get totalBytes() {
+      return totalBytes
+    },
+    get nodeCount() {
+      return nodeCount
+    },
+    get symlinkCount() {
+      return symlinkCount
+    },
+    plaintext,
+    allPaths() {
+      const out: string[] = []
+      const walk = (folder: FileId, prefix: string) => {
+        for (const name of index.childNames(folder)) {
+          const id = names.get(folder)!.get(name)!
+          const p = prefix + name
+          out.push(p)
+          if (names.has(id)) walk(id, `${p}/`)
+        }
+      }
+      walk(ROOT_ID, '/')
+      return out
+    },
+    snapshot() {
+      const paths: [string, FileId][] = index.allPaths().map((p) => [p, index.lookup(p)!])
+      const shown = new Set(paths.map(([, id]) => id))
+      const hidden = [...table.rows()].map((r) => r.id).filter((id) => !shown.has(id))
+      return { paths, hidden: hidden.sort() }
+    },
+    onChange(fn) {
+      listeners.add(fn)
+      return () => listeners.delete(fn)
+    },
+    destroy() {
+      unobserve()
+      listeners.clear()
+    },
+  }
+  return index
+}
