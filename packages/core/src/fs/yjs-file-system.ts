@@ -249,13 +249,23 @@ export class YjsFileSystem implements IFileSystem {
       throw enametoolong(syscall, original, `name longer than ${this.limits.maxNameLength} bytes`)
   }
 
-  #checkNewPath(path: string, syscall: string, original: string): void {
+  #checkNewPath(path: string, syscall: string, original: string, newNodes = 1): void {
     if (paths.split(path).length > this.limits.maxPathDepth)
       throw einval(syscall, original, `path deeper than ${this.limits.maxPathDepth} levels`)
     if (utf8Length(path) > this.limits.maxPathLength)
       throw enametoolong(syscall, original, `path longer than ${this.limits.maxPathLength} bytes`)
-    if (this.index.nodeCount >= this.limits.maxNodeCount)
+    if (this.index.nodeCount + newNodes > this.limits.maxNodeCount)
       throw enospc(syscall, original, `workspace holds the maximum of ${this.limits.maxNodeCount} nodes`)
+  }
+
+  /** How many folders `mkdir -p` would create (0 when the path exists). */
+  #missingFolders(path: string): number {
+    let missing = 0
+    for (let p = path; p !== '/'; p = paths.dirname(p)) {
+      if (this.index.lookup(p) !== undefined) break
+      missing++
+    }
+    return missing
   }
 
   #checkSize(newSize: number, oldSize: number, syscall: string, original: string): void {
@@ -642,6 +652,14 @@ export class YjsFileSystem implements IFileSystem {
       throw new FsError('EEXIST', 'mkdir', path, undefined, 'directory already exists')
     }
     const parentPath = paths.dirname(normalized)
+    if (options?.recursive && this.index.symlinkCount === 0) {
+      // Check the whole chain first: a recursive mkdir that fails creates nothing.
+      const missing = this.#missingFolders(normalized)
+      if (missing > 0) {
+        for (const name of paths.split(normalized).slice(-missing)) this.#checkName(name, 'mkdir', path)
+        this.#checkNewPath(normalized, 'mkdir', path, missing)
+      }
+    }
     let parent: { parentId: FileId; parentPath: string }
     try {
       parent = this.#parentFolder(normalized, 'mkdir', path)

@@ -1,0 +1,353 @@
+import { Bash } from 'just-bash'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { FsError } from '../errors.js'
+import { createFileSystem, type YjsFileSystem } from './yjs-file-system.js'
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+  } catch (error) {
+    if (error instanceof FsError) return `${error.code} ${error.message}`
+    throw error
+  }
+  return 'ok'
+}
+
+async function seeded(): Promise<YjsFileSystem> {
+  const fs = createFileSystem()
+  await fs.mkdir('/dir/sub', { recursive: true })
+  await fs.writeFile('/dir/a.txt', 'alpha\n')
+  await fs.writeFile('/file.txt', 'hello')
+  return fs
+}
+
+describe('YjsFileSystem errors carry POSIX codes and Node-style messages', () => {
+  it('readFile', async () => {
+    const fs = await seeded()
+    expect(await code(fs.readFile('/missing'))).toBe(
+      "ENOENT ENOENT: no such file or directory, open '/missing'",
+    )
+    expect(await code(fs.readFile('/dir'))).toBe(
+      "EISDIR EISDIR: illegal operation on a directory, read '/dir'",
+    )
+    expect(await code(fs.readFile('/file.txt/x'))).toBe(
+      "ENOTDIR ENOTDIR: not a directory, open '/file.txt/x'",
+    )
+    expect(await code(fs.readFile('/a\0b'))).toMatch(/^ENOENT .*null byte/)
+  })
+  it('writeFile', async () => {
+    const fs = await seeded()
+    expect(await code(fs.writeFile('/nodir/x.txt', 'x'))).toBe(
+      "ENOENT ENOENT: no such file or directory, write '/nodir/x.txt'",
+    )
+    expect(await code(fs.writeFile('/dir', 'x'))).toMatch(/^EISDIR /)
+    expect(await code(fs.writeFile('/file.txt/x', 'x'))).toMatch(/^ENOTDIR /)
+    expect(await code(fs.writeFile('/dir/bad\\name', 'x'))).toMatch(/^EINVAL .*cannot contain/)
+  })
+  it('appendFile', async () => {
+    const fs = await seeded()
+    expect(await code(fs.appendFile('/dir', 'x'))).toMatch(/^EISDIR /)
+    expect(await code(fs.appendFile('/none/x', 'x'))).toMatch(/^ENOENT /)
+    await fs.appendFile('/file.txt', ' world')
+    await fs.appendFile('/new.txt', 'created')
+    expect(await fs.readFile('/file.txt')).toBe('hello world')
+    expect(await fs.readFile('/new.txt')).toBe('created')
+    expect((await fs.stat('/file.txt')).size).toBe(11)
+  })
+  it('mkdir', async () => {
+    const fs = await seeded()
+    expect(await code(fs.mkdir('/dir'))).toBe("EEXIST EEXIST: directory already exists, mkdir '/dir'")
+    expect(await code(fs.mkdir('/file.txt'))).toBe("EEXIST EEXIST: file already exists, mkdir '/file.txt'")
+    expect(await code(fs.mkdir('/x/y'))).toBe("ENOENT ENOENT: no such file or directory, mkdir '/x/y'")
+    expect(await code(fs.mkdir('/file.txt/y'))).toMatch(/^ENOTDIR /)
+    expect(await code(fs.mkdir('/dir', { recursive: true }))).toBe('ok')
+    expect(await code(fs.mkdir('/x/y/z', { recursive: true }))).toBe('ok')
+    expect(await fs.readdir('/x/y')).toEqual(['z'])
+  })
+  it('readdir', async () => {
+    const fs = await seeded()
+    expect(await code(fs.readdir('/missing'))).toBe(
+      "ENOENT ENOENT: no such file or directory, scandir '/missing'",
+    )
+    expect(await code(fs.readdir('/file.txt'))).toBe("ENOTDIR ENOTDIR: not a directory, scandir '/file.txt'")
+    expect(await fs.readdir('/dir')).toEqual(['a.txt', 'sub'])
+    expect(await fs.readdir('/')).toEqual(['bin', 'dev', 'dir', 'file.txt', 'proc', 'usr'])
+    const typed = await fs.readdirWithFileTypes('/dir')
+    expect(typed).toEqual([
+      { name: 'a.txt', isFile: true, isDirectory: false, isSymbolicLink: false },
+      { name: 'sub', isFile: false, isDirectory: true, isSymbolicLink: false },
+    ])
+  })
+  it('rm', async () => {
+    const fs = await seeded()
+    expect(await code(fs.rm('/missing'))).toBe("ENOENT ENOENT: no such file or directory, rm '/missing'")
+    expect(await code(fs.rm('/missing', { force: true }))).toBe('ok')
+    expect(await code(fs.rm('/dir'))).toBe("ENOTEMPTY ENOTEMPTY: directory not empty, rm '/dir'")
+    await fs.rm('/dir', { recursive: true })
+    expect(await fs.exists('/dir/a.txt')).toBe(false)
+    expect(fs.trash.list().map((t) => t.name)).toEqual(['dir'])
+  })
+  it('cp', async () => {
+    const fs = await seeded()
+    expect(await code(fs.cp('/missing', '/x'))).toMatch(/^ENOENT .*cp '\/missing'/)
+    expect(await code(fs.cp('/dir', '/dir2'))).toBe("EISDIR EISDIR: is a directory, cp '/dir'")
+    expect(await code(fs.cp('/dir', '/dir/sub/copy', { recursive: true }))).toMatch(/^EINVAL .*into itself/)
+    await fs.cp('/dir', '/dir2', { recursive: true })
+    expect(await fs.readFile('/dir2/a.txt')).toBe('alpha\n')
+    await fs.writeFile('/dir2/a.txt', 'changed')
+    expect(await fs.readFile('/dir/a.txt')).toBe('alpha\n')
+  })
+  it('mv', async () => {
+    const fs = await seeded()
+    expect(await code(fs.mv('/missing', '/x'))).toMatch(/^ENOENT /)
+    expect(await code(fs.mv('/dir', '/dir/sub/x'))).toMatch(/^EINVAL .*into itself/)
+    expect(await code(fs.mv('/file.txt', '/dir'))).toBe(
+      "EISDIR EISDIR: illegal operation on a directory, rename '/file.txt' -> '/dir'",
+    )
+    expect(await code(fs.mv('/dir', '/file.txt'))).toMatch(/^ENOTDIR .*rename '\/dir' -> '\/file.txt'/)
+    await fs.mkdir('/full/inner', { recursive: true })
+    expect(await code(fs.mv('/dir', '/full'))).toMatch(/^ENOTEMPTY /)
+    expect(await code(fs.mv('/file.txt', '/nowhere/f'))).toMatch(/^ENOENT /)
+    expect(await code(fs.mv('/file.txt', '/dir/bad\\'))).toMatch(/^EINVAL /)
+    const id = fs.index.lookup('/dir')
+    await fs.mv('/dir', '/moved')
+    expect(fs.index.lookup('/moved')).toBe(id)
+    expect(await fs.readFile('/moved/a.txt')).toBe('alpha\n')
+    // Replacing a file keeps the replaced one in the trash.
+    await fs.writeFile('/other.txt', 'other')
+    await fs.mv('/other.txt', '/file.txt')
+    expect(await fs.readFile('/file.txt')).toBe('other')
+    expect(fs.trash.list().map((t) => t.name)).toContain('file.txt')
+  })
+  it('stat and lstat read the row, not the content', async () => {
+    const fs = await seeded()
+    expect(await code(fs.stat('/missing'))).toBe("ENOENT ENOENT: no such file or directory, stat '/missing'")
+    expect(await code(fs.lstat('/missing'))).toBe(
+      "ENOENT ENOENT: no such file or directory, lstat '/missing'",
+    )
+    const st = await fs.stat('/file.txt')
+    expect(st).toMatchObject({
+      isFile: true,
+      isDirectory: false,
+      isSymbolicLink: false,
+      size: 5,
+      mode: 0o644,
+    })
+    expect((await fs.stat('/dir')).mode).toBe(0o755)
+    expect((await fs.stat('/')).isDirectory).toBe(true)
+    expect(fs.pool.peek(fs.index.lookup('/file.txt')!)).toBeDefined() // still warm from the write
+    fs.pool.evictIdle(true)
+    await fs.stat('/file.txt')
+    expect(fs.pool.peek(fs.index.lookup('/file.txt')!)).toBeUndefined()
+  })
+  it('chmod and utimes are stored on the row', async () => {
+    const fs = await seeded()
+    await fs.chmod('/file.txt', 0o600)
+    await fs.utimes('/file.txt', new Date(0), new Date(1_000_000))
+    const st = await fs.stat('/file.txt')
+    expect(st.mode).toBe(0o600)
+    expect(st.mtime.getTime()).toBe(1_000_000)
+    expect(await code(fs.chmod('/missing', 0o600))).toMatch(/^ENOENT .*chmod/)
+    expect(await code(fs.utimes('/missing', new Date(), new Date()))).toMatch(/^ENOENT /)
+  })
+  it('symlinks: create, read through, lstat, readlink, loops', async () => {
+    const fs = await seeded()
+    await fs.symlink('/dir', '/link')
+    await fs.symlink('a.txt', '/dir/rel')
+    expect(await fs.readFile('/link/a.txt')).toBe('alpha\n')
+    expect(await fs.readFile('/dir/rel')).toBe('alpha\n')
+    expect((await fs.lstat('/link')).isSymbolicLink).toBe(true)
+    expect((await fs.stat('/link')).isDirectory).toBe(true)
+    expect(await fs.readlink('/link')).toBe('/dir')
+    expect(await fs.realpath('/link/a.txt')).toBe('/dir/a.txt')
+    expect(await code(fs.readlink('/file.txt'))).toMatch(/^EINVAL /)
+    expect(await code(fs.symlink('/x', '/link'))).toBe("EEXIST EEXIST: file already exists, symlink '/link'")
+    await fs.symlink('/loop2', '/loop1')
+    await fs.symlink('/loop1', '/loop2')
+    expect(await code(fs.readFile('/loop1'))).toMatch(/^ELOOP /)
+    await fs.writeFile('/dir/rel', 'through the link')
+    expect(await fs.readFile('/dir/a.txt')).toBe('through the link')
+    expect(await code(fs.link('/file.txt', '/hard'))).toMatch(/^ENOSYS /)
+  })
+  it('exists is false for bad input instead of throwing', async () => {
+    const fs = await seeded()
+    expect(await fs.exists('/file.txt')).toBe(true)
+    expect(await fs.exists('/file.txt/x')).toBe(false)
+    expect(await fs.exists('/a\0')).toBe(false)
+  })
+})
+
+describe('content', () => {
+  it('binary files round trip byte-exact through readFileBuffer, cp and mv', async () => {
+    const fs = createFileSystem()
+    const bytes = new Uint8Array(4096)
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 256
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0xff, 0xfe])
+    await fs.writeFile('/random.bin', bytes)
+    await fs.writeFile('/image.png', png)
+    expect(await fs.readFileBuffer('/random.bin')).toEqual(bytes)
+    await fs.cp('/random.bin', '/copy.bin')
+    await fs.mv('/image.png', '/moved.png')
+    expect(await fs.readFileBuffer('/copy.bin')).toEqual(bytes)
+    expect(await fs.readFileBuffer('/moved.png')).toEqual(png)
+    expect((await fs.stat('/copy.bin')).size).toBe(4096)
+    expect(await fs.readFile('/moved.png', 'base64')).toBe(btoa(String.fromCharCode(...png)))
+    // Text written over a binary file makes it text again.
+    await fs.writeFile('/copy.bin', 'now text')
+    expect(await fs.readFile('/copy.bin')).toBe('now text')
+  })
+  it('utf-8 text keeps its characters and byte size', async () => {
+    const fs = createFileSystem()
+    await fs.writeFile('/u.txt', 'héllo 😀\n')
+    expect(await fs.readFile('/u.txt')).toBe('héllo 😀\n')
+    expect((await fs.stat('/u.txt')).size).toBe(new TextEncoder().encode('héllo 😀\n').length)
+    expect(await fs.readFileBuffer('/u.txt')).toEqual(new TextEncoder().encode('héllo 😀\n'))
+  })
+  it('a whole-file write only changes what differs', async () => {
+    const fs = createFileSystem()
+    const lines = Array.from({ length: 200 }, (_, i) => `line ${i}\n`)
+    await fs.writeFile('/f.txt', lines.join(''))
+    const id = fs.index.lookup('/f.txt')!
+    const handle = await fs.pool.acquire(id)
+    const updates: Uint8Array[] = []
+    handle.doc.on('update', (u: Uint8Array) => updates.push(u))
+    lines[100] = 'changed\n'
+    await fs.writeFile('/f.txt', lines.join(''))
+    handle.release()
+    expect(await fs.readFile('/f.txt')).toBe(lines.join(''))
+    expect(updates.length).toBe(1)
+    expect(updates[0]!.byteLength).toBeLessThan(100)
+  })
+  it('an editor edit straight on the doc updates the row size', async () => {
+    const fs = createFileSystem()
+    await fs.writeFile('/e.txt', 'abc')
+    const handle = await fs.pool.acquire(fs.index.lookup('/e.txt')!)
+    handle.doc.getText('text').insert(3, 'def')
+    await Promise.resolve()
+    expect((await fs.stat('/e.txt')).size).toBe(6)
+    expect(await fs.readFile('/e.txt')).toBe('abcdef')
+    handle.release()
+  })
+})
+
+describe('trash', () => {
+  it('restores to the old place, to the root when the folder is gone, and empties for good', async () => {
+    const fs = await seeded()
+    await fs.rm('/dir/a.txt')
+    const [entry] = fs.trash.list()
+    expect(entry).toMatchObject({ name: 'a.txt', originalPath: '/dir/a.txt' })
+    expect(fs.trash.restore(entry!.id)).toBe('/dir/a.txt')
+    expect(await fs.readFile('/dir/a.txt')).toBe('alpha\n')
+    await fs.rm('/dir/a.txt')
+    await fs.rm('/dir', { recursive: true })
+    const file = fs.trash.list().find((t) => t.name === 'a.txt')!
+    expect(fs.trash.restore(file.id)).toBe('/a.txt')
+    expect(fs.trash.empty()).toBe(2) // dir and dir/sub
+    expect(fs.trash.list()).toEqual([])
+    expect(await fs.readFile('/a.txt')).toBe('alpha\n')
+  })
+  it('restore picks a free name when the old one is taken', async () => {
+    const fs = await seeded()
+    await fs.rm('/file.txt')
+    await fs.writeFile('/file.txt', 'new')
+    expect(fs.trash.restore(fs.trash.list()[0]!.id)).toBe('/file (1).txt')
+  })
+})
+
+describe('limits change nothing when violated', () => {
+  it('EFBIG, ENOSPC, ENAMETOOLONG, EINVAL depth', async () => {
+    const fs = createFileSystem({
+      limits: { maxFileSize: 10, maxTotalSize: 15, maxNameLength: 8, maxPathDepth: 3, maxNodeCount: 6 },
+    })
+    expect(await code(fs.writeFile('/big', '12345678901'))).toMatch(/^EFBIG /)
+    await fs.writeFile('/a', '1234567890')
+    expect(await code(fs.writeFile('/b', '123456'))).toMatch(/^ENOSPC /)
+    expect(await code(fs.writeFile('/a', '12345678901'))).toMatch(/^EFBIG /)
+    expect(await fs.readFile('/a')).toBe('1234567890')
+    expect(await code(fs.writeFile('/toolongname', 'x'))).toMatch(/^ENAMETOOLONG /)
+    expect(await code(fs.mkdir('/d1/d2/d3/d4', { recursive: true }))).toMatch(/^EINVAL .*deeper/)
+    expect(await fs.exists('/d1')).toBe(false)
+    expect(await fs.exists('/b')).toBe(false)
+    expect(await code(fs.mkdir('/m1/m2/m3', { recursive: true }))).toBe('ok') // 4 nodes now
+    expect(await code(fs.mkdir('/n1/n2/n3', { recursive: true }))).toMatch(/^ENOSPC /)
+    expect(await fs.exists('/n1')).toBe(false)
+    await fs.mkdir('/x1')
+    await fs.mkdir('/x2')
+    expect(await code(fs.mkdir('/x3'))).toMatch(/^ENOSPC /)
+    expect(fs.index.nodeCount).toBe(6)
+  })
+})
+
+describe('system paths are local to each instance', () => {
+  it('/dev/null, /bin stubs and /proc never reach the shared doc', async () => {
+    const fs = createFileSystem()
+    const bash = new Bash({ fs, cwd: '/' })
+    const r = await bash.exec('echo x > /dev/null; which ls; ls /bin | head -2; echo shared > /s.txt')
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain('/bin/ls')
+    const peer = createFileSystem()
+    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(fs.doc))
+    expect(peer.getAllPaths().filter((p) => !p.match(/^\/(bin|usr|dev|proc)(\/|$)/) && p !== '/')).toEqual([
+      '/s.txt',
+    ])
+    expect([...peer.table.rows()].map((row) => row.name)).toEqual(['s.txt'])
+  })
+})
+
+describe('two replicas', () => {
+  it('show the same tree and contents after exchanging main and content docs', async () => {
+    const a = createFileSystem()
+    const b = createFileSystem()
+    const bashA = new Bash({ fs: a, cwd: '/' })
+    await bashA.exec(
+      'mkdir -p /p/q && echo one > /p/q/1.txt && echo two > /p/2.txt && printf "\\x00\\x01" > /p/bin',
+    )
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    for (const row of a.table.rows()) {
+      if (row.type !== 'file') continue
+      const [ha, hb] = await Promise.all([a.pool.acquire(row.id), b.pool.acquire(row.id)])
+      Y.applyUpdate(hb.doc, Y.encodeStateAsUpdate(ha.doc))
+      ha.release()
+      hb.release()
+    }
+    expect(b.index.allPaths()).toEqual(a.index.allPaths())
+    expect(b.index.allPaths()).toEqual(['/p', '/p/2.txt', '/p/bin', '/p/q', '/p/q/1.txt'])
+    for (const p of ['/p/q/1.txt', '/p/2.txt']) expect(await b.readFile(p)).toBe(await a.readFile(p))
+    expect(await b.readFileBuffer('/p/bin')).toEqual(new Uint8Array([0, 1]))
+    const r = await new Bash({ fs: b, cwd: '/' }).exec('grep -r o /p | sort')
+    expect(r.stdout).toBe('/p/2.txt:two\n/p/q/1.txt:one\n')
+  })
+})
+
+describe('events', () => {
+  it('fire for local and remote changes with paths', async () => {
+    const a = createFileSystem()
+    const b = createFileSystem()
+    const seen: string[] = []
+    const off = b.watch((e) =>
+      seen.push(`${e.origin} ${e.type} ${e.oldPath ? `${e.oldPath} -> ` : ''}${e.path}`),
+    )
+    const local: string[] = []
+    a.watch((e) => local.push(`${e.origin} ${e.type} ${e.path}`))
+    a.doc.on('update', (u: Uint8Array) => Y.applyUpdate(b.doc, u))
+    await a.mkdir('/d')
+    await a.writeFile('/d/f.txt', 'x')
+    await a.writeFile('/d/f.txt', 'xy')
+    await a.mv('/d', '/e')
+    await a.rm('/e/f.txt')
+    a.trash.restore(a.trash.list()[0]!.id)
+    off()
+    await a.writeFile('/after.txt', 'x')
+    expect(seen).toEqual([
+      'remote mkdir /d',
+      'remote write /d/f.txt',
+      'remote write /d/f.txt',
+      'remote rename /d -> /e',
+      'remote delete /e/f.txt',
+      'remote restore /e/f.txt',
+    ])
+    expect(local[0]).toBe('local mkdir /d')
+    expect(local.at(-1)).toBe('local write /after.txt')
+  })
+})
