@@ -141,7 +141,8 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   const recomputeNames = (folder: FileId) => {
     sorted.delete(folder)
     const old = names.get(folder)
-    if (old) for (const id of old.values()) if (display.get(id) !== undefined) display.delete(id)
+    // Forget old names, except of children that moved to another folder: that folder names them.
+    if (old) for (const id of old.values()) if ((effParent.get(id) ?? folder) === folder) display.delete(id)
     const active: FileRow[] = []
     for (const id of kids.get(folder) ?? []) {
       const row = table.get(id)

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { asFileId } from '../ids.js'
+import { ContentDocPool } from './doc-pool.js'
+
+const id = asFileId('f1')
+
+describe('ContentDocPool', () => {
+  it('shares one doc per id, counts references, and opens docs with guid = id and gc off', async () => {
+    const pool = new ContentDocPool()
+    const a = await pool.acquire(id)
+    const b = await pool.acquire(id)
+    expect(a.doc).toBe(b.doc)
+    expect(a.doc.guid).toBe('f1')
+    expect(a.doc.gc).toBe(false)
+    expect(pool.refCount(id)).toBe(2)
+    a.release()
+    a.release() // twice is a no-op
+    expect(pool.refCount(id)).toBe(1)
+    b.release()
+    expect(pool.refCount(id)).toBe(0)
+    expect(pool.peek(id)).toBe(a.doc) // idle but warm
+  })
+
+  it('evicts idle docs and, without a provider, keeps their content', async () => {
+    const pool = new ContentDocPool({ idleMs: 0 })
+    {
+      using h = await pool.acquire(id)
+      h.doc.getText('text').insert(0, 'kept')
+    }
+    expect(pool.peek(id)).toBeUndefined()
+    const again = await pool.acquire(id)
+    expect(again.doc.getText('text').toString()).toBe('kept')
+    again.release()
+  })
+
+  it('keeps at most maxIdle idle docs', async () => {
+    const pool = new ContentDocPool({ maxIdle: 2 })
+    for (const n of ['a', 'b', 'c']) (await pool.acquire(asFileId(n))).release()
+    expect([...pool.loaded()]).toEqual(['b', 'c'])
+  })
+
+  it('calls connect for every doc it opens and waits for whenSynced before handing it out', async () => {
+    const server = new Y.Doc()
+    server.getText('text').insert(0, 'from server')
+    const opened: string[] = []
+    let destroyed = 0
+    const pool = new ContentDocPool({
+      idleMs: 0,
+      connect(doc) {
+        opened.push(doc.guid)
+        return {
+          whenSynced: new Promise((resolve) =>
+            setTimeout(() => {
+              Y.applyUpdate(doc, Y.encodeStateAsUpdate(server))
+              resolve(true)
+            }, 5),
+          ),
+          destroy: () => destroyed++,
+        }
+      },
+    })
+    const h = await pool.acquire(id)
+    expect(h.doc.getText('text').toString()).toBe('from server')
+    h.release()
+    expect(destroyed).toBe(1)
+    expect(opened).toEqual(['f1'])
+  })
+
+  it('a failing connection rejects acquire and leaves no reference behind', async () => {
+    const pool = new ContentDocPool({
+      connect: () => ({ whenSynced: Promise.reject(new Error('offline')), destroy() {} }),
+    })
+    await expect(pool.acquire(id)).rejects.toThrow('offline')
+    expect(pool.refCount(id)).toBe(0)
+  })
+})

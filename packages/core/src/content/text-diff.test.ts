@@ -1,0 +1,42 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { applyTextDiff } from './text-diff.js'
+
+describe('applyTextDiff', () => {
+  it('turns any text into any other text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        const doc = new Y.Doc()
+        const t = doc.getText()
+        t.insert(0, a)
+        applyTextDiff(t, b)
+        expect(t.toString()).toBe(b)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('keeps a concurrent edit made elsewhere in the file (line diff of a big change)', () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i} ${'x'.repeat(20)}\n`)
+    const a = new Y.Doc()
+    a.getText().insert(0, lines.join(''))
+    const b = new Y.Doc()
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    // A person edits line 90 on b; an agent rewrites lines 10 and 50 on a.
+    const bt = b.getText()
+    bt.insert(bt.toString().indexOf('line 90') + 'line 90'.length, ' (edited)')
+    const next = [...lines]
+    next[10] = `${'agent '.repeat(30)}\n`
+    next[50] = `${'second '.repeat(30)}\n`
+    applyTextDiff(a.getText(), next.join(''))
+    Y.applyUpdate(a, Y.encodeStateAsUpdate(b))
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    const merged = a.getText().toString()
+    expect(b.getText().toString()).toBe(merged)
+    expect(merged).toContain('line 90 (edited)')
+    expect(merged).toContain('agent agent')
+    expect(merged).toContain('second second')
+    expect(merged.split('\n').length).toBe(lines.length + 1) // nothing duplicated
+  })
+})

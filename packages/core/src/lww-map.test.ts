@@ -1,0 +1,91 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { attachLwwMap, type LwwEntry } from './lww-map.js'
+
+const make = (clock?: () => number) => {
+  const doc = new Y.Doc()
+  const map = attachLwwMap<number | string>(doc.getArray<LwwEntry<number | string>>('kv'), {
+    clock,
+    minStale: 4,
+  })
+  return { doc, map }
+}
+
+describe('LwwMap', () => {
+  it('keeps the latest write per key and sweeps superseded entries', () => {
+    const { doc, map } = make()
+    for (let i = 0; i < 100; i++) map.set('a', i)
+    expect(map.get('a')).toBe(99)
+    expect(map.size).toBe(1)
+    // Stale entries are swept in batches, so the array stays small.
+    expect(doc.getArray('kv').length).toBeLessThan(10)
+  })
+
+  it('reports changes once per transaction with before and after', () => {
+    const { map } = make()
+    const seen: string[] = []
+    map.observe((changes) => {
+      for (const [k, c] of changes) seen.push(`${k}:${c.before}->${c.after}`)
+    })
+    map.set('a', 1)
+    map.batch(() => {
+      map.set('a', 2)
+      map.set('b', 3)
+    })
+    map.delete('a')
+    expect(seen).toEqual(['a:undefined->1', 'a:1->2', 'b:undefined->3', 'a:2->undefined'])
+  })
+
+  it('a later write wins even when the writer clock lags (hybrid clock)', () => {
+    const a = make(() => 1_000_000)
+    const b = make(() => 5)
+    a.map.set('k', 'from a')
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    b.map.set('k', 'from b, later')
+    Y.applyUpdate(a.doc, Y.encodeStateAsUpdate(b.doc))
+    expect(a.map.get('k')).toBe('from b, later')
+    expect(b.map.get('k')).toBe('from b, later')
+  })
+
+  it('ignores garbage entries from a peer', () => {
+    const { doc, map } = make()
+    doc.getArray<unknown>('kv').push([42, null, { key: 'x' }, { key: 'y', val: 1, ts: 'NaN' }])
+    expect(map.size).toBe(0)
+    map.set('ok', 1)
+    expect(map.get('ok')).toBe(1)
+  })
+
+  it('replicas converge whatever the order of concurrent writes and deletes', () => {
+    const op = fc.record({
+      replica: fc.nat(2),
+      key: fc.constantFrom('a', 'b', 'c'),
+      value: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant('del')),
+      sync: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 0, max: 3 }), (ops, t0) => {
+        let t = t0
+        const clock = () => t
+        const rs = [make(clock), make(clock), make(clock)]
+        const syncAll = () => {
+          for (const x of rs)
+            for (const y of rs) if (x !== y) Y.applyUpdate(y.doc, Y.encodeStateAsUpdate(x.doc))
+        }
+        for (const o of ops) {
+          const r = rs[o.replica]!
+          if (o.value === 'del') r.map.delete(o.key)
+          else r.map.set(o.key, o.value)
+          if (o.sync) syncAll()
+          if (o.replica === 0) t++ // clocks tie often: the tie-break must be deterministic
+        }
+        syncAll()
+        const dump = (m: (typeof rs)[number]['map']) =>
+          JSON.stringify([...m.keys()].sort().map((k) => [k, m.get(k)]))
+        expect(dump(rs[1]!.map)).toBe(dump(rs[0]!.map))
+        expect(dump(rs[2]!.map)).toBe(dump(rs[0]!.map))
+      }),
+      { numRuns: 300, seed: 42 },
+    )
+  })
+})
