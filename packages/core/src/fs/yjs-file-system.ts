@@ -20,6 +20,8 @@
  * - mtime (`updatedAt`) also changes on rename/move, which is what the
  *   concurrent-move rule of the path index orders by.
  */
+
+import { createTwoFilesPatch } from 'diff'
 import type {
   BufferEncoding,
   CpOptions,
@@ -51,6 +53,16 @@ import {
   FsError,
 } from '../errors.js'
 import { createFilesTable, type FileRow, type FileRowChange, type FilesTable } from '../files-table.js'
+import {
+  type FileVersion,
+  hasUnversionedChanges,
+  listStoredVersions,
+  readVersionContent,
+  recordVersion,
+  type StoredVersion,
+  toFileVersion,
+  type VersionReason,
+} from '../history/file-history.js'
 import { createFileId, type FileId, ROOT_ID } from '../ids.js'
 import { DEFAULT_LIMITS, type FileSystemLimits } from '../limits.js'
 import * as paths from '../path.js'
@@ -84,6 +96,10 @@ export interface CreateFileSystemOptions {
   /** Content-doc pool tuning. */
   idleMs?: number
   maxIdle?: number
+  /** Who this instance writes as in file history (e.g. `agent:claude`, `user:ana`). Default `'agent'`. */
+  author?: string
+  /** Editor edits (made straight on content docs) get at most one version per this many ms. Default 30 s. */
+  historyIntervalMs?: number
 }
 
 export interface TrashEntry {
@@ -126,6 +142,8 @@ export class YjsFileSystem implements IFileSystem {
   readonly codecs: readonly ContentCodec[]
   readonly #local = new InMemoryFs()
   readonly #clock: () => number
+  readonly author: string
+  readonly #historyIntervalMs: number
   readonly #events = createEventHub()
   readonly #pendingSize = new Set<FileId>()
   readonly #docCleanup = new Map<FileId, () => void>()
@@ -135,6 +153,8 @@ export class YjsFileSystem implements IFileSystem {
   constructor(options: CreateFileSystemOptions = {}) {
     this.doc = options.doc ?? new Y.Doc()
     this.#clock = options.clock ?? Date.now
+    this.author = options.author ?? 'agent'
+    this.#historyIntervalMs = options.historyIntervalMs ?? 30_000
     this.limits = { ...DEFAULT_LIMITS, ...options.limits }
     this.codecs = [...(options.codecs ?? []), textCodec]
     this.table = createFilesTable(this.doc, { clock: this.#clock })
@@ -313,8 +333,20 @@ export class YjsFileSystem implements IFileSystem {
         if (!row || !doc || row.type !== 'file') continue
         const size = this.#contentSize(doc, row.name)
         this.table.update(id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+        // Editor edits are versioned at most once per interval; history() records the rest on demand.
+        const last = listStoredVersions(doc).at(-1)
+        if (!last || this.#clock() - last.ts >= this.#historyIntervalMs)
+          this.#recordVersion(doc, row.name, size, 'edit')
       }
     }, FS_ORIGIN)
+  }
+
+  #recordVersion(doc: Y.Doc, name: string, size: number, reason: VersionReason): StoredVersion {
+    return recordVersion(
+      doc,
+      { author: this.author, reason, size, codec: this.codecFor(name).id, name, ts: this.#clock() },
+      FS_ORIGIN,
+    )
   }
 
   #contentSize(doc: Y.Doc, name: string): number {
@@ -351,8 +383,13 @@ export class YjsFileSystem implements IFileSystem {
     }
   }
 
-  /** Write text or bytes into a content doc; returns the byte size. Caller updates the row. */
-  async #writeContent(id: FileId, name: string, value: FileContentValue): Promise<number> {
+  /** Write text or bytes into a content doc and record a version; returns the byte size. Caller updates the row. */
+  async #writeContent(
+    id: FileId,
+    name: string,
+    value: FileContentValue,
+    reason: VersionReason = 'write',
+  ): Promise<number> {
     const handle = await this.pool.acquire(id)
     try {
       const doc = handle.doc
@@ -373,6 +410,7 @@ export class YjsFileSystem implements IFileSystem {
         this.index.plaintext.set(id, text)
         size = utf8Length(text)
       }
+      this.#recordVersion(doc, name, size!, reason)
       return size!
     } finally {
       handle.release()
@@ -619,6 +657,7 @@ export class YjsFileSystem implements IFileSystem {
           doc.transact(() => ytext.insert(ytext.length, value.text!), FS_ORIGIN)
           size = utf8Length(ytext.toString())
           this.index.plaintext.set(target.id, ytext.toString())
+          this.#recordVersion(doc, row.name, size, 'write')
         } else {
           const before = existingBytes ?? encodeUtf8(this.#readText(doc, row.name))
           const add = value.bytes ?? encodeUtf8(value.text ?? '')
@@ -830,6 +869,7 @@ export class YjsFileSystem implements IFileSystem {
           const text = this.#readText(handle.doc, row.name)
           toCodec.write(handle.doc, text, FS_ORIGIN)
           this.index.plaintext.delete(loc.id)
+          this.#recordVersion(handle.doc, name, this.#contentSize(handle.doc, name), 'write')
         }
       } finally {
         handle.release()
@@ -922,6 +962,75 @@ export class YjsFileSystem implements IFileSystem {
     const local = this.#local.getAllPaths()
     const shared = this.index.allPaths().filter((p) => !isSystemPath(p))
     return [...local, ...shared]
+  }
+
+  // --------------------------------------------------------------- history
+
+  /** The file a path names (symlinks followed); throws ENOENT/EISDIR. */
+  #fileAt(path: string, syscall: string): FileRow {
+    const loc = this.#locate(this.#norm(path, syscall), true, syscall, path)
+    if (loc.kind === 'system') throw enosys(syscall, path, 'system paths have no history')
+    const row = this.#row(loc.id)
+    if (!row || row.type === 'folder') throw eisdir(syscall, path)
+    return row
+  }
+
+  /**
+   * Versions of a file, oldest first. Pending editor edits are recorded first,
+   * so the newest version is always the current content.
+   */
+  async history(path: string): Promise<FileVersion[]> {
+    const row = this.#fileAt(path, 'history')
+    const handle = await this.pool.acquire(row.id)
+    try {
+      if (hasUnversionedChanges(handle.doc)) this.#recordVersion(handle.doc, row.name, row.size, 'save')
+      return listStoredVersions(handle.doc).map(toFileVersion)
+    } finally {
+      handle.release()
+    }
+  }
+
+  /** Text (or, for binary versions, bytes) of one version. Throws ENOENT for an unknown version id. */
+  async readVersionContent(path: string, versionId: string): Promise<{ text?: string; bytes?: Uint8Array }> {
+    const row = this.#fileAt(path, 'history')
+    const handle = await this.pool.acquire(row.id)
+    try {
+      const version = listStoredVersions(handle.doc).find((v) => v.id === versionId)
+      if (!version)
+        throw new FsError('ENOENT', 'history', path, undefined, `no version '${versionId}' of this file`)
+      return readVersionContent(handle.doc, version, this.codecs)
+    } finally {
+      handle.release()
+    }
+  }
+
+  /** Text of one version (binary versions come back latin1-encoded, one char per byte). */
+  async readVersion(path: string, versionId: string): Promise<string> {
+    const content = await this.readVersionContent(path, versionId)
+    return content.text ?? latin1FromBytes(content.bytes ?? new Uint8Array())
+  }
+
+  /** Unified diff between two versions; `toVersion` omitted = the current content. */
+  async diff(path: string, fromVersion: string, toVersion?: string): Promise<string> {
+    const before = await this.readVersion(path, fromVersion)
+    const after =
+      toVersion === undefined ? await this.readFile(path) : await this.readVersion(path, toVersion)
+    const name = paths.resolve('/', path)
+    return createTwoFilesPatch(`a${name}`, `b${name}`, before, after, fromVersion, toVersion ?? 'current')
+  }
+
+  /** Write an old version's content as a new change (history is never rewritten). Returns the new version. */
+  async restore(path: string, versionId: string): Promise<FileVersion> {
+    const content = await this.readVersionContent(path, versionId)
+    const row = this.#fileAt(path, 'restore')
+    return this.#exclusive(async () => {
+      const size = await this.#writeContent(row.id, row.name, content, 'restore')
+      this.table.update(row.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      const doc = this.pool.peek(row.id)
+      const last = doc ? listStoredVersions(doc).at(-1) : undefined
+      if (!last) throw new TypeError('restore did not record a version')
+      return toFileVersion(last)
+    })
   }
 
   // ----------------------------------------------------------------- trash

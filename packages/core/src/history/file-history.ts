@@ -1,0 +1,173 @@
+/**
+ * Per-file history: versions of a content doc, stored in the doc itself.
+ *
+ * A version is a Yjs snapshot (state vector + delete set) of the content doc
+ * plus who/why/when, appended to `Y.Array(VERSIONS_KEY)` of the same doc. So
+ * history belongs to the file id: it survives renames, moves and Markdown
+ * convert-on-switch, syncs to every peer with the content, and reading an
+ * old version rebuilds it from the doc's own tombstones (content docs keep
+ * them: `gc: false`).
+ *
+ * Versions are never rewritten; restoring one writes its content as a new
+ * change (and a new version).
+ *
+ * Storage: `compactContentState` drops deleted content that no version can
+ * see (typed and deleted between two versions) from an encoded doc state, so
+ * a doc costs its live text, what versions reference, and small snapshots.
+ */
+import { nanoid } from 'nanoid'
+import * as Y from 'yjs'
+import { readBinary } from '../content/binary.js'
+import type { ContentCodec } from '../content/codec.js'
+
+/** Root key of the versions array in a content doc. */
+export const VERSIONS_KEY = 'versions'
+
+export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save'
+
+/** A version as stored (with its snapshot). */
+export interface StoredVersion {
+  id: string
+  ts: number
+  author: string
+  reason: VersionReason
+  /** Byte size of the content at this version. */
+  size: number
+  /** Codec id that was active (file name at the time decides how to read it). */
+  codec: string
+  /** File name at the time. */
+  name: string
+  binary: boolean
+  snapshot: Uint8Array
+}
+
+/** A version as callers see it (no snapshot bytes). */
+export type FileVersion = Omit<StoredVersion, 'snapshot'>
+
+export interface VersionContent {
+  text?: string
+  bytes?: Uint8Array
+}
+
+const versionsOf = (doc: Y.Doc) => doc.getArray<StoredVersion>(VERSIONS_KEY)
+
+function isStoredVersion(v: unknown): v is StoredVersion {
+  const s = v as Partial<StoredVersion> | null
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.id === 'string' &&
+    typeof s.ts === 'number' &&
+    s.snapshot instanceof Uint8Array
+  )
+}
+
+/** Versions in the order they were recorded (garbage entries from peers skipped). */
+export function listStoredVersions(doc: Y.Doc): StoredVersion[] {
+  if (!doc.share.has(VERSIONS_KEY)) return []
+  return versionsOf(doc).toArray().filter(isStoredVersion)
+}
+
+export function toFileVersion({ snapshot: _snapshot, ...rest }: StoredVersion): FileVersion {
+  return rest
+}
+
+/** True when the doc's content changed since its last version. */
+export function hasUnversionedChanges(doc: Y.Doc): boolean {
+  const versions = listStoredVersions(doc)
+  const last = versions[versions.length - 1]
+  if (!last) return contentTouched(doc)
+  const then = Y.decodeSnapshot(last.snapshot)
+  const now = Y.snapshot(doc)
+  // Only the versions array itself may have moved on since.
+  return !sameContentState(doc, then, now)
+}
+
+function contentTouched(doc: Y.Doc): boolean {
+  for (const key of doc.share.keys()) if (key !== VERSIONS_KEY) return true
+  return false
+}
+
+// Equal when every struct added or deleted after `then` belongs to the versions array.
+function sameContentState(doc: Y.Doc, then: Y.Snapshot, now: Y.Snapshot): boolean {
+  if (Y.equalSnapshots(then, now)) return true
+  const versions = doc.share.get(VERSIONS_KEY)
+  for (const [client, clock] of now.sv) {
+    const from = then.sv.get(client) ?? 0
+    if (clock <= from) continue
+    const structs = doc.store.clients.get(client) ?? []
+    for (const s of structs) {
+      if (s.id.clock + s.length <= from || s.id.clock >= clock) continue
+      if (!(s instanceof Y.Item) || s.parent !== versions) return false
+    }
+  }
+  // Deletions since `then` outside the versions array are content changes too.
+  let changed = false
+  now.ds.clients.forEach((ranges, client) => {
+    for (const r of ranges) {
+      for (let c = r.clock; c < r.clock + r.len && !changed; c++) {
+        if (Y.isDeleted(then.ds, { client, clock: c } as Y.ID)) continue
+        const item = Y.getItem(doc.store, Y.createID(client, c))
+        if (!(item instanceof Y.Item) || item.parent !== versions) changed = true
+      }
+    }
+  })
+  return !changed
+}
+
+/** Append a version of the doc's current content (call inside or outside a transaction). */
+export function recordVersion(
+  doc: Y.Doc,
+  meta: { author: string; reason: VersionReason; size: number; codec: string; name: string; ts: number },
+  origin?: unknown,
+): StoredVersion {
+  let version!: StoredVersion
+  doc.transact(() => {
+    version = {
+      id: nanoid(10),
+      ...meta,
+      binary: readBinary(doc) !== undefined,
+      snapshot: Y.encodeSnapshot(Y.snapshot(doc)),
+    }
+    versionsOf(doc).push([version])
+  }, origin)
+  return version
+}
+
+/** The content of a version, read with the codec that was active then. */
+export function readVersionContent(
+  doc: Y.Doc,
+  version: StoredVersion,
+  codecs: readonly ContentCodec[],
+): VersionContent {
+  if (doc.gc) throw new TypeError('history needs a content doc with gc: false')
+  const old = Y.createDocFromSnapshot(doc, Y.decodeSnapshot(version.snapshot), new Y.Doc({ gc: false }))
+  try {
+    const bytes = readBinary(old)
+    if (bytes) return { bytes }
+    const codec = codecs.find((c) => c.id === version.codec) ?? codecs[codecs.length - 1]!
+    return { text: codec.read(old) }
+  } finally {
+    old.destroy()
+  }
+}
+
+/**
+ * Drop deleted content that no version references from an encoded content-doc
+ * state. The result has the same state vector and syncs with every replica
+ * (deleted items become GC ranges, as in any gc-enabled Yjs doc); every
+ * version stays readable.
+ */
+export function compactContentState(update: Uint8Array): Uint8Array {
+  const full = new Y.Doc({ gc: false })
+  Y.applyUpdate(full, update)
+  const snapshots = listStoredVersions(full).map((v) => Y.decodeSnapshot(v.snapshot))
+  full.destroy()
+  const referenced = (item: Y.Item) =>
+    snapshots.some((s) => item.id.clock < (s.sv.get(item.id.client) ?? 0) && !Y.isDeleted(s.ds, item.id))
+  const compacted = new Y.Doc({ gc: true, gcFilter: (item) => !referenced(item) })
+  Y.applyUpdate(compacted, update)
+  const out = Y.encodeStateAsUpdate(compacted)
+  compacted.destroy()
+  return out
+}
