@@ -393,25 +393,26 @@ export class YjsFileSystem implements IFileSystem {
     const handle = await this.pool.acquire(id)
     try {
       const doc = handle.doc
-      let size: number
+      let size = 0
+      let text: string | undefined
+      // One transaction: the edit and its history entry travel as one update.
       doc.transact(() => {
         if (value.bytes) {
           writeBinary(doc, value.bytes)
           size = value.bytes.byteLength
         } else {
           clearBinary(doc)
-          this.codecFor(name).write(doc, value.text ?? '', FS_ORIGIN)
-          size = utf8Length(value.text ?? '')
+          const codec = this.codecFor(name)
+          codec.write(doc, value.text ?? '', FS_ORIGIN)
+          // Codecs may normalise (Markdown): cache what a reader will get back.
+          text = codec === textCodec ? (value.text ?? '') : this.#readText(doc, name)
+          size = utf8Length(text)
         }
+        this.#recordVersion(doc, name, size, reason)
       }, FS_ORIGIN)
-      if (value.text !== undefined && !value.bytes) {
-        // Codecs may normalise (Markdown): cache what a reader will get back.
-        const text = this.#readText(doc, name)
-        this.index.plaintext.set(id, text)
-        size = utf8Length(text)
-      }
-      this.#recordVersion(doc, name, size!, reason)
-      return size!
+      // After the transaction: its observer clears the cache entry.
+      if (text !== undefined) this.index.plaintext.set(id, text)
+      return size
     } finally {
       handle.release()
     }
