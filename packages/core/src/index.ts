@@ -21,9 +21,24 @@ export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table
 export { createFilesTable, FILES_TABLE_KEY, FileRowSchema } from './files-table.js'
 export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
 export { validateName } from './fs/names.js'
-export type { CreateFileSystemOptions, TrashEntry } from './fs/yjs-file-system.js'
+export type { FsOp, TransactionError, TransactionResult } from './fs/transaction.js'
+export type {
+  CheckpointDiff,
+  CheckpointInfo,
+  CreateFileSystemOptions,
+  TrashEntry,
+} from './fs/yjs-file-system.js'
 // Filesystem
-export { createFileSystem, FS_ORIGIN, SYSTEM_ROOTS, YjsFileSystem } from './fs/yjs-file-system.js'
+export {
+  CHECKPOINTS_KEY,
+  createFileSystem,
+  FS_ORIGIN,
+  SYSTEM_ROOTS,
+  YjsFileSystem,
+} from './fs/yjs-file-system.js'
+export type { FileVersion, VersionReason } from './history/file-history.js'
+// History
+export { compactContentState, VERSIONS_KEY } from './history/file-history.js'
 export type { FileId } from './ids.js'
 // Ids and paths
 export { asFileId, createFileId, FILE_ID_LENGTH, ROOT_ID } from './ids.js'

@@ -32,6 +32,7 @@ import type {
   RmOptions,
 } from 'just-bash'
 import { InMemoryFs } from 'just-bash'
+import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, readBinary, writeBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
@@ -70,6 +71,7 @@ import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
 import { suffixedName } from '../sibling-names.js'
 import { createEventHub, type FsEvent, type FsEventHandler, type FsEventType } from './events.js'
 import { validateName } from './names.js'
+import { type FsOp, runOp, type TransactionResult } from './transaction.js'
 
 type ReadFileOptions = Parameters<IFileSystem['readFile']>[1]
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
@@ -119,6 +121,52 @@ interface FileContentValue {
   bytes?: Uint8Array
 }
 
+/** Root key of the checkpoints map on the main doc. */
+export const CHECKPOINTS_KEY = 'checkpoints'
+
+interface StoredCheckpoint {
+  id: string
+  label: string
+  ts: number
+  author: string
+  rows: FileRow[]
+  /** File id → version id holding its content at the checkpoint. */
+  versions: Record<string, string>
+}
+
+export interface CheckpointInfo {
+  id: string
+  label: string
+  ts: number
+  author: string
+  files: number
+}
+
+export interface CheckpointDiff {
+  added: string[]
+  removed: string[]
+  moved: { from: string; to: string }[]
+  changed: { path: string; diff: string }[]
+}
+
+function checkpointInfo(c: StoredCheckpoint): CheckpointInfo {
+  return {
+    id: c.id,
+    label: c.label,
+    ts: c.ts,
+    author: c.author,
+    files: c.rows.filter((r) => r.type === 'file').length,
+  }
+}
+
+function sameContent(a: FileContentValue, b: FileContentValue): boolean {
+  if (a.bytes || b.bytes) {
+    if (!a.bytes || !b.bytes || a.bytes.byteLength !== b.bytes.byteLength) return false
+    return a.bytes.every((x, i) => x === b.bytes![i])
+  }
+  return a.text === b.text
+}
+
 function isSystemPath(path: string): boolean {
   if (path === '/') return false
   const end = path.indexOf('/', 1)
@@ -148,6 +196,7 @@ export class YjsFileSystem implements IFileSystem {
   readonly #pendingSize = new Set<FileId>()
   readonly #docCleanup = new Map<FileId, () => void>()
   #queue: Promise<unknown> = Promise.resolve()
+  #transactionId: string | undefined
   readonly #unsubscribe: () => void
 
   constructor(options: CreateFileSystemOptions = {}) {
@@ -1034,6 +1083,261 @@ export class YjsFileSystem implements IFileSystem {
     })
   }
 
+  // ---------------------------------------------------------- transactions
+
+  /**
+   * Apply `ops` all or nothing (see transaction.ts for the exact guarantee).
+   * Throws the failing op's FsError (with `opIndex`) and changes nothing.
+   */
+  async transaction(ops: readonly FsOp[]): Promise<TransactionResult> {
+    return this.#exclusive(async () => {
+      const stageDoc = new Y.Doc()
+      Y.applyUpdate(stageDoc, Y.encodeStateAsUpdate(this.doc))
+      const stage = new YjsFileSystem({
+        doc: stageDoc,
+        codecs: this.codecs.filter((c) => c !== textCodec),
+        limits: this.limits,
+        clock: this.#clock,
+        author: this.author,
+        idleMs: Number.POSITIVE_INFINITY,
+        maxIdle: Number.POSITIVE_INFINITY,
+        connect: (doc) => ({ whenSynced: this.#copyContentInto(doc), destroy() {} }),
+      })
+      try {
+        for (let i = 0; i < ops.length; i++) {
+          try {
+            await runOp(stage, ops[i]!)
+          } catch (error) {
+            if (error instanceof FsError) Object.defineProperty(error, 'opIndex', { value: i })
+            throw error
+          }
+        }
+        const transactionId = nanoid(12)
+        let contentChanges = 0
+        for (const id of [...stage.pool.loaded()]) {
+          const row = stage.table.get(id)
+          const staged = stage.pool.peek(id)
+          if (!row || row.type !== 'file' || !staged) continue
+          const bytes = readBinary(staged)
+          const value: FileContentValue = bytes ? { bytes } : { text: stage.#readText(staged, row.name) }
+          const liveRow = this.table.get(id)
+          if (liveRow && sameContent(await this.#readContent(id, liveRow), value)) continue
+          await this.#writeContent(id, row.name, value)
+          contentChanges++
+        }
+        const changed: FileRow[] = []
+        for (const row of stage.table.rows()) {
+          const live = this.table.get(row.id)
+          if (!live || JSON.stringify(live) !== JSON.stringify(row)) changed.push(row)
+        }
+        this.#transactionId = transactionId
+        try {
+          this.table.batch(() => {
+            for (const row of changed) this.table.set(row, FS_ORIGIN)
+          }, FS_ORIGIN)
+        } finally {
+          this.#transactionId = undefined
+        }
+        return { transactionId, contentChanges, rowChanges: changed.length }
+      } finally {
+        stage.destroy()
+      }
+    })
+  }
+
+  async #copyContentInto(doc: Y.Doc): Promise<void> {
+    const handle = await this.pool.acquire(doc.guid as FileId)
+    try {
+      Y.applyUpdate(doc, Y.encodeStateAsUpdate(handle.doc))
+    } finally {
+      handle.release()
+    }
+  }
+
+  // ----------------------------------------------------------- checkpoints
+
+  get #checkpointMap(): Y.Map<StoredCheckpoint> {
+    return this.doc.getMap<StoredCheckpoint>(CHECKPOINTS_KEY)
+  }
+
+  /** Record the tree and every file's content (as a version) under `label`. */
+  async checkpoint(label: string): Promise<CheckpointInfo> {
+    return this.#exclusive(() => this.#checkpoint(label))
+  }
+
+  async #checkpoint(label: string): Promise<CheckpointInfo> {
+    const rows = [...this.table.rows()]
+    const versions: Record<string, string> = {}
+    for (const row of rows) {
+      if (row.type !== 'file') continue
+      const handle = await this.pool.acquire(row.id)
+      try {
+        let last = listStoredVersions(handle.doc).at(-1)
+        if (!last || hasUnversionedChanges(handle.doc))
+          last = this.#recordVersion(
+            handle.doc,
+            row.name,
+            this.#contentSize(handle.doc, row.name),
+            'checkpoint',
+          )
+        versions[row.id] = last.id
+      } finally {
+        handle.release()
+      }
+    }
+    const stored: StoredCheckpoint = {
+      id: nanoid(10),
+      label,
+      ts: this.#clock(),
+      author: this.author,
+      rows,
+      versions,
+    }
+    this.doc.transact(() => this.#checkpointMap.set(stored.id, stored), FS_ORIGIN)
+    return checkpointInfo(stored)
+  }
+
+  /** Checkpoints, oldest first. */
+  checkpoints(): CheckpointInfo[] {
+    return [...this.#checkpointMap.values()]
+      .filter((c) => typeof c === 'object' && c !== null && Array.isArray(c.rows))
+      .map(checkpointInfo)
+      .sort((a, b) => a.ts - b.ts || (a.id < b.id ? -1 : 1))
+  }
+
+  #storedCheckpoint(id: string): StoredCheckpoint {
+    const stored = this.#checkpointMap.get(id)
+    if (!stored) throw new FsError('ENOENT', 'checkpoint', id, undefined, 'no such checkpoint')
+    return stored
+  }
+
+  /** The files of a side of a diff: path → { id, content }. */
+  async #sideOf(
+    id: string | undefined,
+  ): Promise<Map<string, { id: FileId; read: () => Promise<FileContentValue> }>> {
+    const out = new Map<string, { id: FileId; read: () => Promise<FileContentValue> }>()
+    if (id === undefined) {
+      for (const path of this.index.allPaths()) {
+        const fileId = this.index.lookup(path)!
+        const row = this.table.get(fileId)!
+        if (row.type !== 'folder') out.set(path, { id: fileId, read: () => this.#readNode(row) })
+      }
+      return out
+    }
+    const stored = this.#storedCheckpoint(id)
+    const doc = new Y.Doc()
+    const table = createFilesTable(doc)
+    table.batch(() => {
+      for (const row of stored.rows) table.set(row)
+    })
+    const index = createFileSystemIndex(table)
+    for (const path of index.allPaths()) {
+      const fileId = index.lookup(path)!
+      const row = table.get(fileId)!
+      if (row.type === 'folder') continue
+      out.set(path, {
+        id: fileId,
+        read: async () => {
+          if (row.type === 'symlink') return { text: row.target ?? '' }
+          return this.#readVersionById(fileId, stored.versions[fileId])
+        },
+      })
+    }
+    index.destroy()
+    table.destroy()
+    return out
+  }
+
+  async #readNode(row: FileRow): Promise<FileContentValue> {
+    if (row.type === 'symlink') return { text: row.target ?? '' }
+    return this.#readContent(row.id, row)
+  }
+
+  async #readVersionById(id: FileId, versionId: string | undefined): Promise<FileContentValue> {
+    if (versionId === undefined) return { text: '' }
+    const handle = await this.pool.acquire(id)
+    try {
+      const version = listStoredVersions(handle.doc).find((v) => v.id === versionId)
+      if (!version)
+        throw new FsError('ENOENT', 'checkpoint', id, undefined, `version '${versionId}' is missing`)
+      return readVersionContent(handle.doc, version, this.codecs)
+    } finally {
+      handle.release()
+    }
+  }
+
+  /** What changed from checkpoint `a` to checkpoint `b` (or to the live workspace when `b` is omitted). */
+  async diffCheckpoint(a: string, b?: string): Promise<CheckpointDiff> {
+    const [from, to] = [await this.#sideOf(a), await this.#sideOf(b)]
+    const fromById = new Map([...from].map(([path, f]) => [f.id, { path, ...f }]))
+    const toById = new Map([...to].map(([path, f]) => [f.id, { path, ...f }]))
+    const diff: CheckpointDiff = { added: [], removed: [], moved: [], changed: [] }
+    for (const [id, f] of fromById) if (!toById.has(id)) diff.removed.push(f.path)
+    for (const [id, t] of toById) {
+      const f = fromById.get(id)
+      if (!f) {
+        diff.added.push(t.path)
+        continue
+      }
+      if (f.path !== t.path) diff.moved.push({ from: f.path, to: t.path })
+      const [before, after] = [await f.read(), await t.read()]
+      if (!sameContent(before, after)) {
+        const asText = (v: FileContentValue) => v.text ?? `(binary, ${v.bytes?.byteLength ?? 0} bytes)\n`
+        diff.changed.push({
+          path: t.path,
+          diff: createTwoFilesPatch(
+            `a${f.path}`,
+            `b${t.path}`,
+            asText(before),
+            asText(after),
+            a,
+            b ?? 'current',
+          ),
+        })
+      }
+    }
+    for (const list of [diff.added, diff.removed]) list.sort()
+    diff.moved.sort((x, y) => (x.to < y.to ? -1 : 1))
+    diff.changed.sort((x, y) => (x.path < y.path ? -1 : 1))
+    return diff
+  }
+
+  /**
+   * Make the live workspace equal to a checkpoint, as ordinary new changes that
+   * sync to every peer. A safety checkpoint of the current state is taken first.
+   */
+  async restoreCheckpoint(id: string): Promise<{ safetyCheckpoint: CheckpointInfo }> {
+    return this.#exclusive(async () => {
+      const stored = this.#storedCheckpoint(id)
+      const safetyCheckpoint = await this.#checkpoint(`before restoring '${stored.label}'`)
+      const target = new Map(stored.rows.map((r) => [r.id, r]))
+      for (const row of stored.rows) {
+        if (row.type !== 'file') continue
+        const wanted = await this.#readVersionById(row.id, stored.versions[row.id])
+        const live = this.table.get(row.id)
+        if (
+          live?.type === 'file' &&
+          live.name === row.name &&
+          sameContent(await this.#readContent(row.id, live), wanted)
+        )
+          continue
+        await this.#writeContent(row.id, row.name, wanted, 'restore')
+      }
+      const now = this.#clock()
+      this.table.batch(() => {
+        for (const row of this.table.rows()) {
+          if (!target.has(row.id) && row.trashedAt === null)
+            this.table.update(row.id, { trashedAt: now }, FS_ORIGIN)
+        }
+        for (const row of stored.rows) {
+          const live = this.table.get(row.id)
+          if (!live || JSON.stringify(live) !== JSON.stringify(row)) this.table.set(row, FS_ORIGIN)
+        }
+      }, FS_ORIGIN)
+      return { safetyCheckpoint }
+    })
+  }
+
   // ----------------------------------------------------------------- trash
 
   readonly trash = {
@@ -1080,8 +1384,12 @@ export class YjsFileSystem implements IFileSystem {
       }
       for (const row of this.table.rows()) if (row.trashedAt !== null) collect(row.id)
       this.table.delete(doomed, FS_ORIGIN)
+      // Content a checkpoint still references stays restorable.
+      const referenced = new Set<string>()
+      for (const c of this.#checkpointMap.values())
+        for (const id of Object.keys(c.versions ?? {})) referenced.add(id)
       for (const id of doomed) {
-        this.pool.forget(id)
+        if (!referenced.has(id)) this.pool.forget(id)
         this.index.plaintext.delete(id)
       }
       return doomed.size
@@ -1100,7 +1408,7 @@ export class YjsFileSystem implements IFileSystem {
     for (const [id, { before, after }] of changes) {
       const oldPath = oldPaths.get(id)
       const path = after ? this.index.pathOf(id) : undefined
-      const base = { id, origin, size: after?.size } as const
+      const base = { id, origin, size: after?.size, transactionId: this.#transactionId } as const
       let event: FsEvent | undefined
       if (path !== undefined && oldPath === undefined) {
         const restored = before !== undefined && before.trashedAt !== null && after!.trashedAt === null

@@ -1,0 +1,87 @@
+/**
+ * Atomic multi-operation transactions (seed 001), all or nothing.
+ *
+ * How: every op runs first on a *staging* filesystem, a private copy of the
+ * main doc whose content docs are copied from the live ones on first use.
+ * The staging run uses the same code as ordinary calls, so it validates
+ * exactly like them. If any op fails, the staging copy is thrown away and
+ * the live workspace, its indexes and its events are untouched; the error
+ * is the failing op's own `FsError`, with `opIndex` set.
+ *
+ * If every op succeeds, the result is applied to the live workspace:
+ * 1. content first: each changed file's content doc gets its final content
+ *    as one Yjs transaction (smallest edit + one history version);
+ * 2. then every row change (creates, renames, moves, trash) in ONE main-doc
+ *    transaction, which peers receive as one update.
+ *
+ * What a peer can observe: never a partial tree (all row changes arrive in
+ * one update), never a row of a new file without its content (content goes
+ * first). Between step 1 and step 2 a peer that has a changed *existing*
+ * file open can see its new content under its old path, for as long as the
+ * main-doc update takes to arrive; content docs are separate Yjs documents,
+ * so no single Yjs update can span them.
+ */
+import type { FileContent } from 'just-bash'
+import { eisdir, enotdir, type FsError } from '../errors.js'
+
+export type FsOp =
+  | { type: 'writeFile'; path: string; content: FileContent }
+  | { type: 'appendFile'; path: string; content: FileContent }
+  | { type: 'deleteFile'; path: string }
+  | { type: 'mkdir'; path: string; recursive?: boolean }
+  | { type: 'rmdir'; path: string; recursive?: boolean }
+  | { type: 'rename'; oldPath: string; newPath: string }
+  | { type: 'copy'; src: string; dest: string; recursive?: boolean }
+
+export interface TransactionResult {
+  /** Id carried by the change events of this transaction. */
+  transactionId: string
+  /** Number of files whose content changed. */
+  contentChanges: number
+  /** Number of rows created or changed. */
+  rowChanges: number
+}
+
+/** An FsError from a transaction, with the index of the op that failed. */
+export type TransactionError = FsError & { opIndex: number }
+
+/** The filesystem surface a staged op runs against. */
+export interface StagingTarget {
+  writeFile(path: string, content: FileContent): Promise<void>
+  appendFile(path: string, content: FileContent): Promise<void>
+  rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<void>
+  mv(src: string, dest: string): Promise<void>
+  cp(src: string, dest: string, options?: { recursive?: boolean }): Promise<void>
+  lstat(path: string): Promise<{ isDirectory: boolean }>
+}
+
+/** Run one op on the staging filesystem with the op's own validation. */
+export async function runOp(fs: StagingTarget, op: FsOp): Promise<void> {
+  switch (op.type) {
+    case 'writeFile':
+      return fs.writeFile(op.path, op.content)
+    case 'appendFile':
+      return fs.appendFile(op.path, op.content)
+    case 'deleteFile': {
+      const st = await fs.lstat(op.path)
+      if (st.isDirectory) throw eisdir('unlink', op.path)
+      return fs.rm(op.path)
+    }
+    case 'mkdir':
+      return fs.mkdir(op.path, { recursive: op.recursive })
+    case 'rmdir': {
+      const st = await fs.lstat(op.path)
+      if (!st.isDirectory) throw enotdir('rmdir', op.path)
+      return fs.rm(op.path, { recursive: op.recursive })
+    }
+    case 'rename':
+      return fs.mv(op.oldPath, op.newPath)
+    case 'copy':
+      return fs.cp(op.src, op.dest, { recursive: op.recursive })
+    default: {
+      const unknown = op as { type?: unknown }
+      throw new TypeError(`unknown transaction op ${String(unknown.type)}`)
+    }
+  }
+}
