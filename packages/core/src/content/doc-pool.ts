@@ -45,6 +45,8 @@ export interface ContentDocPoolOptions {
   onOpen?: (id: FileId, doc: Y.Doc) => void
   /** Called when a doc is evicted (before it is destroyed). */
   onClose?: (id: FileId, doc: Y.Doc) => void
+  /** Memory mode: shrink a doc's encoded state before keeping it (e.g. `compactContentState`). */
+  compact?: (state: Uint8Array) => Uint8Array
 }
 
 interface Slot {
@@ -178,7 +180,10 @@ export class ContentDocPool {
   #evict(id: FileId, slot: Slot): void {
     this.#idle.delete(id)
     this.#slots.delete(id)
-    if (!this.#options.connect) this.#dormant.set(id, Y.encodeStateAsUpdate(slot.doc))
+    if (!this.#options.connect) {
+      const state = Y.encodeStateAsUpdate(slot.doc)
+      this.#dormant.set(id, this.#options.compact ? this.#options.compact(state) : state)
+    }
     this.#close(id, slot)
   }
 

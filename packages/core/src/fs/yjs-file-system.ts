@@ -55,6 +55,7 @@ import {
 } from '../errors.js'
 import { createFilesTable, type FileRow, type FileRowChange, type FilesTable } from '../files-table.js'
 import {
+  compactContentState,
   type FileVersion,
   hasUnversionedChanges,
   listStoredVersions,
@@ -213,6 +214,7 @@ export class YjsFileSystem implements IFileSystem {
       idleMs: options.idleMs,
       maxIdle: options.maxIdle,
       onOpen: (id, doc) => this.#watchContent(id, doc),
+      compact: compactContentState,
       onClose: (id) => {
         this.#docCleanup.get(id)?.()
         this.#docCleanup.delete(id)

@@ -123,3 +123,25 @@ describe('file history', () => {
     expect(doc.getText('text').toString()).toBe(full.getText('text').toString())
   })
 })
+
+describe('version storage', () => {
+  it('stores deltas between keyframes and reads every version back', async () => {
+    const fs = createFileSystem()
+    const texts: string[] = []
+    let text = 'base text '.repeat(50)
+    for (let i = 0; i < 150; i++) {
+      const at = (i * 37) % (text.length - 5)
+      text =
+        i % 2 ? `${text.slice(0, at)}${text.slice(at + 3)}` : `${text.slice(0, at)}[${i}]${text.slice(at)}`
+      texts.push(text)
+      await fs.writeFile('/f.txt', text)
+    }
+    const h = await fs.pool.acquire(fs.index.lookup('/f.txt')!)
+    const stored = listStoredVersions(h.doc)
+    h.release()
+    expect(stored.filter((v) => v.base === undefined).length).toBe(3) // versions 0, 64, 128
+    const versions = await fs.history('/f.txt')
+    for (const i of [0, 1, 63, 64, 65, 100, 149])
+      expect(await fs.readVersion('/f.txt', versions[i]!.id)).toBe(texts[i])
+  })
+})

@@ -11,9 +11,13 @@
  * Versions are never rewritten; restoring one writes its content as a new
  * change (and a new version).
  *
- * Storage: `compactContentState` drops deleted content that no version can
- * see (typed and deleted between two versions) from an encoded doc state, so
- * a doc costs its live text, what versions reference, and small snapshots.
+ * Storage: a snapshot's delete set grows with every deletion ever made, so
+ * storing it whole per version costs O(versions × deletions). A version
+ * instead stores its state vector and only the deletions since its `base`
+ * (the previous version this replica had, whose delete set is a subset of
+ * ours); every `KEYFRAME_EVERY` versions a full snapshot bounds the chain.
+ * `compactContentState` drops deleted content that no version can see (typed
+ * and deleted between two versions) from an encoded doc state.
  */
 import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
@@ -38,11 +42,19 @@ export interface StoredVersion {
   /** File name at the time. */
   name: string
   binary: boolean
+  /** Full snapshot (keyframe), or state vector + deletions since `base`. */
   snapshot: Uint8Array
+  /** Version whose delete set this one's `snapshot` extends; absent on keyframes. */
+  base?: string
+  /** Number of deltas since the last keyframe. */
+  depth?: number
 }
 
+/** A full snapshot every this many versions, so reading a version merges at most this many deltas. */
+export const KEYFRAME_EVERY = 64
+
 /** A version as callers see it (no snapshot bytes). */
-export type FileVersion = Omit<StoredVersion, 'snapshot'>
+export type FileVersion = Omit<StoredVersion, 'snapshot' | 'base' | 'depth'>
 
 export interface VersionContent {
   text?: string
@@ -68,8 +80,69 @@ export function listStoredVersions(doc: Y.Doc): StoredVersion[] {
   return versionsOf(doc).toArray().filter(isStoredVersion)
 }
 
-export function toFileVersion({ snapshot: _snapshot, ...rest }: StoredVersion): FileVersion {
+export function toFileVersion({ snapshot: _s, base: _b, depth: _d, ...rest }: StoredVersion): FileVersion {
   return rest
+}
+
+// Resolved snapshots per doc and version id (deltas merged), computed once.
+const resolved = new WeakMap<Y.Doc, Map<string, Y.Snapshot>>()
+
+/** The full snapshot of a version (its delta chain merged). */
+export function versionSnapshot(
+  doc: Y.Doc,
+  version: StoredVersion,
+  all = listStoredVersions(doc),
+): Y.Snapshot {
+  let cache = resolved.get(doc)
+  if (!cache) {
+    cache = new Map()
+    resolved.set(doc, cache)
+  }
+  const hit = cache.get(version.id)
+  if (hit) return hit
+  const own = Y.decodeSnapshot(version.snapshot)
+  let full = own
+  if (version.base !== undefined) {
+    const base = all.find((v) => v.id === version.base)
+    if (!base) throw new RangeError(`version ${version.id} extends a missing version ${version.base}`)
+    full = Y.createSnapshot(Y.mergeDeleteSets([versionSnapshot(doc, base, all).ds, own.ds]), own.sv)
+  }
+  cache.set(version.id, full)
+  return full
+}
+
+type DeleteSet = ReturnType<typeof Y.createDeleteSet>
+type DeleteRanges = Map<number, { clock: number; len: number }[]>
+
+/** Deletions in `now` that are not in `base` (both sorted and merged, base ⊆ now). */
+function subtractDeleteSet(now: DeleteSet, base: DeleteSet): DeleteSet {
+  const out = Y.createDeleteSet()
+  const nowClients = (now as unknown as { clients: DeleteRanges }).clients
+  const baseClients = (base as unknown as { clients: DeleteRanges }).clients
+  const outClients = (out as unknown as { clients: DeleteRanges }).clients
+  for (const [client, ranges] of nowClients) {
+    const minus = baseClients.get(client) ?? []
+    const kept: { clock: number; len: number }[] = []
+    let j = 0
+    for (const r of ranges) {
+      let start = r.clock
+      const end = r.clock + r.len
+      while (j < minus.length && minus[j]!.clock + minus[j]!.len <= start) j++
+      let k = j
+      while (start < end) {
+        const m = minus[k]
+        if (!m || m.clock >= end) {
+          kept.push({ clock: start, len: end - start })
+          break
+        }
+        if (m.clock > start) kept.push({ clock: start, len: m.clock - start })
+        start = Math.max(start, m.clock + m.len)
+        k++
+      }
+    }
+    if (kept.length > 0) outClients.set(client, kept)
+  }
+  return out
 }
 
 /** True when the doc's content changed since its last version. */
@@ -77,7 +150,7 @@ export function hasUnversionedChanges(doc: Y.Doc): boolean {
   const versions = listStoredVersions(doc)
   const last = versions[versions.length - 1]
   if (!last) return contentTouched(doc)
-  const then = Y.decodeSnapshot(last.snapshot)
+  const then = versionSnapshot(doc, last, versions)
   const now = Y.snapshot(doc)
   // Only the versions array itself may have moved on since.
   return !sameContentState(doc, then, now)
@@ -123,11 +196,20 @@ export function recordVersion(
 ): StoredVersion {
   let version!: StoredVersion
   doc.transact(() => {
-    version = {
-      id: nanoid(10),
-      ...meta,
-      binary: readBinary(doc) !== undefined,
-      snapshot: Y.encodeSnapshot(Y.snapshot(doc)),
+    const all = listStoredVersions(doc)
+    const last = all.at(-1)
+    const now = Y.snapshot(doc)
+    const depth = last ? (last.depth ?? 0) + 1 : 0
+    const common = { id: nanoid(10), ...meta, binary: readBinary(doc) !== undefined }
+    if (!last || depth >= KEYFRAME_EVERY) version = { ...common, snapshot: Y.encodeSnapshot(now) }
+    else {
+      const delta = subtractDeleteSet(now.ds, versionSnapshot(doc, last, all).ds)
+      version = {
+        ...common,
+        base: last.id,
+        depth,
+        snapshot: Y.encodeSnapshot(Y.createSnapshot(delta, now.sv)),
+      }
     }
     versionsOf(doc).push([version])
   }, origin)
@@ -141,7 +223,7 @@ export function readVersionContent(
   codecs: readonly ContentCodec[],
 ): VersionContent {
   if (doc.gc) throw new TypeError('history needs a content doc with gc: false')
-  const old = Y.createDocFromSnapshot(doc, Y.decodeSnapshot(version.snapshot), new Y.Doc({ gc: false }))
+  const old = Y.createDocFromSnapshot(doc, versionSnapshot(doc, version), new Y.Doc({ gc: false }))
   try {
     const bytes = readBinary(old)
     if (bytes) return { bytes }
@@ -161,7 +243,8 @@ export function readVersionContent(
 export function compactContentState(update: Uint8Array): Uint8Array {
   const full = new Y.Doc({ gc: false })
   Y.applyUpdate(full, update)
-  const snapshots = listStoredVersions(full).map((v) => Y.decodeSnapshot(v.snapshot))
+  const versions = listStoredVersions(full)
+  const snapshots = versions.map((v) => versionSnapshot(full, v, versions))
   full.destroy()
   const referenced = (item: Y.Item) =>
     snapshots.some((s) => item.id.clock < (s.sv.get(item.id.client) ?? 0) && !Y.isDeleted(s.ds, item.id))
