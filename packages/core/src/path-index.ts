@@ -21,7 +21,6 @@
 import type * as Y from 'yjs'
 import type { FileRow, FileRowChange, FilesTable } from './files-table.js'
 import { type FileId, ROOT_ID } from './ids.js'
-import * as paths from './path.js'
 import { disambiguateNames } from './sibling-names.js'
 
 export interface FileSystemIndex {

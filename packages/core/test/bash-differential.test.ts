@@ -14,6 +14,7 @@ const T0 = new Date('2026-03-01T10:00:00Z').getTime()
 const fixture: [string, string][] = [
   ['/src/index.ts', 'import { add } from "./lib/math"\nconsole.log(add(1, 2)) // TODO: remove\n'],
   ['/src/lib/math.ts', 'export function add(a: number, b: number) {\n  return a + b\n}\n'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: file content with a template literal
   ['/src/lib/strings.ts', 'export const greet = (n: string) => `hello ${n}` // TODO i18n\n'],
   ['/src/app.tsx', 'export const App = () => null\n'],
   ['/docs/guide.md', '# Guide\n\nalpha\nbeta\ngamma\ndelta\nepsilon\n'],

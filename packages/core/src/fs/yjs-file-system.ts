@@ -1119,7 +1119,7 @@ export class YjsFileSystem implements IFileSystem {
         for (const id of [...stage.pool.loaded()]) {
           const row = stage.table.get(id)
           const staged = stage.pool.peek(id)
-          if (!row || row.type !== 'file' || !staged) continue
+          if (row?.type !== 'file' || !staged) continue
           const bytes = readBinary(staged)
           const value: FileContentValue = bytes ? { bytes } : { text: stage.#readText(staged, row.name) }
           const liveRow = this.table.get(id)
