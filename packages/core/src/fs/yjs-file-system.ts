@@ -82,6 +82,7 @@ type DirentEntry = Awaited<ReturnType<NonNullable<IFileSystem['readdirWithFileTy
 export const SYSTEM_ROOTS: readonly string[] = ['bin', 'usr', 'dev', 'proc']
 
 const MAX_SYMLINK_HOPS = 40
+const COMPACT_ABOVE_BYTES = 16 * 1024
 const DEFAULT_FILE_MODE = 0o644
 const DEFAULT_DIR_MODE = 0o755
 const SYMLINK_MODE = 0o777
@@ -214,7 +215,8 @@ export class YjsFileSystem implements IFileSystem {
       idleMs: options.idleMs,
       maxIdle: options.maxIdle,
       onOpen: (id, doc) => this.#watchContent(id, doc),
-      compact: compactContentState,
+      // Small docs have little to drop; compacting them would cost more than it saves.
+      compact: (state) => (state.byteLength > COMPACT_ABOVE_BYTES ? compactContentState(state) : state),
       onClose: (id) => {
         this.#docCleanup.get(id)?.()
         this.#docCleanup.delete(id)
@@ -1093,7 +1095,7 @@ export class YjsFileSystem implements IFileSystem {
    */
   async transaction(ops: readonly FsOp[]): Promise<TransactionResult> {
     return this.#exclusive(async () => {
-      const stageDoc = new Y.Doc()
+      const stageDoc = new Y.Doc({ guid: 'yfs-staging' })
       Y.applyUpdate(stageDoc, Y.encodeStateAsUpdate(this.doc))
       const stage = new YjsFileSystem({
         doc: stageDoc,
@@ -1227,7 +1229,7 @@ export class YjsFileSystem implements IFileSystem {
       return out
     }
     const stored = this.#storedCheckpoint(id)
-    const doc = new Y.Doc()
+    const doc = new Y.Doc({ guid: 'yfs-checkpoint' })
     const table = createFilesTable(doc)
     table.batch(() => {
       for (const row of stored.rows) table.set(row)

@@ -223,7 +223,11 @@ export function readVersionContent(
   codecs: readonly ContentCodec[],
 ): VersionContent {
   if (doc.gc) throw new TypeError('history needs a content doc with gc: false')
-  const old = Y.createDocFromSnapshot(doc, versionSnapshot(doc, version), new Y.Doc({ gc: false }))
+  const old = Y.createDocFromSnapshot(
+    doc,
+    versionSnapshot(doc, version),
+    new Y.Doc({ guid: 'yfs-history', gc: false }),
+  )
   try {
     const bytes = readBinary(old)
     if (bytes) return { bytes }
@@ -241,14 +245,14 @@ export function readVersionContent(
  * version stays readable.
  */
 export function compactContentState(update: Uint8Array): Uint8Array {
-  const full = new Y.Doc({ gc: false })
+  const full = new Y.Doc({ guid: 'yfs-history', gc: false })
   Y.applyUpdate(full, update)
   const versions = listStoredVersions(full)
   const snapshots = versions.map((v) => versionSnapshot(full, v, versions))
   full.destroy()
   const referenced = (item: Y.Item) =>
     snapshots.some((s) => item.id.clock < (s.sv.get(item.id.client) ?? 0) && !Y.isDeleted(s.ds, item.id))
-  const compacted = new Y.Doc({ gc: true, gcFilter: (item) => !referenced(item) })
+  const compacted = new Y.Doc({ guid: 'yfs-compact', gc: true, gcFilter: (item) => !referenced(item) })
   Y.applyUpdate(compacted, update)
   const out = Y.encodeStateAsUpdate(compacted)
   compacted.destroy()
