@@ -730,7 +730,8 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   async mkdir(path: string, options?: MkdirOptions): Promise<void> {
-    this.mkdirSync(path, options)
+    // Queued like every other mutation, so it cannot slip between a write's check and its row.
+    return this.#exclusive(() => this.mkdirSync(path, options))
   }
 
   /** Synchronous mkdir (folders have no content doc); just-bash calls it while setting up. */
