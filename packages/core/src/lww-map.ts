@@ -2,6 +2,12 @@
  * A last-writer-wins key-value map stored on a `Y.Array` of `{ key, val, ts }`
  * entries (the YKeyValue pattern from y-utility, with timestamps).
  *
+ * Each entry is stored as its own binary item (`encodeEntryV1`: a version byte,
+ * then UTF-8 JSON). Yjs merges adjacent plain-JSON items of one client by
+ * concatenating their arrays, which makes every push O(entries) and a big
+ * batch or load O(n²); binary items never merge, so writes and loads stay
+ * linear.
+ *
  * Why not a `Y.Map`: a `Y.Map` keeps an item for every overwritten value.
  * Here a superseded entry is deleted from the array, so a gc-enabled doc
  * keeps only small GC ranges for it, and the doc stays close to the size of
@@ -24,7 +30,7 @@
  *
  * It deliberately does not validate values: callers do (see files-table.ts).
  */
-import type * as Y from 'yjs'
+import * as Y from 'yjs'
 
 export interface LwwEntry<V> {
   key: string
@@ -41,7 +47,7 @@ export interface LwwChange<V> {
 export type LwwObserver<V> = (changes: Map<string, LwwChange<V>>, transaction: Y.Transaction) => void
 
 export interface LwwMap<V> {
-  readonly yarray: Y.Array<LwwEntry<V>>
+  readonly yarray: Y.Array<Uint8Array>
   get(key: string): V | undefined
   has(key: string): boolean
   /** Set a value; `origin` is passed to the Yjs transaction. */
@@ -79,6 +85,31 @@ function beats<V>(a: LwwEntry<V>, b: LwwEntry<V>): boolean {
   return a.ts > b.ts || (a.ts === b.ts && tieBreak(a.val, b.val) > 0)
 }
 
+const ENTRY_V1 = 1
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** Entry → bytes: `[1, ...utf8(JSON)]`. */
+export function encodeEntryV1(entry: LwwEntry<unknown>): Uint8Array {
+  const json = encoder.encode(JSON.stringify(entry))
+  const out = new Uint8Array(json.byteLength + 1)
+  out[0] = ENTRY_V1
+  out.set(json, 1)
+  return out
+}
+
+/** Bytes → entry; `undefined` for anything that is not a valid V1 entry. */
+export function decodeEntryV1(bytes: unknown): LwwEntry<unknown> | undefined {
+  if (!(bytes instanceof Uint8Array) || bytes[0] !== ENTRY_V1) return undefined
+  try {
+    const value: unknown = JSON.parse(decoder.decode(bytes.subarray(1)))
+    return isEntry(value) ? value : undefined
+  } catch {
+    // Not JSON: garbage from a peer, ignored like any other invalid entry.
+    return undefined
+  }
+}
+
 function isEntry(value: unknown): value is LwwEntry<unknown> {
   if (typeof value !== 'object' || value === null) return false
   const e = value as Partial<LwwEntry<unknown>>
@@ -86,7 +117,7 @@ function isEntry(value: unknown): value is LwwEntry<unknown> {
 }
 
 /** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
-export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOptions = {}): LwwMap<V> {
+export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOptions = {}): LwwMap<V> {
   const clock = options.clock ?? Date.now
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
@@ -120,9 +151,21 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     else changes.set(key, { before, after: winners.get(key)?.val })
   }
 
+  // The bytes object of an item is stable for the item's life: it is the entry's identity.
+  const decoded = new WeakMap<Uint8Array, LwwEntry<V>>()
+  const entryOf = (raw: unknown): LwwEntry<V> | undefined => {
+    if (!(raw instanceof Uint8Array)) return undefined
+    let e = decoded.get(raw)
+    if (!e) {
+      e = decodeEntryV1(raw) as LwwEntry<V> | undefined
+      if (e) decoded.set(raw, e)
+    }
+    return e
+  }
+
   const add = (raw: unknown) => {
-    if (!isEntry(raw)) return // garbage from a peer: ignore, never crash
-    const e = raw as LwwEntry<V>
+    const e = entryOf(raw)
+    if (!e) return // garbage from a peer: ignore, never crash
     if (e.ts > lastTs) lastTs = e.ts
     const cur = winners.get(e.key)
     if (!cur || beats(e, cur)) {
@@ -134,8 +177,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     }
   }
   const remove = (raw: unknown) => {
-    if (!isEntry(raw)) return
-    const e = raw as LwwEntry<V>
+    const e = entryOf(raw)
+    if (!e) return
     if (removeStale(e)) return
     if (winners.get(e.key) !== e) return
     // The winner is gone (deleted key, or swept by a peer that already saw a
@@ -152,14 +195,41 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
 
   for (const e of yarray.toArray()) add(e)
 
-  const handler = (event: Y.YArrayEvent<LwwEntry<V>>, transaction: Y.Transaction) => {
+  // Walks only the structs of this transaction (not event.changes, which scans the
+  // whole array and concatenates every insert: O(n) per write, O(n²) per big batch).
+  const handler = (_event: Y.YArrayEvent<Uint8Array>, transaction: Y.Transaction) => {
     changes = new Map()
+    const store = transaction.doc.store
     // Deletions first: an entry added and swept in one transaction never wins.
-    for (const item of event.changes.deleted) for (const e of item.content.getContent()) remove(e)
-    for (const item of event.changes.added) {
-      if (item.deleted) continue
-      for (const e of item.content.getContent()) add(e)
-    }
+    transaction.deleteSet.clients.forEach((ranges, client) => {
+      const structs = store.clients.get(client)
+      if (!structs) return
+      const born = transaction.beforeState.get(client) ?? 0
+      for (const { clock, len } of ranges) {
+        for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
+          const s = structs[i]!
+          if (s.id.clock >= clock + len) break
+          // Added and deleted in this transaction: it never took part.
+          if (!(s instanceof Y.Item) || s.parent !== yarray || s.id.clock >= born) continue
+          const content = s.content.getContent()
+          const from = Math.max(clock, s.id.clock) - s.id.clock
+          const to = Math.min(clock + len, s.id.clock + s.length) - s.id.clock
+          for (let j = from; j < to; j++) remove(content[j])
+        }
+      }
+    })
+    transaction.afterState.forEach((after, client) => {
+      const before = transaction.beforeState.get(client) ?? 0
+      if (after <= before) return
+      const structs = store.clients.get(client)!
+      for (let i = Y.findIndexSS(structs, before); i < structs.length; i++) {
+        const s = structs[i]!
+        if (s.id.clock >= after) break
+        if (!(s instanceof Y.Item) || s.parent !== yarray || s.deleted) continue
+        const content = s.content.getContent()
+        for (let j = Math.max(0, before - s.id.clock); j < content.length; j++) add(content[j])
+      }
+    })
     const done = changes
     changes = null
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
@@ -178,7 +248,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     const all = yarray.toArray()
     let end = -1
     for (let i = all.length - 1; i >= -1; i--) {
-      const e = i >= 0 ? all[i] : undefined
+      const e = i >= 0 ? entryOf(all[i]) : undefined
       const isStale = e !== undefined && (staleByKey.get(e.key)?.has(e) ?? false)
       if (isStale && end === -1) end = i
       if (!isStale && end !== -1) {
@@ -201,7 +271,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     transact(() => {
       const all = yarray.toArray()
       for (let i = all.length - 1; i >= 0; i--) {
-        const e = all[i]
+        const e = entryOf(all[i])
         if (e && doomed.has(e.key)) yarray.delete(i, 1)
       }
     }, origin)
@@ -214,7 +284,9 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     set(key, val, origin) {
       transact(() => {
         sweepIfNeeded()
-        yarray.push([{ key, val, ts: nextTs() }])
+        // Prepend: order is irrelevant to LWW, and inserting at 0 is O(1). Appending is
+        // O(n): Yjs search markers walk back over a client's clock-contiguous run.
+        yarray.insert(0, [encodeEntryV1({ key, val, ts: nextTs() })])
       }, origin)
     },
     delete: (key, origin) => deleteMany([key], origin),

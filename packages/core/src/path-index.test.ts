@@ -95,11 +95,12 @@ describe('path index', () => {
 })
 
 describe('files table', () => {
-  it('rejects invalid local rows and ignores invalid rows from peers', () => {
+  it('rejects invalid local rows and ignores invalid rows from peers', async () => {
     const doc = new Y.Doc()
     const table = createFilesTable(doc)
     expect(() => table.set({ ...row('a', 'x', null), type: 'weird' as never })).toThrow(TypeError)
-    doc.getArray('files').push([{ key: 'b', val: { id: 'b', name: 7 }, ts: 1 }])
+    const { encodeEntryV1 } = await import('./lww-map.js')
+    doc.getArray('files').push([encodeEntryV1({ key: 'b', val: { id: 'b', name: 7 }, ts: 1 })])
     expect(table.get(asFileId('b'))).toBeUndefined()
     expect([...table.rows()]).toEqual([])
   })

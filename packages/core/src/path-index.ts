@@ -155,15 +155,24 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     }
     dupFolders.delete(folder)
     if (active.length === 0) {
-      names.delete(folder)
+      names.set(folder, new Map())
       return
     }
     const byName = new Map<string, FileId>()
-    for (const [id, name] of disambiguateNames(active)) {
-      byName.set(name, id)
-      display.set(id, name)
-      if (name !== table.get(id)!.name) dupFolders.add(folder)
+    let duplicates = false
+    for (const row of active) {
+      if (byName.has(row.name)) {
+        duplicates = true
+        break
+      }
+      byName.set(row.name, row.id)
     }
+    if (duplicates) {
+      byName.clear()
+      for (const [id, name] of disambiguateNames(active)) byName.set(name, id)
+      dupFolders.add(folder)
+    }
+    for (const [name, id] of byName) display.set(id, name)
     names.set(folder, byName)
   }
 
@@ -198,6 +207,8 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       }
     }
     for (const [folder, touched] of dirty) {
+      // A folder nobody has looked into yet gets its names when first asked.
+      if (!names.has(folder)) continue
       if (touched === null || dupFolders.has(folder)) {
         recomputeNames(folder)
         continue
@@ -211,14 +222,9 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
           m = undefined
           break
         }
-        if (!m) {
-          m = new Map()
-          names.set(folder, m)
-        }
-        m.set(row.name, id)
+        m!.set(row.name, id)
         display.set(id, row.name)
       }
-      if (m?.size === 0) names.delete(folder)
     }
   }
 
@@ -244,29 +250,53 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   }
 
   const rebuild = () => {
-    for (const row of table.rows()) {
+    const rows = [...table.rows()]
+    const folders: FileRow[] = []
+    for (const row of rows) {
       addTo(stored, storedParent(row), row.id)
       countRow(row, 1)
+      if (row.type === 'folder') folders.push(row)
     }
-    // Cycle detection over the functional graph of stored parents: O(n).
+    // Cycles can only run through folders (a non-folder parent makes an orphan):
+    // detect them over the functional graph of folders' stored parents, O(folders).
     const state = new Map<FileId, 1 | 2>() // 1 = on the current walk, 2 = done
-    for (const row of table.rows()) {
+    for (const row of folders) {
       if (state.has(row.id)) continue
       const trail: FileId[] = []
       let cur: FileId | null = row.id
       while (cur !== null && !state.has(cur)) {
-        const r = table.get(cur)
-        if (!r || (trail.length > 0 && r.type !== 'folder')) break
+        if (table.get(cur)?.type !== 'folder') break
         state.set(cur, 1)
         trail.push(cur)
-        cur = r.parentId
+        cur = table.get(cur)!.parentId
       }
       if (cur !== null && state.get(cur) === 1) breakers.add(pickBreaker(trail.slice(trail.indexOf(cur))))
       for (const id of trail) state.set(id, 2)
     }
-    const dirty: Dirty = new Map()
-    for (const row of table.rows()) setEffParent(row.id, computeEffParent(row), dirty)
-    for (const folder of dirty.keys()) recomputeNames(folder)
+    for (const row of rows) {
+      const parent = computeEffParent(row)
+      effParent.set(row.id, parent)
+      addTo(kids, parent, row.id)
+    }
+    // Display names are made per folder on first use (namesOf), not here: a
+    // 100k-row workspace opens without naming folders nobody looks into.
+  }
+
+  /** The display-name map of a folder, made on first use. */
+  const namesOf = (folder: FileId): Map<string, FileId> => {
+    let m = names.get(folder)
+    if (!m) {
+      recomputeNames(folder)
+      m = names.get(folder)!
+    }
+    return m
+  }
+
+  /** Display name of a row, naming its folder first if needed. */
+  const displayOf = (id: FileId): string | undefined => {
+    const parent = effParent.get(id)
+    if (parent !== undefined && !names.has(parent)) recomputeNames(parent)
+    return display.get(id)
   }
 
   const apply = (changes: Map<FileId, FileRowChange>) => {
@@ -310,7 +340,12 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       setEffParent(id, row ? computeEffParent(row) : undefined, dirty)
     }
     updateNames(dirty)
-    for (const [id, { after }] of changes) if (!after) display.delete(id)
+    for (const [id, { after }] of changes) {
+      if (after) continue
+      display.delete(id)
+      names.delete(id)
+      sorted.delete(id)
+    }
   }
 
   rebuild()
@@ -329,19 +364,19 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       while (cur !== undefined) {
         const end = path.indexOf('/', start)
         const part = end === -1 ? path.slice(start) : path.slice(start, end)
-        cur = names.get(cur)?.get(part)
+        cur = namesOf(cur).get(part)
         if (end === -1) return cur
         start = end + 1
       }
       return undefined
     },
-    child: (parentId, name) => names.get(parentId)?.get(name),
+    child: (parentId, name) => namesOf(parentId).get(name),
     pathOf(id) {
       if (id === ROOT_ID) return '/'
       const parts: string[] = []
       let cur: FileId = id
       while (cur !== ROOT_ID) {
-        const name = display.get(cur)
+        const name = displayOf(cur)
         const parent = effParent.get(cur)
         // Trashed rows have no display name, so a trashed ancestor ends the walk here.
         if (name === undefined || parent === undefined) return undefined
@@ -350,11 +385,11 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       }
       return `/${parts.reverse().join('/')}`
     },
-    displayName: (id) => display.get(id),
+    displayName: displayOf,
     childNames(parentId) {
       let list = sorted.get(parentId)
       if (!list) {
-        list = [...(names.get(parentId)?.keys() ?? [])].sort()
+        list = [...namesOf(parentId).keys()].sort()
         sorted.set(parentId, list)
       }
       return list
@@ -376,10 +411,10 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       const out: string[] = []
       const walk = (folder: FileId, prefix: string) => {
         for (const name of index.childNames(folder)) {
-          const id = names.get(folder)!.get(name)!
+          const id = namesOf(folder).get(name)!
           const p = prefix + name
           out.push(p)
-          if (names.has(id)) walk(id, `${p}/`)
+          if (table.get(id)?.type === 'folder') walk(id, `${p}/`)
         }
       }
       walk(ROOT_ID, '/')

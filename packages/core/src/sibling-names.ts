@@ -30,26 +30,30 @@ const byAge = (a: NamedSibling, b: NamedSibling) =>
 
 /** Map each sibling id to its unique display name. */
 export function disambiguateNames(siblings: Iterable<NamedSibling>): Map<FileId, string> {
-  const groups = new Map<string, NamedSibling[]>()
+  // Fast path first: most folders have no duplicates, so no per-name arrays are made.
+  const first = new Map<string, NamedSibling>()
+  let groups: Map<string, NamedSibling[]> | undefined
   for (const s of siblings) {
-    const g = groups.get(s.name)
-    if (g) g.push(s)
-    else groups.set(s.name, [s])
+    const seen = first.get(s.name)
+    if (seen === undefined) first.set(s.name, s)
+    else {
+      groups ??= new Map()
+      const g = groups.get(s.name)
+      if (g) g.push(s)
+      else groups.set(s.name, [seen, s])
+    }
   }
   const result = new Map<FileId, string>()
-  const duplicates: NamedSibling[][] = []
-  for (const [name, group] of groups) {
-    if (group.length === 1) result.set(group[0]!.id, name)
-    else duplicates.push(group)
-  }
-  if (duplicates.length === 0) return result
+  for (const [name, s] of first) if (!groups?.has(name)) result.set(s.id, name)
+  if (!groups) return result
+  const duplicates = [...groups.values()]
   for (const group of duplicates) {
     group.sort(byAge)
     result.set(group[0]!.id, group[0]!.name)
   }
   // Sorted so that every replica hands out suffixes in the same order.
   duplicates.sort((a, b) => (a[0]!.name < b[0]!.name ? -1 : 1))
-  const taken = new Set(groups.keys())
+  const taken = new Set(first.keys())
   for (const group of duplicates) {
     let n = 1
     for (let i = 1; i < group.length; i++) {

@@ -1,0 +1,336 @@
+/**
+ * `pnpm bench` for @yfs/core: runs every benchmark of issue 2, prints the tables
+ * and rewrites docs/benchmarks.md. `tsx bench/run.ts <name>` runs one.
+ * YFS_BENCH_FULL=1 runs the metadata-size benchmark at its full size (10k × 100).
+ */
+import { writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Bash, type IFileSystem, InMemoryFs } from 'just-bash'
+import * as Y from 'yjs'
+import {
+  asFileId,
+  createFileSystem,
+  createFileSystemIndex,
+  createFilesTable,
+  type FileRow,
+} from '../src/index.js'
+import { fmt, fmtSample, interleave, progress, type Sample, summarize, table, time } from './harness.js'
+
+interface Result {
+  title: string
+  note?: string
+  head: string[]
+  rows: string[][]
+}
+
+const ratio = (a: Sample, b: Sample) => a.median / b.median
+const met = (ok: boolean) => (ok ? 'yes' : '**no**')
+
+// ------------------------------------------------------------------ fixtures
+
+async function populate(fs: IFileSystem, files: number, bytes: number): Promise<void> {
+  const folders = Math.max(1, Math.round(Math.sqrt(files)))
+  const body = `${'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27)).slice(0, bytes - 20)}\n`
+  for (let d = 0; d < folders; d++) await fs.mkdir(`/src/pkg${d}`, { recursive: true })
+  for (let i = 0; i < files; i++) {
+    const name = i % 3 === 0 ? `mod${i}.ts` : i % 3 === 1 ? `doc${i}.md` : `data${i}.txt`
+    const needle = i % 97 === 0 ? 'NEEDLE ' : ''
+    await fs.writeFile(`/src/pkg${i % folders}/${name}`, `${needle}${body}`)
+    if (i % 500 === 0) progress(`  populating ${i}/${files}`)
+  }
+  progress('')
+}
+
+// ---------------------------------------------------------------- benchmarks
+
+async function warmBash(): Promise<Result> {
+  const rows: string[][] = []
+  for (const files of [1_000, 10_000]) {
+    const mem = new InMemoryFs()
+    const yfs = createFileSystem()
+    await populate(mem, files, 2048)
+    await populate(yfs, files, 2048)
+    const bm = new Bash({ fs: mem, cwd: '/' })
+    const by = new Bash({ fs: yfs, cwd: '/' })
+    const folders = Math.max(1, Math.round(Math.sqrt(files)))
+    const catList = Array.from({ length: 100 }, (_, k) => `/src/pkg${(k * 3) % folders}/mod${k * 3}.ts`).join(
+      ' ',
+    )
+    const scripts: [string, string][] = [
+      ['ls -R /src', 'ls -R /src | wc -l'],
+      ["find -name '*.ts'", "find /src -name '*.ts' | wc -l"],
+      ['cat 100 files', `cat ${catList} | wc -c`],
+      ['grep -r', 'grep -rl NEEDLE /src | wc -l'],
+    ]
+    for (const [label, script] of scripts) {
+      const [a, b] = [await by.exec(script), await bm.exec(script)]
+      if (a.stdout !== b.stdout) throw new Error(`outputs differ for ${script}: ${a.stdout} vs ${b.stdout}`)
+      progress(`  ${files} files: ${label}`)
+      const [y, m] = await interleave(
+        5,
+        () => by.exec(script),
+        () => bm.exec(script),
+      )
+      const r = ratio(y, m)
+      rows.push([
+        `${files.toLocaleString('en')} × 2 KB`,
+        label,
+        fmtSample(y),
+        fmtSample(m),
+        `${r.toFixed(2)}×`,
+        '≤ 1.0×',
+        met(r <= 1),
+      ])
+    }
+    yfs.destroy()
+  }
+  progress('')
+  return {
+    title: 'Warm read-only bash (just-bash on each filesystem, outputs checked equal)',
+    head: ['tree', 'command', 'yfs', 'InMemoryFs', 'ratio', 'goal', 'met'],
+    rows,
+  }
+}
+
+async function moveFolder(): Promise<Result> {
+  const rows: string[][] = []
+  for (const n of [1_000, 10_000]) {
+    const yfs = createFileSystem()
+    const mem = new InMemoryFs()
+    for (const fs of [yfs, mem] as IFileSystem[]) {
+      for (let d = 0; d < 100; d++) await fs.mkdir(`/big/d${d}`, { recursive: true })
+      for (let i = 0; i < n - 100; i++) await fs.writeFile(`/big/d${i % 100}/f${i}`, 'x')
+      await fs.mkdir('/dest')
+    }
+    let flip = false
+    const times = async (fs: IFileSystem) => {
+      const out: number[] = []
+      for (let i = 0; i < 7; i++) {
+        const [from, to] = flip ? ['/dest/big', '/big'] : ['/big', '/dest/big']
+        flip = !flip
+        out.push(await time(() => fs.mv(from, to)))
+        flip = !flip
+        await fs.mv(to, from)
+      }
+      return summarize(out)
+    }
+    const y = await times(yfs)
+    const m = await times(mem)
+    if ((await yfs.readFile('/big/d1/f101')) !== 'x') throw new Error('move lost content')
+    rows.push([
+      `${n.toLocaleString('en')} descendants`,
+      fmtSample(y),
+      fmtSample(m),
+      `${ratio(y, m).toFixed(4)}×`,
+      '≤ 1 ms',
+      met(y.median <= 1),
+    ])
+    yfs.destroy()
+  }
+  return {
+    title: '`mv` of a folder (fs.mv)',
+    head: ['folder', 'yfs', 'InMemoryFs', 'ratio', 'goal', 'met'],
+    rows,
+  }
+}
+
+function rowsFor(n: number): FileRow[] {
+  const rows: FileRow[] = []
+  const folders = Math.round(Math.sqrt(n))
+  for (let i = 0; i < n; i++) {
+    const isFolder = i < folders
+    rows.push({
+      id: asFileId(`id${String(i).padStart(12, '0')}`),
+      name: isFolder ? `dir${i}` : `file${i}.ts`,
+      parentId: isFolder ? null : asFileId(`id${String(i % folders).padStart(12, '0')}`),
+      type: isFolder ? 'folder' : 'file',
+      size: 100,
+      createdAt: 1,
+      updatedAt: 1,
+      trashedAt: null,
+    })
+  }
+  return rows
+}
+
+async function indexBuild(): Promise<Result> {
+  const rows: string[][] = []
+  for (const n of [10_000, 100_000]) {
+    const src = new Y.Doc()
+    const table = createFilesTable(src)
+    table.batch(() => {
+      for (const r of rowsFor(n)) table.set(r)
+    })
+    const update = Y.encodeStateAsUpdate(src)
+    const apply: number[] = []
+    const build: number[] = []
+    for (let i = 0; i < 5; i++) {
+      progress(`  index build ${n}: run ${i + 1}`)
+      const doc = new Y.Doc()
+      apply.push(await time(() => Y.applyUpdate(doc, update)))
+      let paths = 0
+      build.push(
+        await time(() => {
+          const index = createFileSystemIndex(createFilesTable(doc))
+          paths = index.nodeCount
+        }),
+      )
+      if (paths !== n) throw new Error(`index has ${paths} rows, expected ${n}`)
+    }
+    const a = summarize(apply)
+    const b = summarize(build)
+    rows.push([
+      `${n.toLocaleString('en')} rows`,
+      fmtSample(a),
+      fmtSample(b),
+      '≤ 100 ms (build)',
+      met(b.median <= 100),
+    ])
+  }
+  progress('')
+  return {
+    title: 'Index build on load (files table + path index from a synced main doc)',
+    head: ['rows', 'Y.applyUpdate', 'createFilesTable + createFileSystemIndex', 'goal', 'met'],
+    rows,
+  }
+}
+
+async function smallWrites(): Promise<Result> {
+  const rows: string[][] = []
+  const body = 'x'.repeat(100)
+  for (const n of [1_000, 10_000]) {
+    const run = async (make: () => IFileSystem) => {
+      const fs = make()
+      for (let d = 0; d < 100; d++) await fs.mkdir(`/d${d}`)
+      return time(async () => {
+        for (let i = 0; i < n; i++) await fs.writeFile(`/d${i % 100}/f${i}.txt`, body)
+      })
+    }
+    const ty: number[] = []
+    const tm: number[] = []
+    for (let i = 0; i < 4; i++) {
+      progress(`  ${n} writes: run ${i + 1}`)
+      ty.push(await run(() => createFileSystem()))
+      tm.push(await run(() => new InMemoryFs()))
+    }
+    const y = summarize(ty.slice(1))
+    const m = summarize(tm.slice(1))
+    const r = ratio(y, m)
+    rows.push([
+      `${n.toLocaleString('en')} × 100 B`,
+      fmtSample(y),
+      fmtSample(m),
+      `${r.toFixed(1)}×`,
+      `${((y.median * 1000) / n).toFixed(1)} µs`,
+      '≤ 3×',
+      met(r <= 3),
+    ])
+  }
+  progress('')
+  return {
+    title: 'Small writes (fs.writeFile of new 100-byte files, each with its history version)',
+    head: ['writes', 'yfs', 'InMemoryFs', 'ratio', 'yfs per write', 'goal', 'met'],
+    rows,
+  }
+}
+
+async function metadataSize(): Promise<Result> {
+  const full = process.env.YFS_BENCH_FULL === '1'
+  const files = 10_000
+  const updates = full ? 100 : 20
+  const base = rowsFor(files)
+  // LWW layout (the files table) vs a Y.Map of rows, same workload, 1,000 updates per transaction.
+  const lwwDoc = new Y.Doc()
+  const table = createFilesTable(lwwDoc, {
+    clock: (() => {
+      let t = 0
+      return () => ++t
+    })(),
+  })
+  const mapDoc = new Y.Doc()
+  const ymap = mapDoc.getMap<FileRow>('files')
+  const finalRows = new Map<string, FileRow>()
+  const t = await time(() => {
+    for (let u = 0; u <= updates; u++) {
+      progress(`  metadata updates: round ${u}/${updates}`)
+      for (let start = 0; start < files; start += 1000) {
+        const slice = base
+          .slice(start, start + 1000)
+          .map((r) => ({ ...r, size: r.size + u, updatedAt: r.updatedAt + u }))
+        table.batch(() => {
+          for (const r of slice) table.set(r)
+        })
+        mapDoc.transact(() => {
+          for (const r of slice) ymap.set(r.id, r)
+        })
+        for (const r of slice) finalRows.set(r.id, r)
+      }
+    }
+  })
+  progress('')
+  const json = new TextEncoder().encode(JSON.stringify([...finalRows.values()])).byteLength
+  const lww = Y.encodeStateAsUpdate(lwwDoc).byteLength
+  const map = Y.encodeStateAsUpdate(mapDoc).byteLength
+  const r = lww / json
+  return {
+    title: `Main-doc size after ${files.toLocaleString('en')} files × ${updates} metadata updates each`,
+    note: full
+      ? undefined
+      : `Default run uses ${updates} updates per file (${fmt(t / 1000)} s for both layouts); \`YFS_BENCH_FULL=1 pnpm bench\` runs 100. Both layouts apply 1,000 row updates per Yjs transaction.`,
+    head: ['layout', 'encoded doc', '× final-state JSON', 'goal', 'met'],
+    rows: [
+      ['final-state JSON of the rows', `${json.toLocaleString('en')} B`, '1.00×', '', ''],
+      [
+        'files table (LWW on Y.Array)',
+        `${lww.toLocaleString('en')} B`,
+        `${r.toFixed(2)}×`,
+        '≤ 1.5×',
+        met(r <= 1.5),
+      ],
+      ['Y.Map of rows', `${map.toLocaleString('en')} B`, `${(map / json).toFixed(2)}×`, '(reference)', ''],
+    ],
+  }
+}
+
+const benchmarks: Record<string, () => Promise<Result>> = {
+  warmBash,
+  moveFolder,
+  indexBuild,
+  smallWrites,
+  metadataSize,
+}
+
+async function main(): Promise<void> {
+  const only = process.argv[2]
+  const results: Result[] = []
+  for (const [name, fn] of Object.entries(benchmarks)) {
+    if (only && only !== name) continue
+    process.stderr.write(`${name}…\n`)
+    const r = await fn()
+    results.push(r)
+    console.log(`\n## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
+  }
+  if (only) return
+  const header = [
+    '# Benchmarks',
+    '',
+    'Written by `pnpm bench` (`packages/core/bench/run.ts`); every figure is from the same run.',
+    "Each row compares yfs with just-bash's `InMemoryFs` (or a plain `Y.Map`) in the same process, interleaved",
+    'after a warm-up; times are medians with (min–max). Ratios are what to read: these machines are shared.',
+    '',
+    `Run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}.`,
+  ].join('\n')
+  const body = results
+    .map((r) => `## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
+    .join('\n\n')
+  const out = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url))
+  const existing = await import('node:fs').then((m) => (m.existsSync(out) ? m.readFileSync(out, 'utf8') : ''))
+  const analysis = existing.includes('<!-- analysis -->')
+    ? existing.slice(existing.indexOf('<!-- analysis -->'))
+    : ''
+  writeFileSync(out, `${header}\n\n${body}\n\n${analysis}`.trimEnd() + '\n')
+  process.stderr.write(`wrote ${out}\n`)
+}
+
+await main()
