@@ -1,0 +1,6 @@
+// @yfs/server — the yfs sync server.
+
+export type { CompactResult, DocumentStore, Role, TokenGrant } from './persistence/document-store.js'
+export { isValidWorkspaceId, ROLES, StoreError } from './persistence/document-store.js'
+export type { SqliteStoreOptions } from './persistence/sqlite-store.js'
+export { createSqliteStore } from './persistence/sqlite-store.js'

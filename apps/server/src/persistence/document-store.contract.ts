@@ -1,0 +1,191 @@
+/**
+ * The DocumentStore contract, run against every backend (SQLite, PostgreSQL).
+ *
+ * `setup()` gives a fresh, empty store plus `openPeer()`, a second
+ * independent handle on the same database (another "process"), used to check
+ * persistence across reopen and concurrent appends during compaction.
+ */
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import type { DocumentStore } from './document-store.js'
+
+export interface StoreFixture {
+  store: DocumentStore
+  openPeer(): Promise<DocumentStore>
+  cleanup(): Promise<void>
+}
+
+function textUpdate(doc: Y.Doc, text: string): Uint8Array {
+  const before = Y.encodeStateVector(doc)
+  doc.getText('t').insert(doc.getText('t').length, text)
+  return Y.encodeStateAsUpdate(doc, before)
+}
+
+function textOf(state: Uint8Array | undefined): string {
+  const doc = new Y.Doc()
+  if (state) Y.applyUpdate(doc, state)
+  return doc.getText('t').toString()
+}
+
+/** Items as a multiset: concurrent single-char inserts from separate docs converge in any order. */
+function sortedChars(state: Uint8Array | undefined): string {
+  return [...textOf(state)].sort().join('')
+}
+
+export function describeDocumentStoreContract(name: string, setup: () => Promise<StoreFixture>): void {
+  describe(`DocumentStore contract: ${name}`, () => {
+    let fx: StoreFixture
+    let store: DocumentStore
+    const peers: DocumentStore[] = []
+
+    beforeEach(async () => {
+      fx = await setup()
+      store = fx.store
+    })
+    afterEach(async () => {
+      for (const peer of peers.splice(0)) await peer.close()
+      await store.close()
+      await fx.cleanup()
+    })
+
+    const peer = async () => {
+      const p = await fx.openPeer()
+      peers.push(p)
+      return p
+    }
+
+    it('loads undefined for a document that was never written', async () => {
+      expect(await store.load('ws', 'ws')).toBeUndefined()
+      expect(await store.logLength('ws', 'ws')).toBe(0)
+    })
+
+    it('appends updates and loads them merged', async () => {
+      const doc = new Y.Doc()
+      await store.append('ws', 'ws/a', textUpdate(doc, 'hello '))
+      await store.append('ws', 'ws/a', textUpdate(doc, 'world'))
+      expect(await store.logLength('ws', 'ws/a')).toBe(2)
+      expect(textOf(await store.load('ws', 'ws/a'))).toBe('hello world')
+    })
+
+    it('keeps documents apart by workspace and name', async () => {
+      await store.append('a', 'a', textUpdate(new Y.Doc(), 'main of a'))
+      await store.append('b', 'a', textUpdate(new Y.Doc(), 'same name, workspace b'))
+      await store.append('a', 'a/f', textUpdate(new Y.Doc(), 'file of a'))
+      expect(textOf(await store.load('a', 'a'))).toBe('main of a')
+      expect(textOf(await store.load('b', 'a'))).toBe('same name, workspace b')
+      expect(textOf(await store.load('a', 'a/f'))).toBe('file of a')
+      expect(await store.load('b', 'a/f')).toBeUndefined()
+    })
+
+    it('stores bytes exactly (subarray views included)', async () => {
+      const doc = new Y.Doc()
+      const update = textUpdate(doc, 'x'.repeat(1000))
+      const padded = new Uint8Array(update.byteLength + 20)
+      padded.set(update, 10)
+      await store.append('ws', 'ws', padded.subarray(10, 10 + update.byteLength))
+      expect(await store.load('ws', 'ws')).toEqual(update)
+    })
+
+    it('compacts the log into one row with the same state', async () => {
+      const doc = new Y.Doc()
+      for (let i = 0; i < 20; i++) await store.append('ws', 'ws/c', textUpdate(doc, `${i},`))
+      const before = textOf(await store.load('ws', 'ws/c'))
+      const result = await store.compact('ws', 'ws/c')
+      expect(result.merged).toBe(20)
+      expect(await store.logLength('ws', 'ws/c')).toBe(1)
+      expect(textOf(await store.load('ws', 'ws/c'))).toBe(before)
+      expect((await store.compact('ws', 'ws/c')).merged).toBe(0)
+      await store.append('ws', 'ws/c', textUpdate(doc, 'tail'))
+      expect(textOf(await store.load('ws', 'ws/c'))).toBe(`${before}tail`)
+    })
+
+    it('compaction touches only its own document', async () => {
+      await store.append('ws', 'ws/x', textUpdate(new Y.Doc(), 'x1'))
+      await store.append('ws', 'ws/x', textUpdate(new Y.Doc(), 'x2'))
+      await store.append('ws', 'ws/y', textUpdate(new Y.Doc(), 'y1'))
+      await store.append('ws', 'ws/y', textUpdate(new Y.Doc(), 'y2'))
+      await store.compact('ws', 'ws/x')
+      expect(await store.logLength('ws', 'ws/y')).toBe(2)
+      expect(sortedChars(await store.load('ws', 'ws/y'))).toBe(['y', '1', 'y', '2'].sort().join(''))
+    })
+
+    it('survives reopening (another handle sees committed appends)', async () => {
+      await store.append('ws', 'ws', textUpdate(new Y.Doc(), 'durable'))
+      const other = await peer()
+      expect(textOf(await other.load('ws', 'ws'))).toBe('durable')
+    })
+
+    it('never loses an update appended while two handles compact (property)', async () => {
+      const other = await peer()
+      const ops = fc.array(
+        fc.oneof(
+          fc.record({ kind: fc.constant('append' as const), by: fc.integer({ min: 0, max: 1 }) }),
+          fc.record({ kind: fc.constant('compact' as const), by: fc.integer({ min: 0, max: 1 }) }),
+        ),
+        { minLength: 1, maxLength: 30 },
+      )
+      let run = 0
+      await fc.assert(
+        fc.asyncProperty(ops, async (list) => {
+          const name = `ws/p${run++}`
+          const handles = [store, other]
+          let expected = ''
+          // Fire everything at once: appends race compactions on both handles.
+          await Promise.all(
+            list.map((op, i) => {
+              const handle = handles[op.by]!
+              if (op.kind === 'compact') return handle.compact('ws', name)
+              const char = String.fromCharCode(97 + (i % 26))
+              expected += char
+              return handle.append('ws', name, textUpdate(new Y.Doc(), char))
+            }),
+          )
+          expect(sortedChars(await store.load('ws', name))).toBe([...expected].sort().join(''))
+          await store.compact('ws', name)
+          expect(sortedChars(await other.load('ws', name))).toBe([...expected].sort().join(''))
+        }),
+        { seed: 7, numRuns: 15 },
+      )
+    })
+
+    it('creates, lists and checks workspaces', async () => {
+      expect(await store.hasWorkspace('alpha')).toBe(false)
+      expect(await store.createWorkspace('alpha')).toBe(true)
+      expect(await store.createWorkspace('alpha')).toBe(false)
+      await store.createWorkspace('beta')
+      expect(await store.hasWorkspace('alpha')).toBe(true)
+      expect(await store.listWorkspaces()).toEqual(['alpha', 'beta'])
+      await expect(store.createWorkspace('a/b')).rejects.toThrow(RangeError)
+      await expect(store.createWorkspace('')).rejects.toThrow(RangeError)
+    })
+
+    it('mints, resolves and revokes tokens', async () => {
+      await store.createWorkspace('alpha')
+      const write = await store.createToken('alpha', 'write')
+      const read = await store.createToken('alpha', 'read')
+      expect(write).not.toBe(read)
+      expect(await store.resolveToken(write)).toEqual({ workspace: 'alpha', role: 'write' })
+      expect(await store.resolveToken(read)).toEqual({ workspace: 'alpha', role: 'read' })
+      expect(await store.resolveToken('yfs_nope')).toBeUndefined()
+      expect(await store.revokeToken(read)).toBe(true)
+      expect(await store.revokeToken(read)).toBe(false)
+      expect(await store.resolveToken(read)).toBeUndefined()
+      const other = await peer()
+      expect(await other.resolveToken(write)).toEqual({ workspace: 'alpha', role: 'write' })
+    })
+
+    it('refuses tokens for unknown workspaces and roles', async () => {
+      await expect(store.createToken('ghost', 'read')).rejects.toMatchObject({ code: 'ENOENT' })
+      await store.createWorkspace('alpha')
+      // @ts-expect-error: an invalid role from untyped callers
+      await expect(store.createToken('alpha', 'admin')).rejects.toThrow(RangeError)
+    })
+
+    it('rejects calls after close', async () => {
+      const other = await peer()
+      await other.close()
+      await expect(other.load('ws', 'ws')).rejects.toThrow(/closed/)
+    })
+  })
+}

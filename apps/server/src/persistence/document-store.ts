@@ -1,0 +1,101 @@
+/**
+ * DocumentStore: where the server keeps Yjs documents, workspaces and tokens.
+ *
+ * Documents are append-only logs of Yjs updates. `append` resolves only once
+ * the update is durable (committed), so the server can acknowledge a client's
+ * change after it and a crash never loses an acknowledged edit. `load` merges
+ * the whole log (snapshot row + tail) into one update. `compact` folds a
+ * document's log into a single row with `Y.mergeUpdates`; it deletes exactly
+ * the rows it merged, so an update appended meanwhile (by this or another
+ * process) is kept.
+ *
+ * Document keys are `(workspace, name)`, where `name` is the full document
+ * name (`<workspace>` for the main doc, `<workspace>/<fileId>` for content).
+ * Backends partition every document row by workspace; the PostgreSQL backend
+ * enforces it with row-level security.
+ *
+ * Rules for implementations: no sync methods (a backend may be remote); bytes
+ * in and out are `Uint8Array`; a method never returns a row of a workspace
+ * other than the one asked for. Unknown workspaces are not an error for
+ * document methods (the server checks workspaces before it touches documents).
+ */
+
+/** What a token lets its holder do in its workspace. */
+export type Role = 'read' | 'write'
+
+export const ROLES: readonly Role[] = ['read', 'write']
+
+/** What a token resolves to. */
+export interface TokenGrant {
+  workspace: string
+  role: Role
+}
+
+export interface CompactResult {
+  /** Log rows merged into one (0 when there was nothing to do). */
+  merged: number
+  /** Bytes of the merged row. */
+  bytes: number
+}
+
+export interface DocumentStore {
+  /** `'sqlite'` or `'postgres'`; for logs and health checks. */
+  readonly kind: string
+
+  /** Append one Yjs update to the log of `name`. Resolves once it is durable. */
+  append(workspace: string, name: string, update: Uint8Array): Promise<void>
+
+  /** The stored state of `name` as one update (all rows merged); `undefined` when nothing is stored. */
+  load(workspace: string, name: string): Promise<Uint8Array | undefined>
+
+  /** Number of log rows of `name` (1 after a compaction with no appends since). */
+  logLength(workspace: string, name: string): Promise<number>
+
+  /** Merge the log of `name` into one row. Safe against concurrent appends and compactions. */
+  compact(workspace: string, name: string): Promise<CompactResult>
+
+  /** Create a workspace; resolves `false` when it already exists. Throws RangeError for an invalid id. */
+  createWorkspace(workspace: string): Promise<boolean>
+
+  hasWorkspace(workspace: string): Promise<boolean>
+
+  listWorkspaces(): Promise<string[]>
+
+  /**
+   * Create a token for `workspace` with `role` and return it. Only a hash is
+   * stored: the token cannot be read back. Throws `StoreError` ENOENT when
+   * the workspace does not exist.
+   */
+  createToken(workspace: string, role: Role): Promise<string>
+
+  /** The grant of `token`; `undefined` for an unknown or revoked token. */
+  resolveToken(token: string): Promise<TokenGrant | undefined>
+
+  /** Revoke `token`; resolves `false` when it was unknown. */
+  revokeToken(token: string): Promise<boolean>
+
+  /** Release connections and file handles. Further calls reject. */
+  close(): Promise<void>
+}
+
+/** A store-level error with a code (`ENOENT`: no such workspace). */
+export class StoreError extends Error {
+  readonly code: string
+  constructor(code: string, message: string) {
+    super(`${code}: ${message}`)
+    this.name = 'StoreError'
+    this.code = code
+  }
+}
+
+const WORKSPACE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/** Workspace ids: 1–128 of `[A-Za-z0-9._-]`, not starting with a dot or dash (no `/`: it separates doc names). */
+export function isValidWorkspaceId(id: string): boolean {
+  return WORKSPACE_ID.test(id)
+}
+
+/** Throws RangeError unless `id` is a valid workspace id. */
+export function assertWorkspaceId(id: string): void {
+  if (!isValidWorkspaceId(id)) throw new RangeError(`invalid workspace id: ${JSON.stringify(id)}`)
+}

@@ -1,0 +1,29 @@
+// SQLite store: the DocumentStore contract on a temp file, plus WAL mode.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { expect, it } from 'vitest'
+import { describeDocumentStoreContract } from './document-store.contract.js'
+import { createSqliteStore } from './sqlite-store.js'
+
+describeDocumentStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'yfs-sqlite-'))
+  const file = join(dir, 'nested', 'yfs.sqlite')
+  return {
+    store: createSqliteStore({ file }),
+    openPeer: async () => createSqliteStore({ file }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+})
+
+it('sqlite store runs in WAL mode', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'yfs-sqlite-'))
+  const file = join(dir, 'yfs.sqlite')
+  const store = createSqliteStore({ file })
+  const db = new Database(file, { readonly: true })
+  expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+  db.close()
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
