@@ -2,5 +2,7 @@
 
 export type { CompactResult, DocumentStore, Role, TokenGrant } from './persistence/document-store.js'
 export { isValidWorkspaceId, ROLES, StoreError } from './persistence/document-store.js'
+export type { PostgresStoreOptions } from './persistence/postgres-store.js'
+export { createPostgresStore } from './persistence/postgres-store.js'
 export type { SqliteStoreOptions } from './persistence/sqlite-store.js'
 export { createSqliteStore } from './persistence/sqlite-store.js'

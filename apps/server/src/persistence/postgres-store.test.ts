@@ -1,0 +1,77 @@
+// PostgreSQL store: the DocumentStore contract, plus row-level security between workspaces.
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { dropSchema, POSTGRES_URL, postgresAvailable, testSchema } from '../../test/services.js'
+import { describeDocumentStoreContract } from './document-store.contract.js'
+import { createPostgresStore } from './postgres-store.js'
+
+const up = await postgresAvailable()
+
+if (up) {
+  describeDocumentStoreContract('postgres', async () => {
+    const schema = testSchema()
+    return {
+      store: await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
+      openPeer: () => createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
+      cleanup: () => dropSchema(schema),
+    }
+  })
+}
+
+describe.skipIf(!up)('postgres row-level security', () => {
+  it('a query under workspace A sees no rows of B and cannot write rows of B', async () => {
+    const schema = testSchema()
+    const store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 2 })
+    const update = (text: string) => {
+      const doc = new Y.Doc()
+      doc.getText('t').insert(0, text)
+      return Y.encodeStateAsUpdate(doc)
+    }
+    await store.append('A', 'A', update('a'))
+    await store.append('B', 'B', update('b'))
+    await store.append('B', 'B/f', update('bf'))
+
+    const client = new pg.Client({ connectionString: POSTGRES_URL })
+    await client.connect()
+    try {
+      await client.query('SET ROLE yfs_app')
+      await client.query(`SELECT set_config('app.workspace', $1, false)`, ['A'])
+      const all = await client.query<{ workspace: string }>(`SELECT workspace FROM "${schema}".updates`)
+      expect(all.rows.map((r) => r.workspace)).toEqual(['A'])
+      const b = await client.query(`SELECT 1 FROM "${schema}".updates WHERE workspace = 'B'`)
+      expect(b.rowCount).toBe(0)
+      await expect(
+        client.query(`INSERT INTO "${schema}".updates (workspace, doc, data) VALUES ('B', 'B', '\\x00')`),
+      ).rejects.toThrow(/row-level security/)
+      // A deletion aimed at B's rows matches nothing.
+      const del = await client.query(`DELETE FROM "${schema}".updates WHERE workspace = 'B'`)
+      expect(del.rowCount).toBe(0)
+      // Without a workspace setting nothing is visible at all.
+      await client.query(`SELECT set_config('app.workspace', '', false)`)
+      expect((await client.query(`SELECT 1 FROM "${schema}".updates`)).rowCount).toBe(0)
+    } finally {
+      await client.end()
+      await store.close()
+    }
+    const check = await createPostgresStore({ url: POSTGRES_URL, schema, max: 1 })
+    expect(await check.logLength('B', 'B')).toBe(1)
+    await check.close()
+    await dropSchema(schema)
+  })
+
+  it('the table owner is subject to RLS too (FORCE ROW LEVEL SECURITY)', async () => {
+    const schema = testSchema()
+    const store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 1 })
+    const client = new pg.Client({ connectionString: POSTGRES_URL })
+    await client.connect()
+    const { rows } = await client.query<{ relforcerowsecurity: boolean; relrowsecurity: boolean }>(
+      `SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = $1::regclass`,
+      [`"${schema}".updates`],
+    )
+    expect(rows[0]).toEqual({ relrowsecurity: true, relforcerowsecurity: true })
+    await client.end()
+    await store.close()
+    await dropSchema(schema)
+  })
+})

@@ -1,0 +1,281 @@
+/**
+ * PostgreSQL DocumentStore (`pg`), for several server processes sharing one
+ * database.
+ *
+ * Schema: created on start (idempotent, under an advisory lock so processes
+ * starting together don't race) in its own PostgreSQL schema (default `yfs`):
+ * `workspaces`, `tokens` (SHA-256 hashes only) and `updates` (the append-only
+ * log: `id bigserial`, `workspace`, `doc`, `data bytea`).
+ *
+ * Isolation: `updates` has row-level security, enabled and FORCEd, with a
+ * policy `workspace = current_setting('app.workspace')`. RLS does not apply
+ * to superusers or (without FORCE) the table owner, so every pooled
+ * connection runs `SET ROLE <role>` (default `yfs_app`, created NOLOGIN,
+ * NOSUPERUSER, NOBYPASSRLS) and sets `app.workspace` with
+ * `set_config('app.workspace', $1, false)` before touching documents
+ * (`SET app.workspace = $1` cannot take parameters). Start-up verifies that
+ * the pooled role really is subject to RLS and refuses to run otherwise.
+ *
+ * Concurrency: appends are single INSERTs. Compaction takes a per-document
+ * advisory transaction lock (so two processes don't merge the same rows
+ * twice), reads the rows, inserts the merged row and deletes exactly the ids
+ * it read: a row appended meanwhile (even one with a smaller id that commits
+ * late) is never deleted unread.
+ */
+import pg from 'pg'
+import * as Y from 'yjs'
+import {
+  assertWorkspaceId,
+  type CompactResult,
+  type DocumentStore,
+  ROLES,
+  type Role,
+  StoreError,
+  type TokenGrant,
+} from './document-store.js'
+import { createTokenSecret, hashToken } from './tokens.js'
+
+export interface PostgresStoreOptions {
+  /** Connection string, e.g. `postgres://postgres@127.0.0.1:5432/test`. */
+  url: string
+  /** PostgreSQL schema for the tables. Default `yfs`. */
+  schema?: string
+  /** Non-owner role the pool switches to, so RLS applies. Default `yfs_app`. */
+  role?: string
+  /** Pool size. Default 10. */
+  max?: number
+}
+
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/
+
+function ident(name: string, what: string): string {
+  if (!IDENT.test(name)) throw new RangeError(`invalid ${what}: ${JSON.stringify(name)}`)
+  return `"${name}"`
+}
+
+function schemaSql(s: string, role: string): string {
+  return `
+CREATE SCHEMA IF NOT EXISTS ${s};
+CREATE TABLE IF NOT EXISTS ${s}.workspaces (
+  id text PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${s}.tokens (
+  hash text PRIMARY KEY,
+  workspace text NOT NULL REFERENCES ${s}.workspaces(id) ON DELETE CASCADE,
+  role text NOT NULL CHECK (role IN ('read', 'write')),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${s}.updates (
+  id bigserial PRIMARY KEY,
+  workspace text NOT NULL,
+  doc text NOT NULL,
+  data bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS updates_by_doc ON ${s}.updates (workspace, doc, id);
+ALTER TABLE ${s}.updates ENABLE ROW LEVEL SECURITY;
+ALTER TABLE ${s}.updates FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS updates_by_workspace ON ${s}.updates;
+CREATE POLICY updates_by_workspace ON ${s}.updates
+  USING (workspace = current_setting('app.workspace', true))
+  WITH CHECK (workspace = current_setting('app.workspace', true));
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role.slice(1, -1)}') THEN
+    CREATE ROLE ${role} NOLOGIN NOSUPERUSER NOBYPASSRLS;
+  END IF;
+END $$;
+GRANT USAGE ON SCHEMA ${s} TO ${role};
+GRANT SELECT, INSERT, DELETE ON ${s}.workspaces, ${s}.tokens, ${s}.updates TO ${role};
+GRANT USAGE ON SEQUENCE ${s}.updates_id_seq TO ${role};
+`
+}
+
+/** Connect, create the schema if needed, and return a store. Throws when the pool's role bypasses RLS. */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<DocumentStore> {
+  const s = ident(options.schema ?? 'yfs', 'schema')
+  const role = ident(options.role ?? 'yfs_app', 'role')
+
+  // Schema set-up runs as the connecting (owner) user, once.
+  const admin = new pg.Client({ connectionString: options.url })
+  await admin.connect()
+  try {
+    await admin.query('BEGIN')
+    await admin.query(`SELECT pg_advisory_xact_lock(hashtext('yfs-schema-setup'))`)
+    await admin.query(schemaSql(s, role))
+    await admin.query('COMMIT')
+  } catch (error) {
+    await admin.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    await admin.end()
+  }
+
+  const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10 })
+  // Queries on a client run in order, so SET ROLE lands before any query of ours.
+  pool.on('connect', (client) => {
+    client.query(`SET ROLE ${role}`).catch((error: unknown) => client.emit('error', error))
+  })
+  // An idle client erroring (server restart) must not crash the process; the pool drops it.
+  pool.on('error', () => undefined)
+
+  const check = await pool.query<{ rls: boolean }>(
+    'SELECT NOT (rolsuper OR rolbypassrls) AS rls FROM pg_roles WHERE rolname = current_user',
+  )
+  if (!check.rows[0]?.rls) {
+    await pool.end()
+    throw new Error(`postgres role ${role} is not subject to row-level security`)
+  }
+
+  // Which workspace each pooled connection's app.workspace is set to.
+  const current = new WeakMap<pg.PoolClient, string>()
+  let closed = false
+
+  async function withWorkspace<T>(workspace: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (closed) throw new Error('store is closed')
+    const client = await pool.connect()
+    try {
+      if (current.get(client) !== workspace) {
+        current.delete(client)
+        await client.query(`SELECT set_config('app.workspace', $1, false)`, [workspace])
+        current.set(client, workspace)
+      }
+      return await fn(client)
+    } finally {
+      client.release()
+    }
+  }
+
+  async function query<R extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    if (closed) throw new Error('store is closed')
+    return pool.query<R>(sql, params)
+  }
+
+  return {
+    kind: 'postgres',
+
+    async append(workspace, name, update) {
+      await withWorkspace(workspace, (client) =>
+        client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
+          workspace,
+          name,
+          Buffer.from(update.buffer, update.byteOffset, update.byteLength),
+        ]),
+      )
+    },
+
+    async load(workspace, name) {
+      const { rows } = await withWorkspace(workspace, (client) =>
+        client.query<{ data: Buffer }>(
+          `SELECT data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+          [workspace, name],
+        ),
+      )
+      if (rows.length === 0) return undefined
+      if (rows.length === 1) return new Uint8Array(rows[0]!.data)
+      return Y.mergeUpdates(rows.map((row) => row.data))
+    },
+
+    async logLength(workspace, name) {
+      const { rows } = await withWorkspace(workspace, (client) =>
+        client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${s}.updates WHERE workspace = $1 AND doc = $2`,
+          [workspace, name],
+        ),
+      )
+      return rows[0]?.n ?? 0
+    },
+
+    async compact(workspace, name): Promise<CompactResult> {
+      return withWorkspace(workspace, async (client) => {
+        await client.query('BEGIN')
+        try {
+          await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [workspace, name])
+          const { rows } = await client.query<{ id: string; data: Buffer }>(
+            `SELECT id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+            [workspace, name],
+          )
+          if (rows.length <= 1) {
+            await client.query('COMMIT')
+            return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
+          }
+          const merged = Y.mergeUpdates(rows.map((row) => row.data))
+          await client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
+            workspace,
+            name,
+            Buffer.from(merged.buffer, merged.byteOffset, merged.byteLength),
+          ])
+          await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
+          await client.query('COMMIT')
+          return { merged: rows.length, bytes: merged.byteLength }
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined)
+          throw error
+        }
+      })
+    },
+
+    async createWorkspace(workspace) {
+      assertWorkspaceId(workspace)
+      const result = await query(`INSERT INTO ${s}.workspaces (id) VALUES ($1) ON CONFLICT DO NOTHING`, [
+        workspace,
+      ])
+      return result.rowCount === 1
+    },
+
+    async hasWorkspace(workspace) {
+      const { rows } = await query(`SELECT 1 FROM ${s}.workspaces WHERE id = $1`, [workspace])
+      return rows.length === 1
+    },
+
+    async listWorkspaces() {
+      const { rows } = await query<{ id: string }>(
+        `SELECT id FROM ${s}.workspaces ORDER BY id COLLATE "C"`,
+        [],
+      )
+      return rows.map((row) => row.id)
+    },
+
+    async createToken(workspace, role: Role) {
+      if (!ROLES.includes(role)) throw new RangeError(`invalid role: ${JSON.stringify(role)}`)
+      const token = createTokenSecret()
+      try {
+        await query(`INSERT INTO ${s}.tokens (hash, workspace, role) VALUES ($1, $2, $3)`, [
+          hashToken(token),
+          workspace,
+          role,
+        ])
+      } catch (error) {
+        // 23503: foreign_key_violation, i.e. the workspace does not exist.
+        if ((error as { code?: string }).code === '23503') {
+          throw new StoreError('ENOENT', `no such workspace '${workspace}'`)
+        }
+        throw error
+      }
+      return token
+    },
+
+    async resolveToken(token): Promise<TokenGrant | undefined> {
+      const { rows } = await query<{ workspace: string; role: Role }>(
+        `SELECT workspace, role FROM ${s}.tokens WHERE hash = $1`,
+        [hashToken(token)],
+      )
+      const row = rows[0]
+      return row ? { workspace: row.workspace, role: row.role } : undefined
+    },
+
+    async revokeToken(token) {
+      const result = await query(`DELETE FROM ${s}.tokens WHERE hash = $1`, [hashToken(token)])
+      return result.rowCount === 1
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      await pool.end()
+    },
+  }
+}
