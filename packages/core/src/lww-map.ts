@@ -153,9 +153,29 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
 
   // The bytes object of an item is stable for the item's life: it is the entry's identity.
   const decoded = new WeakMap<Uint8Array, LwwEntry<V>>()
+  // Entries this replica just wrote: Yjs stores a copy of the bytes, so match them
+  // by content (cheaper than parsing the JSON back). Cleared after each transaction.
+  const ownPending: [Uint8Array, LwwEntry<V>][] = []
+  const takeOwn = (raw: Uint8Array): LwwEntry<V> | undefined => {
+    for (let i = 0; i < ownPending.length; i++) {
+      const [bytes, entry] = ownPending[i]!
+      if (bytes.byteLength !== raw.byteLength) continue
+      let same = true
+      for (let j = bytes.byteLength - 1; j >= 0 && same; j--) same = bytes[j] === raw[j]
+      if (same) {
+        ownPending.splice(i, 1)
+        return entry
+      }
+    }
+    return undefined
+  }
   const entryOf = (raw: unknown): LwwEntry<V> | undefined => {
     if (!(raw instanceof Uint8Array)) return undefined
     let e = decoded.get(raw)
+    if (!e && ownPending.length > 0) {
+      e = takeOwn(raw)
+      if (e) decoded.set(raw, e)
+    }
     if (!e) {
       e = decodeEntryV1(raw) as LwwEntry<V> | undefined
       if (e) decoded.set(raw, e)
@@ -230,6 +250,7 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
         for (let j = Math.max(0, before - s.id.clock); j < content.length; j++) add(content[j])
       }
     })
+    ownPending.length = 0
     const done = changes
     changes = null
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
@@ -286,7 +307,10 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
         sweepIfNeeded()
         // Prepend: order is irrelevant to LWW, and inserting at 0 is O(1). Appending is
         // O(n): Yjs search markers walk back over a client's clock-contiguous run.
-        yarray.insert(0, [encodeEntryV1({ key, val, ts: nextTs() })])
+        const entry = { key, val, ts: nextTs() }
+        const bytes = encodeEntryV1(entry)
+        ownPending.push([bytes, entry])
+        yarray.insert(0, [bytes])
       }, origin)
     },
     delete: (key, origin) => deleteMany([key], origin),
