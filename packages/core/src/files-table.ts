@@ -12,7 +12,7 @@
 import { type } from 'arktype'
 import type * as Y from 'yjs'
 import type { FileId } from './ids.js'
-import { attachLwwMap, type LwwChange, type LwwMap } from './lww-map.js'
+import { attachLwwMap, type LwwChange, type LwwEntry, type LwwMap } from './lww-map.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
@@ -89,7 +89,7 @@ function isValidRow(value: unknown): value is FileRow {
 
 /** Attach the files table to the main doc. */
 export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } = {}): FilesTable {
-  const yarray = doc.getArray<Uint8Array>(FILES_TABLE_KEY)
+  const yarray = doc.getArray<LwwEntry<unknown>>(FILES_TABLE_KEY)
   // Peers may send anything: keep only entries whose value is a valid row for that key.
   const map = attachLwwMap<unknown>(yarray, options) as LwwMap<unknown>
   const valid = (v: unknown, key: string): FileRow | undefined =>

@@ -2,11 +2,13 @@
  * A last-writer-wins key-value map stored on a `Y.Array` of `{ key, val, ts }`
  * entries (the YKeyValue pattern from y-utility, with timestamps).
  *
- * Each entry is stored as its own binary item (`encodeEntryV1`: a version byte,
- * then UTF-8 JSON). Yjs merges adjacent plain-JSON items of one client by
- * concatenating their arrays, which makes every push O(entries) and a big
- * batch or load O(n²); binary items never merge, so writes and loads stay
- * linear.
+ * Entries are appended, so one client's consecutive entries sit next to each
+ * other in clock and position order: Yjs merges them into one item, and once
+ * superseded and swept they merge into one small deleted range. That is what
+ * keeps the doc near its live size. (Prepending, or storing entries as
+ * binary items, avoids Yjs' O(run) array concatenation on merge but leaves
+ * one tombstone per superseded entry: 3× the live size after 20 updates per
+ * row.) A batch appends all its entries with a single push.
  *
  * Why not a `Y.Map`: a `Y.Map` keeps an item for every overwritten value.
  * Here a superseded entry is deleted from the array, so a gc-enabled doc
@@ -47,7 +49,7 @@ export interface LwwChange<V> {
 export type LwwObserver<V> = (changes: Map<string, LwwChange<V>>, transaction: Y.Transaction) => void
 
 export interface LwwMap<V> {
-  readonly yarray: Y.Array<Uint8Array>
+  readonly yarray: Y.Array<LwwEntry<V>>
   get(key: string): V | undefined
   has(key: string): boolean
   /** Set a value; `origin` is passed to the Yjs transaction. */
@@ -85,31 +87,6 @@ function beats<V>(a: LwwEntry<V>, b: LwwEntry<V>): boolean {
   return a.ts > b.ts || (a.ts === b.ts && tieBreak(a.val, b.val) > 0)
 }
 
-const ENTRY_V1 = 1
-const encoder = new TextEncoder()
-const decoder = new TextDecoder()
-
-/** Entry → bytes: `[1, ...utf8(JSON)]`. */
-export function encodeEntryV1(entry: LwwEntry<unknown>): Uint8Array {
-  const json = encoder.encode(JSON.stringify(entry))
-  const out = new Uint8Array(json.byteLength + 1)
-  out[0] = ENTRY_V1
-  out.set(json, 1)
-  return out
-}
-
-/** Bytes → entry; `undefined` for anything that is not a valid V1 entry. */
-export function decodeEntryV1(bytes: unknown): LwwEntry<unknown> | undefined {
-  if (!(bytes instanceof Uint8Array) || bytes[0] !== ENTRY_V1) return undefined
-  try {
-    const value: unknown = JSON.parse(decoder.decode(bytes.subarray(1)))
-    return isEntry(value) ? value : undefined
-  } catch {
-    // Not JSON: garbage from a peer, ignored like any other invalid entry.
-    return undefined
-  }
-}
-
 function isEntry(value: unknown): value is LwwEntry<unknown> {
   if (typeof value !== 'object' || value === null) return false
   const e = value as Partial<LwwEntry<unknown>>
@@ -117,7 +94,7 @@ function isEntry(value: unknown): value is LwwEntry<unknown> {
 }
 
 /** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
-export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOptions = {}): LwwMap<V> {
+export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOptions = {}): LwwMap<V> {
   const clock = options.clock ?? Date.now
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
@@ -151,37 +128,7 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
     else changes.set(key, { before, after: winners.get(key)?.val })
   }
 
-  // The bytes object of an item is stable for the item's life: it is the entry's identity.
-  const decoded = new WeakMap<Uint8Array, LwwEntry<V>>()
-  // Entries this replica just wrote: Yjs stores a copy of the bytes, so match them
-  // by content (cheaper than parsing the JSON back). Cleared after each transaction.
-  const ownPending: [Uint8Array, LwwEntry<V>][] = []
-  const takeOwn = (raw: Uint8Array): LwwEntry<V> | undefined => {
-    for (let i = 0; i < ownPending.length; i++) {
-      const [bytes, entry] = ownPending[i]!
-      if (bytes.byteLength !== raw.byteLength) continue
-      let same = true
-      for (let j = bytes.byteLength - 1; j >= 0 && same; j--) same = bytes[j] === raw[j]
-      if (same) {
-        ownPending.splice(i, 1)
-        return entry
-      }
-    }
-    return undefined
-  }
-  const entryOf = (raw: unknown): LwwEntry<V> | undefined => {
-    if (!(raw instanceof Uint8Array)) return undefined
-    let e = decoded.get(raw)
-    if (!e && ownPending.length > 0) {
-      e = takeOwn(raw)
-      if (e) decoded.set(raw, e)
-    }
-    if (!e) {
-      e = decodeEntryV1(raw) as LwwEntry<V> | undefined
-      if (e) decoded.set(raw, e)
-    }
-    return e
-  }
+  const entryOf = (raw: unknown): LwwEntry<V> | undefined => (isEntry(raw) ? (raw as LwwEntry<V>) : undefined)
 
   const add = (raw: unknown) => {
     const e = entryOf(raw)
@@ -217,7 +164,7 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
 
   // Walks only the structs of this transaction (not event.changes, which scans the
   // whole array and concatenates every insert: O(n) per write, O(n²) per big batch).
-  const handler = (_event: Y.YArrayEvent<Uint8Array>, transaction: Y.Transaction) => {
+  const handler = (_event: Y.YArrayEvent<LwwEntry<V>>, transaction: Y.Transaction) => {
     changes = new Map()
     const store = transaction.doc.store
     // Deletions first: an entry added and swept in one transaction never wins.
@@ -250,7 +197,6 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
         for (let j = Math.max(0, before - s.id.clock); j < content.length; j++) add(content[j])
       }
     })
-    ownPending.length = 0
     const done = changes
     changes = null
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
@@ -258,6 +204,7 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
   }
   yarray.observe(handler)
 
+  let pending: LwwEntry<V>[] | undefined
   const nextTs = () => {
     lastTs = Math.max(clock(), lastTs + 1)
     return lastTs
@@ -305,18 +252,31 @@ export function attachLwwMap<V>(yarray: Y.Array<Uint8Array>, options: LwwMapOpti
     set(key, val, origin) {
       transact(() => {
         sweepIfNeeded()
-        // Prepend: order is irrelevant to LWW, and inserting at 0 is O(1). Appending is
-        // O(n): Yjs search markers walk back over a client's clock-contiguous run.
         const entry = { key, val, ts: nextTs() }
-        const bytes = encodeEntryV1(entry)
-        ownPending.push([bytes, entry])
-        yarray.insert(0, [bytes])
+        if (pending) pending.push(entry)
+        else yarray.push([entry])
       }, origin)
     },
     delete: (key, origin) => deleteMany([key], origin),
     deleteMany,
     batch(fn, origin) {
-      transact(fn, origin)
+      // One push for the whole batch: pushing entries one by one makes Yjs merge
+      // them pairwise, copying the growing item each time (O(n²) for a big batch).
+      if (pending) return fn()
+      const entries: LwwEntry<V>[] = []
+      pending = entries
+      try {
+        transact(() => {
+          try {
+            fn()
+          } finally {
+            pending = undefined
+            if (entries.length > 0) yarray.push(entries)
+          }
+        }, origin)
+      } finally {
+        pending = undefined
+      }
     },
     keys: () => winners.keys(),
     *values() {
