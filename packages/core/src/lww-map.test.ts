@@ -50,7 +50,9 @@ describe('LwwMap', () => {
 
   it('ignores garbage entries from a peer', () => {
     const { doc, map } = make()
-    doc.getArray<unknown>('kv').push([42, null, { key: 'x' }, new Uint8Array([1, 2, 3]), { key: 'y', val: 1, ts: 'NaN' }])
+    doc
+      .getArray<unknown>('kv')
+      .push([42, null, { key: 'x' }, new Uint8Array([1, 2, 3]), { key: 'y', val: 1, ts: 'NaN' }])
     doc.getArray<unknown>('kv').push([{ key: 'valid', val: 5, ts: 1 }])
     expect(map.get('valid')).toBe(5)
     map.delete('valid')
