@@ -1,0 +1,44 @@
+/**
+ * Server configuration: what `createServer` needs, with defaults. The CLI
+ * (`main.ts`) builds one from flags and environment; embedders (the web
+ * app, tests) pass one directly.
+ */
+import type { Logger } from './logger.js'
+import type { DocumentStore } from './persistence/document-store.js'
+
+export interface ServerConfig {
+  /** Where documents, workspaces and tokens live. The server does not close it. */
+  store: DocumentStore
+  /** Bearer token for the admin API (create workspaces and tokens). No admin API without it. */
+  adminToken?: string
+  /** Redis URL (`redis://host:port`) to share live edits with other server processes. */
+  redisUrl?: string
+  /** Redis key prefix (separate deployments on one Redis). Default `yfs`. */
+  redisPrefix?: string
+  /** Largest WebSocket message accepted (bytes); bigger ones close the socket (1009). Default 16 MiB. */
+  maxMessageBytes?: number
+  /** Most documents one Hocuspocus socket may open. Default 100 000. */
+  maxDocsPerConnection?: number
+  /** How long to wait for a new file's row before refusing its content doc (ms). Default 10 s. */
+  fileWaitMs?: number
+  /** Compact a document's log after this many appends. Default 256. */
+  compactEvery?: number
+  /** How long token lookups are cached (ms). Default 5 s. */
+  tokenCacheMs?: number
+  /** Ping interval; a socket that misses a pong is closed (ms). Default 30 s. */
+  pingTimeoutMs?: number
+  /** Structured logger. Default: JSON lines on stdout at `info`. */
+  logger?: Logger
+  /** Instance name in logs and health output. */
+  name?: string
+}
+
+export const DEFAULTS = {
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxDocsPerConnection: 100_000,
+  fileWaitMs: 10_000,
+  compactEvery: 256,
+  tokenCacheMs: 5_000,
+  pingTimeoutMs: 30_000,
+  redisPrefix: 'yfs',
+} as const

@@ -1,0 +1,39 @@
+/**
+ * Auth extension: runs the Authorizer in `onAuthenticate`, makes read-token
+ * connections read-only (Hocuspocus then answers their updates with
+ * "not synced" and never applies them), and releases the workspace hold of
+ * content docs in `onDisconnect`. Refusals are logged with their reason.
+ */
+import type { Extension, onAuthenticatePayload, onDisconnectPayload } from '@hocuspocus/server'
+import { AuthError } from '../auth/auth-error.js'
+import type { Authorizer, Grant } from '../auth/authorizer.js'
+import type { Logger } from '../logger.js'
+
+/** What auth puts in a connection's Hocuspocus context. */
+export interface YfsContext {
+  grant?: Grant
+}
+
+export function createAuthExtension(authorizer: Authorizer, logger: Logger): Extension {
+  return {
+    extensionName: 'yfs-auth',
+    async onAuthenticate({ token, documentName, connectionConfig, socketId }: onAuthenticatePayload) {
+      let grant: Grant
+      try {
+        grant = await authorizer.authorize(token, documentName)
+      } catch (error) {
+        const reason = error instanceof AuthError ? error.reason : 'internal error'
+        logger.warn('auth refused', { hook: 'onAuthenticate', doc: documentName, socketId, reason })
+        if (error instanceof AuthError) throw error
+        logger.error('auth failed', { hook: 'onAuthenticate', doc: documentName, error })
+        throw Object.assign(new Error('internal error'), { reason: 'internal error' })
+      }
+      connectionConfig.readOnly = grant.role === 'read'
+      return { grant } satisfies YfsContext
+    },
+    async onDisconnect({ context }: onDisconnectPayload) {
+      const grant = (context as YfsContext).grant
+      if (grant) authorizer.release(grant)
+    },
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Persistence extension: loads documents from the DocumentStore and stores
+ * every client update *before* Hocuspocus applies and acknowledges it.
+ *
+ * Durability: Hocuspocus sends the sync-status ack right after applying an
+ * update, synchronously, and awaits `beforeHandleMessage` before applying.
+ * So the update is appended (and committed) in `beforeHandleMessage`: once a
+ * provider counts a change as synced, it is in the store. There is no
+ * debounce window; `onStoreDocument` is not used.
+ *
+ * Validation: the message guard drops invalid updates before Hocuspocus sees
+ * them; `storeUpdate` checks again (`isValidUpdate`), so nothing malformed is
+ * ever stored, whichever path an update comes in by.
+ * Updates from read-only connections are not stored (Hocuspocus refuses
+ * them). Updates that arrive through Redis were stored by the process that
+ * received them and are not stored again.
+ *
+ * Compaction: after `compactEvery` appends to a document, and when a
+ * document with appends is unloaded, its log is compacted in the background.
+ */
+import type {
+  afterUnloadDocumentPayload,
+  beforeHandleMessagePayload,
+  Extension,
+  onLoadDocumentPayload,
+} from '@hocuspocus/server'
+import * as Y from 'yjs'
+import { parseDocName } from '../doc-names.js'
+import type { Logger } from '../logger.js'
+import type { Compactor } from '../persistence/compactor.js'
+import type { DocumentStore } from '../persistence/document-store.js'
+import { isEmptyUpdate, isValidUpdate, readHocuspocusUpdate } from '../protocol/sync-message.js'
+
+/** WebSocket close code for a malformed or invalid message. */
+export const CLOSE_INVALID_MESSAGE = 4400
+
+export interface PersistenceOptions {
+  store: DocumentStore
+  compactor: Compactor
+  logger: Logger
+  /** Compact a document's log after this many appends. Default 256. */
+  compactEvery?: number
+}
+
+export interface Persistence {
+  extension: Extension
+  /**
+   * Validate and durably append one client update to `documentName`.
+   * Resolves `false` (nothing stored) for an invalid update; throws if the store fails.
+   */
+  storeUpdate(documentName: string, update: Uint8Array): Promise<boolean>
+  /** Load a document's stored state into `doc`. */
+  loadInto(documentName: string, doc: Y.Doc): Promise<void>
+  /** Resolves when no append is in flight. */
+  flush(): Promise<void>
+}
+
+export function createPersistence(options: PersistenceOptions): Persistence {
+  const { store, compactor, logger } = options
+  const compactEvery = options.compactEvery ?? 256
+  const appends = new Map<string, number>()
+  const inFlight = new Set<Promise<void>>()
+
+  function workspaceOf(documentName: string): string {
+    const parsed = parseDocName(documentName)
+    if (!parsed) throw new RangeError(`not a yfs document name: ${documentName}`)
+    return parsed.workspace
+  }
+
+  async function storeUpdate(documentName: string, update: Uint8Array): Promise<boolean> {
+    if (!isValidUpdate(update)) return false
+    if (isEmptyUpdate(update)) return true
+    const workspace = workspaceOf(documentName)
+    const write = store.append(workspace, documentName, update)
+    inFlight.add(write)
+    try {
+      await write
+    } finally {
+      inFlight.delete(write)
+    }
+    const count = (appends.get(documentName) ?? 0) + 1
+    appends.set(documentName, count)
+    if (count % compactEvery === 0) compactor.schedule(workspace, documentName)
+    return true
+  }
+
+  async function loadInto(documentName: string, doc: Y.Doc): Promise<void> {
+    const state = await store.load(workspaceOf(documentName), documentName)
+    if (state) Y.applyUpdate(doc, state)
+  }
+
+  const extension: Extension = {
+    extensionName: 'yfs-persistence',
+
+    async onLoadDocument({ document, documentName }: onLoadDocumentPayload) {
+      const started = performance.now()
+      await loadInto(documentName, document)
+      logger.debug('document loaded', { doc: documentName, ms: Math.round(performance.now() - started) })
+    },
+
+    async beforeHandleMessage({ connection, update: message, documentName }: beforeHandleMessagePayload) {
+      // Frames were checked by the message guard; a throw here would only mean a bug.
+      const update = readHocuspocusUpdate(message)
+      if (!update || connection.readOnly) return
+      let stored: boolean
+      try {
+        stored = await storeUpdate(documentName, update)
+      } catch (error) {
+        // Not acked: the client resends after reconnecting.
+        logger.error('append failed', { hook: 'beforeHandleMessage', doc: documentName, error })
+        connection.webSocket.close(1011, 'storage error')
+        throw Object.assign(new Error('storage error'), { reason: 'storage error' })
+      }
+      if (!stored) {
+        logger.warn('invalid update', { hook: 'beforeHandleMessage', doc: documentName })
+        connection.webSocket.close(CLOSE_INVALID_MESSAGE, 'invalid update')
+        throw Object.assign(new Error('invalid update'), {
+          code: CLOSE_INVALID_MESSAGE,
+          reason: 'invalid update',
+        })
+      }
+    },
+
+    async afterUnloadDocument({ documentName }: afterUnloadDocumentPayload) {
+      if (appends.has(documentName)) {
+        appends.delete(documentName)
+        compactor.schedule(workspaceOf(documentName), documentName)
+      }
+    },
+  }
+
+  return {
+    extension,
+    storeUpdate,
+    loadInto,
+    async flush() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+    },
+  }
+}

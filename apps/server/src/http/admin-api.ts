@@ -1,0 +1,89 @@
+/**
+ * The admin API, behind `Authorization: Bearer <adminToken>`:
+ *
+ *   POST   /api/workspaces                 {"id"}           → 201 {id, created: true} | 200 {id, created: false}
+ *   GET    /api/workspaces                                  → 200 {workspaces: [id]}
+ *   POST   /api/workspaces/:id/tokens      {"role"}         → 201 {token, workspace, role}   (404: no workspace)
+ *   DELETE /api/tokens                     {"token"}        → 200 {revoked: boolean}
+ *
+ * Without a configured admin token every route answers 404. Token values
+ * appear only in the response that creates them, never in logs.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Logger } from '../logger.js'
+import { type DocumentStore, isValidWorkspaceId, ROLES, type Role } from '../persistence/document-store.js'
+import { HttpError, readJson, sendJson } from './json.js'
+
+export interface AdminApiOptions {
+  store: DocumentStore
+  adminToken: string | undefined
+  logger: Logger
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest()
+
+/** Returns a handler that answers `/api/*` requests and resolves `false` for anything else. */
+export function createAdminApi(options: AdminApiOptions) {
+  const { store, logger } = options
+  const expected = options.adminToken ? digest(options.adminToken) : undefined
+
+  function authorized(request: IncomingMessage): boolean {
+    const header = request.headers.authorization ?? ''
+    const match = /^Bearer\s+(.+)$/i.exec(header)
+    if (!expected || !match) return false
+    return timingSafeEqual(digest(match[1]!.trim()), expected)
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+    if (!expected) throw new HttpError(404, 'not found')
+    if (!authorized(request)) throw new HttpError(401, 'admin token required')
+    const method = request.method ?? 'GET'
+
+    if (path === '/api/workspaces' && method === 'GET') {
+      return sendJson(response, 200, { workspaces: await store.listWorkspaces() })
+    }
+    if (path === '/api/workspaces' && method === 'POST') {
+      const { id } = await readJson(request)
+      if (typeof id !== 'string' || !isValidWorkspaceId(id)) {
+        throw new HttpError(400, 'id must be 1-128 characters of [A-Za-z0-9._-]')
+      }
+      const created = await store.createWorkspace(id)
+      if (created) logger.info('workspace created', { workspace: id })
+      return sendJson(response, created ? 201 : 200, { id, created })
+    }
+    const tokens = /^\/api\/workspaces\/([^/]+)\/tokens$/.exec(path)
+    if (tokens && method === 'POST') {
+      const workspace = decodeURIComponent(tokens[1]!)
+      const { role } = await readJson(request)
+      if (!ROLES.includes(role as Role)) throw new HttpError(400, `role must be one of ${ROLES.join(', ')}`)
+      if (!(await store.hasWorkspace(workspace))) throw new HttpError(404, `no such workspace '${workspace}'`)
+      const token = await store.createToken(workspace, role as Role)
+      logger.info('token created', { workspace, role })
+      return sendJson(response, 201, { token, workspace, role })
+    }
+    if (path === '/api/tokens' && method === 'DELETE') {
+      const { token } = await readJson(request)
+      if (typeof token !== 'string') throw new HttpError(400, 'token must be a string')
+      const revoked = await store.revokeToken(token)
+      if (revoked) logger.info('token revoked')
+      return sendJson(response, 200, { revoked })
+    }
+    throw new HttpError(404, 'not found')
+  }
+
+  return async function handleAdmin(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname
+    if (path !== '/api' && !path.startsWith('/api/')) return false
+    try {
+      await route(request, response, path)
+    } catch (error) {
+      if (error instanceof HttpError) sendJson(response, error.status, { error: error.message })
+      else {
+        logger.error('admin api failed', { path, error })
+        sendJson(response, 500, { error: 'internal error' })
+      }
+    }
+    return true
+  }
+}

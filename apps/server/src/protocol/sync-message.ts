@@ -1,0 +1,77 @@
+/**
+ * Reading the parts of client messages the server acts on before Hocuspocus
+ * does: the document update inside a sync message, and whether an update is
+ * well-formed.
+ *
+ * Hocuspocus frames every message as `varString(docName) varUint(type) …`;
+ * a sync message (type 0, or 4 for a reply) continues with
+ * `varUint(syncType) varUint8Array(payload)` where syncType 0 is step 1 (a
+ * state vector), 1 step 2 and 2 an update (both Yjs updates). y-websocket
+ * uses the same layout without the leading document name.
+ *
+ * `readHocuspocusUpdate` throws on a truncated frame; callers treat that as
+ * a hostile message and close the connection.
+ */
+import * as decoding from 'lib0/decoding'
+import * as Y from 'yjs'
+
+/** Hocuspocus message types a client may send (see @hocuspocus/server MessageType). */
+export const HOCUSPOCUS_CLIENT_TYPES: ReadonlySet<number> = new Set([0, 1, 2, 3, 4, 5, 6, 7])
+
+const SYNC = 0
+const SYNC_REPLY = 4
+const SYNC_STEP2 = 1
+const SYNC_UPDATE = 2
+
+export interface FrameHeader {
+  docName: string
+  type: number
+}
+
+/** The document name and message type of a Hocuspocus frame. Throws on a truncated frame. */
+export function readFrameHeader(message: Uint8Array): FrameHeader {
+  const decoder = decoding.createDecoder(message)
+  const docName = decoding.readVarString(decoder)
+  const type = decoding.readVarUint(decoder)
+  return { docName, type }
+}
+
+/** Read a sync body (`varUint(syncType) varUint8Array(payload)`); the update of step 2 / update, else undefined. */
+export function readSyncUpdate(decoder: decoding.Decoder): Uint8Array | undefined {
+  const syncType = decoding.readVarUint(decoder)
+  if (syncType !== SYNC_STEP2 && syncType !== SYNC_UPDATE) return undefined
+  return decoding.readVarUint8Array(decoder)
+}
+
+/** The Yjs update carried by a Hocuspocus frame (sync step 2 or update); `undefined` for other messages. */
+export function readHocuspocusUpdate(message: Uint8Array): Uint8Array | undefined {
+  const decoder = decoding.createDecoder(message)
+  decoding.readVarString(decoder)
+  const type = decoding.readVarUint(decoder)
+  if (type !== SYNC && type !== SYNC_REPLY) return undefined
+  return readSyncUpdate(decoder)
+}
+
+/**
+ * Whether `update` is a well-formed Yjs (v1) update: it decodes completely
+ * and applies cleanly to an empty doc. Checked before an update is stored,
+ * so a hostile client cannot put bytes in the log that would break loading.
+ */
+export function isValidUpdate(update: Uint8Array): boolean {
+  try {
+    Y.decodeUpdate(update)
+    const scratch = new Y.Doc({ gc: false })
+    Y.applyUpdate(scratch, update)
+    scratch.destroy()
+    return true
+  } catch {
+    // Any decoding failure means the bytes are not an update: report, don't throw.
+    return false
+  }
+}
+
+/** Whether a (valid) update carries nothing: no structs and no deletions (e.g. an idle sync step 2). */
+export function isEmptyUpdate(update: Uint8Array): boolean {
+  // The empty v1 update is exactly [0 structs, 0 delete-set clients].
+  return update.byteLength === 2 && update[0] === 0 && update[1] === 0
+}

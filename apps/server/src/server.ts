@@ -1,0 +1,270 @@
+/**
+ * createServer: the yfs sync server as a composable HTTP server.
+ *
+ *   /                 Hocuspocus WebSocket (any path but /yws/…): many docs per socket
+ *   /yws/<docName>    y-websocket WebSocket: one doc per socket
+ *   GET /healthz      liveness + counts (+ `?detail=1`: loaded docs per workspace)
+ *   /api/…            admin API (see http/admin-api.ts)
+ *
+ * Behaviour lives in Hocuspocus extensions (auth, persistence, logging,
+ * Redis); this module wires them, owns the sockets and shuts down in order:
+ * stop accepting, close sockets, wait for in-flight appends, let documents
+ * unload, finish compactions, stop Redis. The store is the caller's.
+ *
+ * Embedders (the web app) can skip `listen` and mount `handleRequest` and
+ * `handleUpgrade` on their own server; both report whether they handled it.
+ */
+import { randomUUID } from 'node:crypto'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { Redis } from '@hocuspocus/extension-redis'
+import { type Extension, Hocuspocus } from '@hocuspocus/server'
+import { WebSocket, WebSocketServer } from 'ws'
+import * as Y from 'yjs'
+import { createAuthorizer } from './auth/authorizer.js'
+import { DEFAULTS, type ServerConfig } from './config.js'
+import { parseDocName } from './doc-names.js'
+import { createAuthExtension } from './extensions/auth.js'
+import { createLoggingExtension } from './extensions/logging.js'
+import { createPersistence } from './extensions/persistence.js'
+import { createAdminApi } from './http/admin-api.js'
+import { sendJson } from './http/json.js'
+import { createLogger } from './logger.js'
+import { createCompactor } from './persistence/compactor.js'
+import { guardHocuspocusSocket } from './protocol/message-guard.js'
+import { WorkspaceFiles } from './workspace-files.js'
+import { createYwsHandler, YWS_PREFIX } from './yws/y-websocket-handler.js'
+
+export interface ServerStats {
+  name: string
+  store: string
+  /** Documents loaded in memory. */
+  documents: number
+  /** Open WebSockets (both kinds). */
+  sockets: number
+  /** Workspaces whose main doc is held for content-doc checks. */
+  heldWorkspaces: number
+  uptimeSec: number
+  rssBytes: number
+  heapUsedBytes: number
+}
+
+export interface YfsServer {
+  readonly httpServer: import('node:http').Server
+  readonly hocuspocus: Hocuspocus
+  /** Listen on `port` (0: any free port) and `host` (default 127.0.0.1). */
+  listen(port?: number, host?: string): Promise<AddressInfo>
+  /** Graceful shutdown; safe to call twice. Does not close the store. */
+  close(): Promise<void>
+  /** Serve `/healthz` and `/api/*`; resolves `false` for other paths. */
+  handleRequest(request: IncomingMessage, response: ServerResponse): Promise<boolean>
+  /** Take over a WebSocket upgrade; `false` when closing (the caller should destroy the socket). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean
+  stats(): ServerStats
+}
+
+function redisExtension(url: string, prefix: string, identifier: string): Extension {
+  const parsed = new URL(url)
+  return new Redis({
+    host: parsed.hostname || '127.0.0.1',
+    port: Number(parsed.port || 6379),
+    prefix,
+    identifier,
+    options: {
+      password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+      username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+      db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined,
+      maxRetriesPerRequest: null,
+    },
+  })
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
+  Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(resolve, ms))])
+
+/** Build a server from `config` (nothing listens until `listen`). */
+export function createServer(config: ServerConfig): YfsServer {
+  const { store } = config
+  const logger = config.logger ?? createLogger()
+  const name = config.name ?? `yfs-${randomUUID().slice(0, 8)}`
+  const started = Date.now()
+
+  const compactor = createCompactor(store, logger)
+  const persistence = createPersistence({
+    store,
+    compactor,
+    logger,
+    compactEvery: config.compactEvery ?? DEFAULTS.compactEvery,
+  })
+  const files = new WorkspaceFiles({ waitMs: config.fileWaitMs ?? DEFAULTS.fileWaitMs })
+  const authorizer = createAuthorizer({
+    store,
+    files,
+    tokenCacheMs: config.tokenCacheMs ?? DEFAULTS.tokenCacheMs,
+  })
+
+  const extensions: Extension[] = [
+    createLoggingExtension(logger),
+    createAuthExtension(authorizer, logger),
+    persistence.extension,
+  ]
+  if (config.redisUrl) {
+    extensions.push(redisExtension(config.redisUrl, config.redisPrefix ?? DEFAULTS.redisPrefix, name))
+  }
+
+  const hocuspocus = new Hocuspocus({
+    name,
+    quiet: true,
+    timeout: config.pingTimeoutMs ?? DEFAULTS.pingTimeoutMs,
+    extensions,
+    // Content docs keep deleted content (gc: false) like core's pool, so file history
+    // snapshots stay readable for every client; the main doc collects garbage.
+    // (Configuration-level hook: Hocuspocus uses the last hook's return value.)
+    onCreateDocument: async ({ documentName }) =>
+      parseDocName(documentName)?.kind === 'content' ? { gc: false } : { gc: true },
+  })
+  files.attach(hocuspocus)
+
+  const yws = createYwsHandler({ hocuspocus, authorizer, persistence, logger })
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: config.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+  })
+  const sockets = new Set<WebSocket>()
+  const maxDocs = config.maxDocsPerConnection ?? DEFAULTS.maxDocsPerConnection
+  let closing: Promise<void> | undefined
+
+  const handleAdmin = createAdminApi({ store, adminToken: config.adminToken, logger })
+
+  function stats(): ServerStats {
+    const memory = process.memoryUsage()
+    return {
+      name,
+      store: store.kind,
+      documents: hocuspocus.getDocumentsCount(),
+      sockets: sockets.size,
+      heldWorkspaces: files.size,
+      uptimeSec: Math.round((Date.now() - started) / 1000),
+      rssBytes: memory.rss,
+      heapUsedBytes: memory.heapUsed,
+    }
+  }
+
+  /** Loaded documents per workspace, with their encoded size (a proxy for memory). */
+  function workspaceDetail() {
+    const out: Record<string, { documents: number; bytes: number; connections: number }> = {}
+    for (const [docName, document] of hocuspocus.documents) {
+      const ws = parseDocName(docName)?.workspace ?? '?'
+      const entry = out[ws] ?? { documents: 0, bytes: 0, connections: 0 }
+      out[ws] = entry
+      entry.documents++
+      entry.bytes += Y.encodeStateAsUpdate(document).byteLength
+      entry.connections += document.getConnectionsCount()
+    }
+    return out
+  }
+
+  async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+    const url = new URL(request.url ?? '/', 'http://localhost')
+    if (url.pathname === '/healthz') {
+      if (closing) sendJson(response, 503, { status: 'shutting down', ...stats() })
+      else {
+        const detail = url.searchParams.get('detail') === '1' ? { workspaces: workspaceDetail() } : {}
+        sendJson(response, 200, { status: 'ok', ...stats(), ...detail })
+      }
+      return true
+    }
+    return handleAdmin(request, response)
+  }
+
+  function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    if (closing) return false
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      sockets.add(ws)
+      ws.once('close', () => sockets.delete(ws))
+      // Without a listener an 'error' (e.g. 1009, message too big) would crash the process.
+      ws.on('error', (error) => logger.warn('socket error', { error }))
+      if (path.startsWith(YWS_PREFIX)) {
+        yws.handle(ws, request)
+        return
+      }
+      guardHocuspocusSocket(ws, {
+        maxDocs,
+        onReject: (reason) => logger.warn('socket rejected', { reason }),
+      })
+      hocuspocus.handleConnection(ws, request)
+    })
+    return true
+  }
+
+  const httpServer = createHttpServer((request, response) => {
+    handleRequest(request, response)
+      .then((handled) => {
+        if (!handled) sendJson(response, 404, { error: 'not found' })
+      })
+      .catch((error) => {
+        logger.error('request failed', { error })
+        if (!response.headersSent) sendJson(response, 500, { error: 'internal error' })
+      })
+  })
+  httpServer.on('upgrade', (request, socket, head) => {
+    if (!handleUpgrade(request, socket, head)) socket.destroy()
+  })
+
+  async function shutdown(): Promise<void> {
+    logger.info('shutting down', { sockets: sockets.size, documents: hocuspocus.getDocumentsCount() })
+    const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
+    httpServer.closeIdleConnections()
+    for (const socket of sockets) socket.close(1001, 'server shutting down')
+    await withTimeout(
+      Promise.all(
+        [...sockets].map(
+          (s) =>
+            new Promise<void>((r) => (s.readyState === WebSocket.CLOSED ? r() : s.once('close', () => r()))),
+        ),
+      ),
+      3000,
+    )
+    for (const socket of sockets) socket.terminate()
+    await persistence.flush()
+    await files.releaseAll()
+    await withTimeout(
+      (async () => {
+        while (hocuspocus.getDocumentsCount() > 0) await new Promise((r) => setTimeout(r, 20))
+      })(),
+      5000,
+    )
+    await withTimeout(compactor.idle(), 10_000)
+    await compactor.stop()
+    await hocuspocus.hooks('onDestroy', { instance: hocuspocus })
+    httpServer.closeAllConnections()
+    await httpClosed
+    logger.info('stopped')
+  }
+
+  return {
+    httpServer,
+    hocuspocus,
+    async listen(port = 0, host = '127.0.0.1') {
+      await new Promise<void>((resolve, reject) => {
+        httpServer.once('error', reject)
+        httpServer.listen(port, host, () => {
+          httpServer.off('error', reject)
+          resolve()
+        })
+      })
+      const address = httpServer.address() as AddressInfo
+      logger.info('listening', { name, host: address.address, port: address.port, store: store.kind })
+      return address
+    },
+    close() {
+      closing ??= shutdown()
+      return closing
+    },
+    handleRequest,
+    handleUpgrade,
+    stats,
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * y-websocket compatibility: plain `WebsocketProvider` clients (one document
+ * per socket) on `/yws/<docName>?token=…`, served from the same in-memory
+ * Hocuspocus documents and the same persistence, so both kinds of clients
+ * see each other's edits live (and through Redis, across processes).
+ *
+ * Each socket holds its document through a Hocuspocus direct connection
+ * (which keeps it loaded and unloads it with the last holder). Frames are
+ * handled one at a time per socket: `[varUint type] …` with type 0 sync
+ * (step 1 → reply step 2; step 2 / update → validate, store, then apply),
+ * 1 awareness, 3 query awareness. Auth failures, malformed frames and
+ * invalid updates close the socket with 4401 / 4400 and a reason. Updates of
+ * read-only (read token) sockets are dropped, as Hocuspocus does.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Document, Hocuspocus } from '@hocuspocus/server'
+import * as decoding from 'lib0/decoding'
+import * as encoding from 'lib0/encoding'
+import type WebSocket from 'ws'
+import * as awarenessProtocol from 'y-protocols/awareness'
+import * as syncProtocol from 'y-protocols/sync'
+import * as Y from 'yjs'
+import { AuthError } from '../auth/auth-error.js'
+import type { Authorizer, Grant } from '../auth/authorizer.js'
+import type { Persistence } from '../extensions/persistence.js'
+import type { Logger } from '../logger.js'
+
+/** URL prefix of the y-websocket path. */
+export const YWS_PREFIX = '/yws/'
+export const CLOSE_UNAUTHORIZED = 4401
+export const CLOSE_INVALID = 4400
+
+const MESSAGE_SYNC = 0
+const MESSAGE_AWARENESS = 1
+const MESSAGE_QUERY_AWARENESS = 3
+
+interface YwsConnection {
+  socket: WebSocket
+  readOnly: boolean
+  /** Awareness client ids this socket set (removed when it closes). */
+  clients: Set<number>
+}
+
+interface DocState {
+  connections: Set<YwsConnection>
+  detach: () => void
+}
+
+export interface YwsHandlerOptions {
+  hocuspocus: Hocuspocus
+  authorizer: Authorizer
+  persistence: Persistence
+  logger: Logger
+}
+
+export interface YwsHandler {
+  /** Serve an upgraded socket whose request path starts with `/yws/`. */
+  handle(socket: WebSocket, request: IncomingMessage): void
+  readonly size: number
+}
+
+function tokenOf(request: IncomingMessage, url: URL): string | undefined {
+  const fromQuery = url.searchParams.get('token')
+  if (fromQuery) return fromQuery
+  const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')
+  return match?.[1]?.trim()
+}
+
+export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
+  const { hocuspocus, authorizer, persistence, logger } = options
+  const docs = new Map<Document, DocState>()
+  let sockets = 0
+
+  function send(conn: YwsConnection, message: Uint8Array): void {
+    if (conn.socket.readyState !== conn.socket.OPEN) return
+    conn.socket.send(message, (error) => {
+      if (error) conn.socket.terminate()
+    })
+  }
+
+  function attach(document: Document, conn: YwsConnection): void {
+    let state = docs.get(document)
+    if (!state) {
+      const connections = new Set<YwsConnection>()
+      const onUpdate = (update: Uint8Array, origin: unknown) => {
+        const encoder = encoding.createEncoder()
+        encoding.writeVarUint(encoder, MESSAGE_SYNC)
+        syncProtocol.writeUpdate(encoder, update)
+        const message = encoding.toUint8Array(encoder)
+        for (const c of connections) if (c !== origin) send(c, message)
+      }
+      const onAwareness = (
+        { added, updated, removed }: { added: number[]; updated: number[]; removed: number[] },
+        origin: unknown,
+      ) => {
+        const changed = added.concat(updated, removed)
+        const owner = [...connections].find((c) => c === origin)
+        if (owner) {
+          for (const id of added) owner.clients.add(id)
+          for (const id of removed) owner.clients.delete(id)
+        }
+        const encoder = encoding.createEncoder()
+        encoding.writeVarUint(encoder, MESSAGE_AWARENESS)
+        encoding.writeVarUint8Array(
+          encoder,
+          awarenessProtocol.encodeAwarenessUpdate(document.awareness, changed),
+        )
+        const message = encoding.toUint8Array(encoder)
+        for (const c of connections) send(c, message)
+      }
+      document.on('update', onUpdate)
+      document.awareness.on('update', onAwareness)
+      state = {
+        connections,
+        detach: () => {
+          document.off('update', onUpdate)
+          document.awareness.off('update', onAwareness)
+        },
+      }
+      docs.set(document, state)
+    }
+    state.connections.add(conn)
+  }
+
+  function detach(document: Document, conn: YwsConnection): void {
+    const state = docs.get(document)
+    if (!state) return
+    state.connections.delete(conn)
+    if (conn.clients.size > 0)
+      awarenessProtocol.removeAwarenessStates(document.awareness, [...conn.clients], null)
+    if (state.connections.size === 0) {
+      state.detach()
+      docs.delete(document)
+    }
+  }
+
+  async function handleFrame(document: Document, conn: YwsConnection, data: Uint8Array): Promise<void> {
+    const decoder = decoding.createDecoder(data)
+    const type = decoding.readVarUint(decoder)
+    if (type === MESSAGE_SYNC) {
+      const syncType = decoding.readVarUint(decoder)
+      if (syncType === syncProtocol.messageYjsSyncStep1) {
+        const encoder = encoding.createEncoder()
+        encoding.writeVarUint(encoder, MESSAGE_SYNC)
+        syncProtocol.writeSyncStep2(encoder, document, decoding.readVarUint8Array(decoder))
+        send(conn, encoding.toUint8Array(encoder))
+        return
+      }
+      if (syncType !== syncProtocol.messageYjsSyncStep2 && syncType !== syncProtocol.messageYjsUpdate) {
+        throw new Error('unknown sync message')
+      }
+      const update = decoding.readVarUint8Array(decoder)
+      if (conn.readOnly) return
+      if (!(await persistence.storeUpdate(document.name, update))) throw new Error('invalid update')
+      Y.applyUpdate(document, update, conn)
+      return
+    }
+    if (type === MESSAGE_AWARENESS) {
+      awarenessProtocol.applyAwarenessUpdate(document.awareness, decoding.readVarUint8Array(decoder), conn)
+      return
+    }
+    if (type === MESSAGE_QUERY_AWARENESS) {
+      const encoder = encoding.createEncoder()
+      encoding.writeVarUint(encoder, MESSAGE_AWARENESS)
+      const ids = [...document.awareness.getStates().keys()]
+      encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(document.awareness, ids))
+      send(conn, encoding.toUint8Array(encoder))
+      return
+    }
+    throw new Error('unknown message type')
+  }
+
+  async function serve(socket: WebSocket, request: IncomingMessage): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost')
+    const docName = decodeURIComponent(url.pathname.slice(YWS_PREFIX.length))
+    // Frames that arrive while we authenticate and load are kept in order.
+    const early: Uint8Array[] = []
+    const buffer = (data: Buffer) => early.push(new Uint8Array(data))
+    socket.on('message', buffer)
+
+    let grant: Grant
+    try {
+      grant = await authorizer.authorize(tokenOf(request, url), docName)
+    } catch (error) {
+      const reason = error instanceof AuthError ? error.reason : 'internal error'
+      logger.warn('auth refused', { path: 'yws', doc: docName, reason })
+      socket.close(CLOSE_UNAUTHORIZED, reason)
+      return
+    }
+    if (socket.readyState !== socket.OPEN) {
+      authorizer.release(grant)
+      return
+    }
+
+    const direct = await hocuspocus.openDirectConnection(docName, { grant })
+    const document = direct.document!
+    const conn: YwsConnection = { socket, readOnly: grant.role === 'read', clients: new Set() }
+    attach(document, conn)
+    logger.debug('yws connected', { doc: docName, role: grant.role })
+
+    let chain = Promise.resolve()
+    let failed = false
+    const onFrame = (data: Uint8Array) => {
+      chain = chain.then(async () => {
+        if (failed) return
+        try {
+          await handleFrame(document, conn, data)
+        } catch (error) {
+          failed = true
+          logger.warn('invalid message', { path: 'yws', doc: docName, error })
+          socket.close(CLOSE_INVALID, 'invalid message')
+        }
+      })
+    }
+    socket.off('message', buffer)
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      if (!isBinary) {
+        failed = true
+        socket.close(CLOSE_INVALID, 'invalid message')
+        return
+      }
+      onFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+    })
+
+    const closed = new Promise<void>((resolve) => {
+      if (socket.readyState === socket.CLOSED) resolve()
+      else socket.once('close', () => resolve())
+    })
+
+    // Greet like y-websocket's server: our state vector, then the awareness states.
+    const encoder = encoding.createEncoder()
+    encoding.writeVarUint(encoder, MESSAGE_SYNC)
+    syncProtocol.writeSyncStep1(encoder, document)
+    send(conn, encoding.toUint8Array(encoder))
+    if (document.awareness.getStates().size > 0) {
+      const aw = encoding.createEncoder()
+      encoding.writeVarUint(aw, MESSAGE_AWARENESS)
+      const ids = [...document.awareness.getStates().keys()]
+      encoding.writeVarUint8Array(aw, awarenessProtocol.encodeAwarenessUpdate(document.awareness, ids))
+      send(conn, encoding.toUint8Array(aw))
+    }
+    for (const data of early) onFrame(data)
+
+    await closed
+    await chain
+    detach(document, conn)
+    authorizer.release(grant)
+    await direct.disconnect()
+    logger.debug('yws disconnected', { doc: docName })
+  }
+
+  return {
+    handle(socket, request) {
+      sockets++
+      serve(socket, request)
+        .catch((error) => {
+          logger.error('yws connection failed', { error })
+          socket.close(1011, 'internal error')
+        })
+        .finally(() => {
+          sockets--
+        })
+    },
+    get size() {
+      return sockets
+    },
+  }
+}

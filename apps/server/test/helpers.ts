@@ -1,0 +1,119 @@
+/**
+ * Test harness: a real server on port 0 with a SQLite store in a temp dir,
+ * real Hocuspocus providers over real sockets, and bounded waits.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
+import { WebSocket } from 'ws'
+import * as Y from 'yjs'
+import type { ServerConfig } from '../src/config.js'
+import { silentLogger } from '../src/logger.js'
+import type { DocumentStore } from '../src/persistence/document-store.js'
+import { createSqliteStore } from '../src/persistence/sqlite-store.js'
+import { createServer, type YfsServer } from '../src/server.js'
+
+export const ADMIN_TOKEN = 'test-admin-token'
+
+/** Poll `check` until it is truthy; throws after `timeoutMs` with `what`. */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+export interface TestServer {
+  server: YfsServer
+  store: DocumentStore
+  url: string
+  port: number
+  /** Create a workspace and a write and a read token for it. */
+  workspace(id: string): Promise<{ write: string; read: string }>
+  close(): Promise<void>
+}
+
+export async function startTestServer(
+  config: Partial<ServerConfig> & { store?: DocumentStore } = {},
+): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'yfs-server-'))
+  const store = config.store ?? createSqliteStore({ file: join(dir, 'yfs.sqlite') })
+  const server = createServer({
+    logger: silentLogger,
+    adminToken: ADMIN_TOKEN,
+    fileWaitMs: 2000,
+    ...config,
+    store,
+  })
+  const address = await server.listen(0)
+  return {
+    server,
+    store,
+    port: address.port,
+    url: `ws://127.0.0.1:${address.port}`,
+    async workspace(id) {
+      await store.createWorkspace(id)
+      return { write: await store.createToken(id, 'write'), read: await store.createToken(id, 'read') }
+    },
+    async close() {
+      await server.close()
+      if (!config.store) await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** One client socket multiplexing many documents. */
+export interface TestClient {
+  socket: HocuspocusProviderWebsocket
+  open(name: string, doc?: Y.Doc, token?: string): HocuspocusProvider
+  destroy(): void
+}
+
+export function createTestClient(url: string, token: string): TestClient {
+  const socket = new HocuspocusProviderWebsocket({
+    url,
+    WebSocketPolyfill: WebSocket,
+    delay: 50,
+    minDelay: 50,
+    maxDelay: 500,
+  })
+  const providers: HocuspocusProvider[] = []
+  return {
+    socket,
+    open(name, doc = new Y.Doc(), tok = token) {
+      const provider = new HocuspocusProvider({ websocketProvider: socket, name, document: doc, token: tok })
+      provider.attach()
+      providers.push(provider)
+      return provider
+    },
+    destroy() {
+      for (const p of providers) p.destroy()
+      socket.destroy()
+    },
+  }
+}
+
+/** Resolves once the provider has synced and the server acknowledged every local change. */
+export function synced(provider: HocuspocusProvider, timeoutMs = 10_000): Promise<unknown> {
+  return waitFor(
+    () => provider.isSynced && provider.unsyncedChanges === 0,
+    `sync of ${provider.configuration.name}`,
+    timeoutMs,
+  )
+}
+
+/** Resolves with the reason of the provider's authentication failure. */
+export function authFailure(provider: HocuspocusProvider, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no authenticationFailed event')), timeoutMs)
+    provider.on('authenticationFailed', ({ reason }: { reason: string }) => {
+      clearTimeout(timer)
+      resolve(reason)
+    })
+  })
+}
