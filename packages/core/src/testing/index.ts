@@ -1,4 +1,5 @@
 // @yfs/core/testing — helpers for tests of yfs and of code built on it.
-export { createReplicaNetwork } from './replica-network.js'
+
 export type { Replica, ReplicaNetwork, ReplicaNetworkOptions } from './replica-network.js'
+export { createReplicaNetwork } from './replica-network.js'
 export { snapshotFileSystem } from './snapshot.js'
