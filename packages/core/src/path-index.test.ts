@@ -92,6 +92,22 @@ describe('path index', () => {
     expect(index.isVisible(asFileId('f2'))).toBe(false)
     expect(index.snapshot()).toEqual(rebuilt())
   })
+
+  it('a row leaving a folder with duplicate names for a trashed state keeps no stale name (fuzz regression)', () => {
+    const { table, index, rebuilt } = setup([
+      row('a', 'a', null),
+      row('y', 'y.md', 'a', { type: 'file' }),
+      row('c', 'y.md', null), // a folder at the root, renamed there by one peer
+      row('d1', 'd', null, { createdAt: 1 }),
+      row('d2', 'd', null, { createdAt: 2, type: 'file' }), // duplicate names at the root
+    ])
+    expect(index.pathOf(asFileId('c'))).toBe('/y.md')
+    // Another peer's write wins: back in /a under its old name, and trashed.
+    table.update(asFileId('c'), { name: 'c', parentId: asFileId('a'), trashedAt: 9 })
+    expect(index.pathOf(asFileId('c'))).toBeUndefined()
+    expect(index.lookup('/a/y.md')).toBe('y')
+    expect(index.snapshot()).toEqual(rebuilt())
+  })
 })
 
 describe('files table', () => {

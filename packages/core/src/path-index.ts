@@ -80,7 +80,9 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   const effParent = new Map<FileId, FileId>()
   // Display names of active children per folder, and the reverse.
   const names = new Map<FileId, Map<string, FileId>>()
-  const display = new Map<FileId, string>()
+  // Display name of each named child, with the folder that named it: only that folder
+  // may forget it, so a folder re-naming its children never erases a name given elsewhere.
+  const display = new Map<FileId, { folder: FileId; name: string }>()
   const sorted = new Map<FileId, string[]>()
   const breakers = new Set<FileId>()
   const plaintext = new Map<FileId, string>()
@@ -144,10 +146,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   const recomputeNames = (folder: FileId) => {
     sorted.delete(folder)
     const old = names.get(folder)
-    // Forget old names, except of children that moved to another folder: that folder names them.
-    if (old)
-      for (const [name, id] of old)
-        if (display.get(id) === name && (effParent.get(id) ?? folder) === folder) display.delete(id)
+    if (old) for (const id of old.values()) if (display.get(id)?.folder === folder) display.delete(id)
     const active: FileRow[] = []
     for (const id of kids.get(folder) ?? []) {
       const row = table.get(id)
@@ -172,7 +171,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       for (const [id, name] of disambiguateNames(active)) byName.set(name, id)
       dupFolders.add(folder)
     }
-    for (const [name, id] of byName) display.set(id, name)
+    for (const [name, id] of byName) display.set(id, { folder, name })
     names.set(folder, byName)
   }
 
@@ -200,8 +199,8 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       if (!m) continue
       for (const id of touched) {
         const old = display.get(id)
-        if (old !== undefined && m.get(old) === id) {
-          m.delete(old)
+        if (old?.folder === folder) {
+          if (m.get(old.name) === id) m.delete(old.name)
           display.delete(id)
         }
       }
@@ -223,7 +222,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
           break
         }
         m!.set(row.name, id)
-        display.set(id, row.name)
+        display.set(id, { folder, name: row.name })
       }
     }
   }
@@ -296,7 +295,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   const displayOf = (id: FileId): string | undefined => {
     const parent = effParent.get(id)
     if (parent !== undefined && !names.has(parent)) recomputeNames(parent)
-    return display.get(id)
+    return display.get(id)?.name
   }
 
   const apply = (changes: Map<FileId, FileRowChange>) => {

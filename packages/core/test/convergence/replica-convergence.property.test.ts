@@ -5,7 +5,8 @@
  * are unique, every active row with an active parent chain is reachable, and
  * content written once is intact. The alphabet is tiny so names collide.
  *
- * YFS_FUZZ_RUNS=100000 for a long run; the seed is printed on failure.
+ * YFS_FUZZ_RUNS=100000 for a long run; the seed and path are printed on failure
+ * and YFS_FUZZ_SEED / YFS_FUZZ_PATH replay them.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -192,7 +193,15 @@ describe('replicas converge whatever the operations and delivery order', () => {
           }
         },
       ),
-      { numRuns: RUNS, verbose: 1, endOnFailure: true },
+      {
+        numRuns: RUNS,
+        verbose: 1,
+        endOnFailure: true,
+        // Replay a failure: YFS_FUZZ_SEED=<seed> YFS_FUZZ_PATH=<path> from the printed report.
+        ...(process.env.YFS_FUZZ_SEED
+          ? { seed: Number(process.env.YFS_FUZZ_SEED), path: process.env.YFS_FUZZ_PATH }
+          : {}),
+      },
     )
   }, 600_000)
 })
