@@ -1,0 +1,96 @@
+/**
+ * @yfs/markdown plugged into @yfs/core: bash on .md files, convert-on-switch
+ * when a rename changes the kind, self-healing, row size upkeep and history.
+ */
+import { createFileSystem, TEXT_KEY, type YjsFileSystem } from '@yfs/core'
+import { Bash } from 'just-bash'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { FRONTMATTER_KEY, markdownCodec, RICHTEXT_KEY } from '../src/index.js'
+
+const make = () => createFileSystem({ codecs: [markdownCodec] })
+const docOf = async (fs: YjsFileSystem, path: string) => {
+  const h = await fs.pool.acquire(fs.index.lookup(path)!)
+  h.release()
+  return h.doc
+}
+const NOTE = '---\ntitle: Plan\n---\n# Plan\n\n* write the core\n* ship it\n'
+
+describe('Markdown files in YjsFileSystem', () => {
+  it('cat, grep and sed -i behave as on plain text', async () => {
+    const fs = make()
+    const bash = new Bash({ fs, cwd: '/' })
+    await fs.writeFile('/plan.md', NOTE)
+    let r = await bash.exec('cat /plan.md; grep -n ship /plan.md; grep -c "^\\*" /plan.md')
+    expect(r.stdout).toBe(`${NOTE}7:* ship it\n2\n`)
+    r = await bash.exec("sed -i 's/ship it/ship it today/' /plan.md && tail -1 /plan.md && wc -l < /plan.md")
+    expect(r.stdout).toBe('* ship it today\n7\n')
+    const doc = await docOf(fs, '/plan.md')
+    expect(doc.getXmlFragment(RICHTEXT_KEY).length).toBe(2) // heading + list: rich text, not Y.Text
+    expect(doc.getMap(FRONTMATTER_KEY).get('title')).toBe('Plan')
+    expect(doc.share.has(TEXT_KEY)).toBe(false)
+    expect((await fs.stat('/plan.md')).size).toBe(
+      new TextEncoder().encode(await fs.readFile('/plan.md')).byteLength,
+    )
+  })
+
+  it('renaming .txt → .md → .ts → .md converts the content each time, and same-kind renames do not', async () => {
+    const fs = make()
+    await fs.writeFile('/notes.txt', NOTE)
+    await fs.mv('/notes.txt', '/notes.md')
+    let doc = await docOf(fs, '/notes.md')
+    expect(doc.getXmlFragment(RICHTEXT_KEY).length).toBe(2)
+    expect(doc.getMap(FRONTMATTER_KEY).toJSON()).toEqual({ title: 'Plan' })
+    expect(await fs.readFile('/notes.md')).toBe(NOTE)
+    await fs.mv('/notes.md', '/notes.ts')
+    doc = await docOf(fs, '/notes.ts')
+    expect(doc.getText(TEXT_KEY).toString()).toBe(NOTE)
+    await fs.writeFile('/notes.ts', `${NOTE}\nMore text.\n`)
+    await fs.mv('/notes.ts', '/renamed.md')
+    expect(await fs.readFile('/renamed.md')).toBe(`${NOTE}\nMore text.\n`)
+    const before = (await docOf(fs, '/renamed.md')).getXmlFragment(RICHTEXT_KEY).toArray()
+    await fs.mv('/renamed.md', '/again.markdown') // same kind: nothing converted
+    expect((await docOf(fs, '/again.markdown')).getXmlFragment(RICHTEXT_KEY).toArray()).toEqual(before)
+  })
+
+  it('heals a file whose active keys are empty while the other kind holds content', async () => {
+    const fs = make()
+    await fs.writeFile('/crashed.txt', '# Title\n\nbody\n')
+    // A peer renamed the row but died before converting the content.
+    const id = fs.index.lookup('/crashed.txt')!
+    fs.table.update(id, { name: 'crashed.md' })
+    fs.index.plaintext.delete(id)
+    expect(await fs.readFile('/crashed.md')).toBe('# Title\n\nbody\n')
+    expect((await docOf(fs, '/crashed.md')).getXmlFragment(RICHTEXT_KEY).length).toBe(2)
+  })
+
+  it("a person's edit on another replica updates that replica's row size, which syncs", async () => {
+    const a = make()
+    const b = make()
+    await a.writeFile('/doc.md', 'Hello world.\n')
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    const id = a.index.lookup('/doc.md')!
+    const hb = await b.pool.acquire(id)
+    Y.applyUpdate(hb.doc, Y.encodeStateAsUpdate(await docOf(a, '/doc.md')))
+    const paragraph = hb.doc.getXmlFragment(RICHTEXT_KEY).get(0) as Y.XmlElement
+    ;(paragraph.get(0) as Y.XmlText).insert(5, ', dear')
+    await Promise.resolve()
+    hb.release()
+    expect(await b.readFile('/doc.md')).toBe('Hello, dear world.\n')
+    expect((await b.stat('/doc.md')).size).toBe(19)
+    Y.applyUpdate(a.doc, Y.encodeStateAsUpdate(b.doc))
+    expect((await a.stat('/doc.md')).size).toBe(19)
+  })
+
+  it('history survives convert-on-switch and reads each version with the codec it had', async () => {
+    const fs = make()
+    await fs.writeFile('/h.txt', '- plain dash list\n')
+    await fs.mv('/h.txt', '/h.md')
+    await fs.writeFile('/h.md', '* plain dash list\n* more\n')
+    const versions = await fs.history('/h.md')
+    expect(versions.map((v) => v.codec)).toEqual(['text', 'markdown', 'markdown'])
+    expect(await fs.readVersion('/h.md', versions[0]!.id)).toBe('- plain dash list\n')
+    expect(await fs.readVersion('/h.md', versions[1]!.id)).toBe('* plain dash list\n')
+    expect(await fs.diff('/h.md', versions[1]!.id)).toContain('+* more')
+  })
+})
