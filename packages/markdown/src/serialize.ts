@@ -2,7 +2,8 @@
  * ProseMirror document → Markdown text, the mirror of parse.ts. The output
  * ends with one newline when the document is not empty, like a file on disk.
  *
- * Adjacent lists of the same kind alternate their markers (`*`/`-`, `.`/`)`):
+ * Bullets are `-` (what most authors and agents write). Adjacent lists of the
+ * same kind alternate their markers (`-`/`*`, `.`/`)`):
  * with one marker, CommonMark would read them back as a single list.
  */
 import {
@@ -23,7 +24,7 @@ export const markdownSerializer = new MarkdownSerializer(
   {
     ...defaultMarkdownSerializer.nodes,
     bullet_list(state: MarkdownSerializerState, node: Node, parent: Node, index: number) {
-      const bullet = afterSameList(parent, index, 'bullet_list') ? '-' : '*'
+      const bullet = afterSameList(parent, index, 'bullet_list') ? '*' : '-'
       state.renderList(node, '  ', () => `${bullet} `)
     },
     ordered_list(state: MarkdownSerializerState, node: Node, parent: Node, index: number) {

@@ -14,17 +14,17 @@ const docOf = async (fs: YjsFileSystem, path: string) => {
   h.release()
   return h.doc
 }
-const NOTE = '---\ntitle: Plan\n---\n# Plan\n\n* write the core\n* ship it\n'
+const NOTE = '---\ntitle: Plan\n---\n# Plan\n\n- write the core\n- ship it\n'
 
 describe('Markdown files in YjsFileSystem', () => {
   it('cat, grep and sed -i behave as on plain text', async () => {
     const fs = make()
     const bash = new Bash({ fs, cwd: '/' })
     await fs.writeFile('/plan.md', NOTE)
-    let r = await bash.exec('cat /plan.md; grep -n ship /plan.md; grep -c "^\\*" /plan.md')
-    expect(r.stdout).toBe(`${NOTE}7:* ship it\n2\n`)
+    let r = await bash.exec('cat /plan.md; grep -n ship /plan.md; grep -c "^- " /plan.md')
+    expect(r.stdout).toBe(`${NOTE}7:- ship it\n2\n`)
     r = await bash.exec("sed -i 's/ship it/ship it today/' /plan.md && tail -1 /plan.md && wc -l < /plan.md")
-    expect(r.stdout).toBe('* ship it today\n7\n')
+    expect(r.stdout).toBe('- ship it today\n7\n')
     const doc = await docOf(fs, '/plan.md')
     expect(doc.getXmlFragment(RICHTEXT_KEY).length).toBe(2) // heading + list: rich text, not Y.Text
     expect(doc.getMap(FRONTMATTER_KEY).get('title')).toBe('Plan')
@@ -86,11 +86,11 @@ describe('Markdown files in YjsFileSystem', () => {
     const fs = make()
     await fs.writeFile('/h.txt', '- plain dash list\n')
     await fs.mv('/h.txt', '/h.md')
-    await fs.writeFile('/h.md', '* plain dash list\n* more\n')
+    await fs.writeFile('/h.md', '- plain dash list\n- more\n')
     const versions = await fs.history('/h.md')
     expect(versions.map((v) => v.codec)).toEqual(['text', 'markdown', 'markdown'])
     expect(await fs.readVersion('/h.md', versions[0]!.id)).toBe('- plain dash list\n')
-    expect(await fs.readVersion('/h.md', versions[1]!.id)).toBe('* plain dash list\n')
-    expect(await fs.diff('/h.md', versions[1]!.id)).toContain('+* more')
+    expect(await fs.readVersion('/h.md', versions[1]!.id)).toBe('- plain dash list\n')
+    expect(await fs.diff('/h.md', versions[1]!.id)).toContain('+- more')
   })
 })
