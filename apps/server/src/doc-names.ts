@@ -4,7 +4,10 @@
  * contain `/` (see `isValidWorkspaceId`); file ids are core's ids, which are
  * URL-safe and short, checked here only for shape.
  */
+import { contentDocName, mainDocName } from '@yfs/client'
 import { isValidWorkspaceId } from './persistence/document-store.js'
+
+export { contentDocName, mainDocName }
 
 export type DocName =
   | { kind: 'main'; workspace: string }
@@ -20,14 +23,4 @@ export function parseDocName(name: string): DocName | undefined {
   if (slash === -1) return { kind: 'main', workspace }
   const fileId = name.slice(slash + 1)
   return FILE_ID.test(fileId) ? { kind: 'content', workspace, fileId } : undefined
-}
-
-/** The name of a workspace's main doc. */
-export function mainDocName(workspace: string): string {
-  return workspace
-}
-
-/** The name of a file's content doc. */
-export function contentDocName(workspace: string, fileId: string): string {
-  return `${workspace}/${fileId}`
 }

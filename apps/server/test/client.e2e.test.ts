@@ -1,0 +1,91 @@
+// @yfs/client against a real server: two YjsFileSystems converge through one socket each,
+// just-bash runs on a connected workspace, flush means stored, refusals carry the reason.
+import { ConnectError, connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { Bash } from 'just-bash'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
+
+describe('@yfs/client connectWorkspace', () => {
+  let t: TestServer
+  let tokens: { write: string; read: string }
+  const open: WorkspaceConnection[] = []
+  const connect = async (token: string) => {
+    const c = await connectWorkspace({ url: t.url, workspace: 'cw', token })
+    open.push(c)
+    return c
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer()
+    tokens = await t.workspace('cw')
+  })
+  afterAll(async () => {
+    for (const c of open) await c.close()
+    await t.close()
+  })
+
+  it('two filesystems edit the tree and contents and converge', async () => {
+    const a = await connect(tokens.write)
+    const b = await connect(tokens.write)
+    await a.fs.mkdir('/src', { recursive: true })
+    await a.fs.writeFile('/src/a.ts', 'export const a = 1\n')
+    await b.fs.writeFile('/b.md', '# from b\n')
+    await waitFor(
+      async () => (await b.fs.exists('/src/a.ts')) && (await a.fs.exists('/b.md')),
+      'trees converge',
+    )
+    expect(await b.fs.readFile('/src/a.ts')).toBe('export const a = 1\n')
+    expect(await a.fs.readFile('/b.md')).toBe('# from b\n')
+
+    await b.fs.appendFile('/src/a.ts', 'export const b = 2\n')
+    await a.fs.mv('/b.md', '/src/b.md')
+    await waitFor(
+      async () => (await a.fs.readFile('/src/a.ts')).includes('b = 2') && (await b.fs.exists('/src/b.md')),
+      'edits converge',
+    )
+    expect((await a.fs.readdir('/src')).sort()).toEqual((await b.fs.readdir('/src')).sort())
+  })
+
+  it('runs just-bash on a connected workspace; grep loads content docs over the socket', async () => {
+    const a = await connect(tokens.write)
+    const bash = new Bash({ fs: a.fs, cwd: '/' })
+    const write = await bash.exec(
+      'mkdir -p /grep && echo "needle one" > /grep/1.txt && echo "hay" > /grep/2.txt',
+    )
+    expect(write.stderr).toBe('')
+    await a.flush()
+    const b = await connect(tokens.write)
+    const out = await new Bash({ fs: b.fs, cwd: '/' }).exec('grep -r needle /grep')
+    expect(out.stderr).toBe('')
+    expect(out.stdout).toBe('/grep/1.txt:needle one\n')
+    expect(b.openDocuments).toBeGreaterThan(0)
+  })
+
+  it('flush resolves once the server stored every change', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeFile('/flushed.txt', 'stored before flush resolves')
+    await a.flush()
+    const id = a.fs.index.lookup('/flushed.txt')
+    expect(id).toBeDefined()
+    expect(await t.store.load('cw', `cw/${id}`)).toBeDefined()
+    const copy = await connect(tokens.read)
+    expect(await copy.fs.readFile('/flushed.txt')).toBe('stored before flush resolves')
+  })
+
+  it('a read token connects read-only', async () => {
+    const r = await connect(tokens.read)
+    expect(r.readOnly).toBe(true)
+    const w = await connect(tokens.write)
+    expect(w.readOnly).toBe(false)
+  })
+
+  it('refusals reject with the server reason', async () => {
+    const error = await connectWorkspace({ url: t.url, workspace: 'cw', token: 'nope' }).catch((e) => e)
+    expect(error).toBeInstanceOf(ConnectError)
+    expect(error.reason).toBe('invalid token')
+    const other = await connectWorkspace({ url: t.url, workspace: 'elsewhere', token: tokens.write }).catch(
+      (e) => e,
+    )
+    expect(other.reason).toBe('token not valid for this workspace')
+  })
+})

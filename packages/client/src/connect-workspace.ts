@@ -1,0 +1,184 @@
+/**
+ * connectWorkspace: one WebSocket to a yfs sync server and a ready
+ * `YjsFileSystem` on it.
+ *
+ * The main doc is opened and synced first (so paths resolve at once); every
+ * content doc the filesystem's pool opens gets its own HocuspocusProvider on
+ * the same socket, and reads wait until that doc has synced. A content doc
+ * whose row is not in the files table yet is a file this client is creating
+ * (core writes content before the row), so it does not wait for the server,
+ * which holds the doc open until the row arrives.
+ *
+ * Closing a content doc with changes the server has not acknowledged yet
+ * (pool eviction while offline, say) hands its state to a short-lived copy
+ * that stays connected until the server acknowledges it, so evicting never
+ * drops an edit. `flush()` waits for every document to be acknowledged.
+ *
+ * What it deliberately doesn't do: offline persistence (IndexedDB), token
+ * refresh, or making a read-token filesystem refuse writes (writes are kept
+ * locally and never acknowledged; see `readOnly`).
+ */
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
+import { asFileId, type CreateFileSystemOptions, createFileSystem, type YjsFileSystem } from '@yfs/core'
+import * as Y from 'yjs'
+import { contentDocName, mainDocName } from './doc-names.js'
+import { captureHostContext } from './host-context.js'
+import { whenAcknowledged, whenSynced } from './provider-sync.js'
+
+export interface ConnectWorkspaceOptions {
+  /** Server WebSocket URL, e.g. `ws://127.0.0.1:4321`. */
+  url: string
+  workspace: string
+  token: string
+  /** WebSocket class; default the global one, else the `ws` package (Node 20). */
+  WebSocket?: unknown
+  /** How long to wait for a document's first sync (ms). Default 10 s. */
+  timeoutMs?: number
+  /** Filesystem options (limits, author, codecs, pool tuning). */
+  fs?: Omit<CreateFileSystemOptions, 'doc' | 'connect'>
+}
+
+export interface WorkspaceConnection {
+  readonly fs: YjsFileSystem
+  readonly workspace: string
+  /** `true` for a read token: local writes are never stored by the server. */
+  readonly readOnly: boolean
+  /** The shared socket. */
+  readonly socket: HocuspocusProviderWebsocket
+  /** The main doc's provider. */
+  readonly main: HocuspocusProvider
+  /** Number of content docs currently connected. */
+  readonly openDocuments: number
+  /** Resolves once the server has acknowledged every local change (main doc and content docs). */
+  flush(timeoutMs?: number): Promise<void>
+  /** Flush (best effort, bounded), then close every provider and the socket, and destroy the filesystem. */
+  close(): Promise<void>
+}
+
+async function defaultWebSocket(): Promise<unknown> {
+  if (typeof globalThis.WebSocket === 'function') return globalThis.WebSocket
+  const ws = await import('ws')
+  return ws.WebSocket
+}
+
+/**
+ * Connect to `workspace` on the server at `url` with `token`. Rejects with
+ * ConnectError (`reason` from the server, or `timeout`) when the main doc
+ * cannot be opened.
+ *
+ * @example
+ * const ws = await connectWorkspace({ url: 'ws://127.0.0.1:4321', workspace: 'demo', token })
+ * await ws.fs.writeFile('/notes.md', '# hi')
+ * await ws.flush()
+ * await ws.close()
+ */
+export async function connectWorkspace(options: ConnectWorkspaceOptions): Promise<WorkspaceConnection> {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const host = await captureHostContext()
+  const socket = new HocuspocusProviderWebsocket({
+    url: options.url,
+    WebSocketPolyfill: options.WebSocket ?? (await defaultWebSocket()),
+  })
+  const providers = new Set<HocuspocusProvider>()
+  const lingering = new Set<Promise<void>>()
+
+  // Content docs get no awareness: y-protocols' Awareness starts a setInterval, which just-bash
+  // forbids while a script runs (and the pool opens docs from inside scripts).
+  const open = (name: string, doc: Y.Doc, awareness = false): HocuspocusProvider => {
+    const provider = new HocuspocusProvider({
+      websocketProvider: socket,
+      name,
+      document: doc,
+      token: options.token,
+      ...(awareness ? {} : { awareness: null }),
+    })
+    provider.attach()
+    providers.add(provider)
+    return provider
+  }
+  const drop = (provider: HocuspocusProvider) => {
+    providers.delete(provider)
+    provider.destroy()
+  }
+
+  /** Disconnect a content doc; unacknowledged changes go to a copy that stays until the server has them. */
+  const close = (provider: HocuspocusProvider, doc: Y.Doc) => {
+    drop(provider)
+    if (provider.unsyncedChanges === 0 && provider.isSynced) return
+    const copy = new Y.Doc({ guid: doc.guid, gc: false })
+    Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc))
+    const heir = open(contentDocName(options.workspace, doc.guid), copy)
+    const done = whenAcknowledged(heir, 24 * 60 * 60 * 1000)
+      .catch(() => undefined)
+      .then(() => {
+        drop(heir)
+        copy.destroy()
+        lingering.delete(done)
+      })
+    lingering.add(done)
+  }
+
+  const mainDoc = new Y.Doc()
+  const main = open(mainDocName(options.workspace), mainDoc, true)
+  try {
+    await whenSynced(main, timeoutMs)
+  } catch (error) {
+    drop(main)
+    socket.destroy()
+    throw error
+  }
+
+  let fs: YjsFileSystem | undefined
+  fs = createFileSystem({
+    ...options.fs,
+    doc: mainDoc,
+    // Runs in the host context: the pool calls it from inside just-bash scripts (see host-context.ts).
+    connect: (doc) =>
+      host(() => {
+        const provider = open(contentDocName(options.workspace, doc.guid), doc)
+        const known = fs?.table.has(asFileId(doc.guid)) ?? true
+        const synced = known ? whenSynced(provider, timeoutMs) : Promise.resolve()
+        return {
+          whenSynced: synced,
+          destroy: () => host(() => close(provider, doc)),
+        }
+      }),
+  })
+
+  const connection: WorkspaceConnection = {
+    fs,
+    workspace: options.workspace,
+    readOnly: main.authorizedScope === 'readonly',
+    socket,
+    main,
+    get openDocuments() {
+      return providers.size - 1
+    },
+    async flush(flushTimeoutMs = timeoutMs) {
+      const deadline = Date.now() + flushTimeoutMs
+      // Providers come and go while we wait: loop until one pass finds all acknowledged.
+      for (;;) {
+        const pending = [...providers].filter((p) => !(p.isSynced && p.unsyncedChanges === 0))
+        if (pending.length === 0 && lingering.size === 0) return
+        const left = Math.max(1, deadline - Date.now())
+        await Promise.all([
+          ...pending.map((p) => whenAcknowledged(p, left)),
+          ...[...lingering].map((l) =>
+            Promise.race([
+              l,
+              new Promise((_, reject) => setTimeout(() => reject(new Error('flush timeout')), left)),
+            ]),
+          ),
+        ])
+      }
+    },
+    async close() {
+      await connection.flush(Math.min(timeoutMs, 5_000)).catch(() => undefined)
+      fs?.destroy()
+      fs = undefined
+      for (const provider of [...providers]) drop(provider)
+      socket.destroy()
+    },
+  }
+  return connection
+}
