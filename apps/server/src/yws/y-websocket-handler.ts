@@ -30,6 +30,8 @@ export const YWS_PREFIX = '/yws/'
 export const CLOSE_UNAUTHORIZED = 4401
 export const CLOSE_INVALID = 4400
 
+/** Frames a socket may send before it is authenticated and its doc loaded. */
+const MAX_EARLY_FRAMES = 1000
 const MESSAGE_SYNC = 0
 const MESSAGE_AWARENESS = 1
 const MESSAGE_QUERY_AWARENESS = 3
@@ -175,7 +177,10 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
     const docName = decodeURIComponent(url.pathname.slice(YWS_PREFIX.length))
     // Frames that arrive while we authenticate and load are kept in order.
     const early: Uint8Array[] = []
-    const buffer = (data: Buffer) => early.push(new Uint8Array(data))
+    const buffer = (data: Buffer) => {
+      if (early.length >= MAX_EARLY_FRAMES) socket.close(CLOSE_INVALID, 'too many messages before sync')
+      else early.push(new Uint8Array(data))
+    }
     socket.on('message', buffer)
 
     let grant: Grant
