@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { Redis } from '@hocuspocus/extension-redis'
 import { type Extension, Hocuspocus } from '@hocuspocus/server'
 import { WebSocket, WebSocketServer } from 'ws'
 import * as Y from 'yjs'
@@ -28,6 +27,7 @@ import { parseDocName } from './doc-names.js'
 import { createAuthExtension } from './extensions/auth.js'
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
+import { createRedisExtension } from './extensions/redis.js'
 import { createAdminApi } from './http/admin-api.js'
 import { sendJson } from './http/json.js'
 import { createLogger } from './logger.js'
@@ -64,22 +64,6 @@ export interface YfsServer {
   stats(): ServerStats
 }
 
-function redisExtension(url: string, prefix: string, identifier: string): Extension {
-  const parsed = new URL(url)
-  return new Redis({
-    host: parsed.hostname || '127.0.0.1',
-    port: Number(parsed.port || 6379),
-    prefix,
-    identifier,
-    options: {
-      password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-      username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-      db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined,
-      maxRetriesPerRequest: null,
-    },
-  })
-}
-
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
   Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(resolve, ms))])
 
@@ -110,7 +94,13 @@ export function createServer(config: ServerConfig): YfsServer {
     persistence.extension,
   ]
   if (config.redisUrl) {
-    extensions.push(redisExtension(config.redisUrl, config.redisPrefix ?? DEFAULTS.redisPrefix, name))
+    extensions.push(
+      createRedisExtension({
+        url: config.redisUrl,
+        prefix: config.redisPrefix ?? DEFAULTS.redisPrefix,
+        identifier: name,
+      }),
+    )
   }
 
   const hocuspocus = new Hocuspocus({
