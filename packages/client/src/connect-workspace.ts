@@ -51,14 +51,21 @@ export interface WorkspaceConnection {
   readonly openDocuments: number
   /** Resolves once the server has acknowledged every local change (main doc and content docs). */
   flush(timeoutMs?: number): Promise<void>
-  /** Flush (best effort, bounded), then close every provider and the socket, and destroy the filesystem. */
-  close(): Promise<void>
+  /** Flush (best effort, at most `flushTimeoutMs`, default 5 s), then close every provider and the socket, and destroy the filesystem. */
+  close(flushTimeoutMs?: number): Promise<void>
 }
 
 async function defaultWebSocket(): Promise<unknown> {
   if (typeof globalThis.WebSocket === 'function') return globalThis.WebSocket
-  const ws = await import('ws')
-  return ws.WebSocket
+  const { WebSocket } = await import('ws')
+  // The provider closes sockets that are still connecting (destroy, retries); `ws` then emits
+  // 'error', which would be an uncaught exception without a listener. The provider sees the close.
+  return class QuietWebSocket extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args)
+      this.on('error', () => undefined)
+    }
+  }
 }
 
 /**
@@ -172,8 +179,9 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         ])
       }
     },
-    async close() {
-      await connection.flush(Math.min(timeoutMs, 5_000)).catch(() => undefined)
+    async close(flushTimeoutMs = Math.min(timeoutMs, 5_000)) {
+      // Best effort: a server that is gone must not keep close() from finishing.
+      if (flushTimeoutMs > 0) await connection.flush(flushTimeoutMs).catch(() => undefined)
       fs?.destroy()
       fs = undefined
       for (const provider of [...providers]) drop(provider)

@@ -1,0 +1,136 @@
+/**
+ * The `yfs` command line (commander). `serve` starts the sync server;
+ * `workspace create` and `token create` administer a store directly (no
+ * server needed), for set-up scripts and recovery.
+ *
+ * Every option of `serve` has an environment fallback (YFS_PORT, YFS_HOST,
+ * YFS_DATA, YFS_POSTGRES_URL, YFS_REDIS_URL, YFS_ADMIN_TOKEN, ...), so
+ * secrets need not appear in process listings.
+ */
+import { join } from 'node:path'
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { createLogger, type LogLevel } from './logger.js'
+import type { DocumentStore, Role } from './persistence/document-store.js'
+import { createPostgresStore } from './persistence/postgres-store.js'
+import { createSqliteStore } from './persistence/sqlite-store.js'
+import { createServer } from './server.js'
+
+interface StoreFlags {
+  data?: string
+  postgres?: string
+  pgSchema?: string
+}
+
+function integer(value: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer')
+  return n
+}
+
+/** Open the store the flags name: PostgreSQL with `--postgres`, else SQLite under `--data` (default ./.yfs). */
+export async function openStore(flags: StoreFlags): Promise<DocumentStore> {
+  if (flags.postgres) return createPostgresStore({ url: flags.postgres, schema: flags.pgSchema })
+  return createSqliteStore({ file: join(flags.data ?? './.yfs', 'yfs.sqlite') })
+}
+
+function storeOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--data <dir>', 'SQLite data folder').env('YFS_DATA').conflicts('postgres'))
+    .addOption(new Option('--postgres <url>', 'PostgreSQL connection string').env('YFS_POSTGRES_URL'))
+    .addOption(
+      new Option('--pg-schema <name>', 'PostgreSQL schema for the tables')
+        .env('YFS_PG_SCHEMA')
+        .default('yfs'),
+    )
+}
+
+export function createProgram(): Command {
+  const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
+
+  storeOptions(program.command('serve').description('run the sync server'))
+    .addOption(
+      new Option('--port <n>', 'port (0: any free port)').env('YFS_PORT').default(4321).argParser(integer),
+    )
+    .addOption(new Option('--host <addr>', 'address to bind').env('YFS_HOST').default('127.0.0.1'))
+    .addOption(
+      new Option('--redis <url>', 'Redis URL, to share live edits between processes').env('YFS_REDIS_URL'),
+    )
+    .addOption(new Option('--redis-prefix <p>', 'Redis key prefix').env('YFS_REDIS_PREFIX').default('yfs'))
+    .addOption(new Option('--admin-token <t>', 'token for the admin API').env('YFS_ADMIN_TOKEN'))
+    .addOption(
+      new Option('--max-message-bytes <n>', 'largest WebSocket message')
+        .env('YFS_MAX_MESSAGE_BYTES')
+        .argParser(integer),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'debug | info | warn | error')
+        .env('YFS_LOG_LEVEL')
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addOption(new Option('--name <name>', 'instance name in logs').env('YFS_NAME'))
+    .action(async (flags) => {
+      const logger = createLogger({ level: flags.logLevel as LogLevel })
+      const store = await openStore(flags)
+      const server = createServer({
+        store,
+        logger,
+        adminToken: flags.adminToken,
+        redisUrl: flags.redis,
+        redisPrefix: flags.redisPrefix,
+        maxMessageBytes: flags.maxMessageBytes,
+        name: flags.name,
+      })
+      let stopping = false
+      const stop = async (signal: string) => {
+        if (stopping) {
+          logger.warn('forced exit', { signal })
+          process.exit(1)
+        }
+        stopping = true
+        logger.info('signal', { signal })
+        try {
+          await server.close()
+          await store.close()
+          process.exit(0)
+        } catch (error) {
+          logger.error('shutdown failed', { error })
+          process.exit(1)
+        }
+      }
+      process.on('SIGTERM', () => void stop('SIGTERM'))
+      process.on('SIGINT', () => void stop('SIGINT'))
+      await server.listen(flags.port, flags.host)
+    })
+
+  const workspace = program.command('workspace').description('administer workspaces in a store')
+  storeOptions(workspace.command('create <id>').description('create a workspace')).action(
+    async (id, flags) => {
+      const store = await openStore(flags)
+      try {
+        const created = await store.createWorkspace(id)
+        process.stdout.write(`${JSON.stringify({ id, created })}\n`)
+      } finally {
+        await store.close()
+      }
+    },
+  )
+
+  const token = program.command('token').description('administer tokens in a store')
+  storeOptions(
+    token
+      .command('create <workspace>')
+      .description('create a token and print it')
+      .addOption(new Option('--role <role>', 'read | write').choices(['read', 'write']).default('write')),
+  ).action(async (ws, flags) => {
+    const store = await openStore(flags)
+    try {
+      const value = await store.createToken(ws, flags.role as Role)
+      process.stdout.write(`${JSON.stringify({ workspace: ws, role: flags.role, token: value })}\n`)
+    } finally {
+      await store.close()
+    }
+  })
+
+  return program
+}

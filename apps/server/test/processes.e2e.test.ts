@@ -1,0 +1,186 @@
+// The real `yfs serve` in child processes: every acknowledged change survives SIGKILL and SIGTERM
+// (SQLite and PostgreSQL), graceful shutdown closes clients, and two processes behind nothing but
+// PostgreSQL + Redis serve one workspace live.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { waitFor } from './helpers.js'
+import {
+  dropSchema,
+  POSTGRES_URL,
+  postgresAvailable,
+  REDIS_URL,
+  redisAvailable,
+  testSchema,
+} from './services.js'
+import { adminSetup, spawnServer } from './spawn-server.js'
+
+const ADMIN = 'process-admin'
+const pgUp = await postgresAvailable()
+const redisUp = pgUp && (await redisAvailable())
+
+interface Backend {
+  name: string
+  args: string[]
+  cleanup(): Promise<void>
+}
+
+function sqliteBackend(): Backend {
+  const dir = mkdtempSync(join(tmpdir(), 'yfs-proc-'))
+  return {
+    name: 'sqlite',
+    args: ['--data', dir],
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+function postgresBackend(): Backend {
+  const schema = testSchema('yfs_proc')
+  return {
+    name: 'postgres',
+    args: ['--postgres', POSTGRES_URL, '--pg-schema', schema],
+    cleanup: () => dropSchema(schema),
+  }
+}
+
+const ops = fc.sample(
+  fc.array(
+    fc.oneof(
+      fc.record({
+        kind: fc.constant('write' as const),
+        file: fc.integer({ min: 0, max: 7 }),
+        text: fc.string({ maxLength: 40 }),
+      }),
+      fc.record({ kind: fc.constant('append' as const), text: fc.string({ minLength: 1, maxLength: 20 }) }),
+    ),
+    { minLength: 400, maxLength: 400 },
+  ),
+  { seed: 2024, numRuns: 1 },
+)[0]!
+
+/** Apply ops one by one, flushing after each; returns the expected state after the last acknowledged op. */
+async function runUntilStopped(
+  client: WorkspaceConnection,
+  acked: { files: Map<number, string>; log: string },
+) {
+  const files = new Map(acked.files)
+  let log = acked.log
+  for (const op of ops) {
+    try {
+      if (op.kind === 'write') {
+        await client.fs.writeFile(`/data/f${op.file}.txt`, op.text)
+        files.set(op.file, op.text)
+      } else {
+        await client.fs.appendFile('/data/log.txt', op.text)
+        log += op.text
+      }
+      await client.flush(1500)
+    } catch {
+      return // the server went away: ops after the last flush are not acknowledged
+    }
+    acked.files = new Map(files)
+    acked.log = log
+  }
+}
+
+async function verify(url: string, token: string, acked: { files: Map<number, string>; log: string }) {
+  const client = await connectWorkspace({ url, workspace: 'crash', token })
+  try {
+    for (const [file, text] of acked.files) expect(await client.fs.readFile(`/data/f${file}.txt`)).toBe(text)
+    const log = (await client.fs.exists('/data/log.txt')) ? await client.fs.readFile('/data/log.txt') : ''
+    // An op in flight at the kill may or may not have landed; every acknowledged one has.
+    expect(log.startsWith(acked.log)).toBe(true)
+  } finally {
+    await client.close()
+  }
+}
+
+const backends = [sqliteBackend, ...(pgUp ? [postgresBackend] : [])]
+
+describe.each(backends.map((make) => [make().name, make] as const))('yfs serve with %s', (_name, make) => {
+  const backend = make()
+  afterAll(() => backend.cleanup())
+
+  it('keeps every acknowledged change across SIGKILL, then across SIGTERM', async () => {
+    let server = await spawnServer([...backend.args, '--admin-token', ADMIN])
+    const token = await adminSetup(server.http, ADMIN, 'crash')
+    const acked = { files: new Map<number, string>(), log: '' }
+
+    const client = await connectWorkspace({ url: server.url, workspace: 'crash', token })
+    await client.fs.mkdir('/data')
+    await client.flush()
+    const running = runUntilStopped(client, acked)
+    await waitFor(
+      () => acked.files.size + acked.log.length > 0 && acked.log.length > 30,
+      'some acknowledged ops',
+      20_000,
+    )
+    expect(await server.stop('SIGKILL')).toBeNull()
+    await running
+    await client.close(0)
+    expect(acked.files.size).toBeGreaterThan(0)
+
+    server = await spawnServer([...backend.args, '--admin-token', ADMIN])
+    await verify(server.url, token, acked)
+
+    // Graceful: write, flush, SIGTERM; the client is told, the process exits 0, nothing is lost.
+    const second = await connectWorkspace({ url: server.url, workspace: 'crash', token })
+    await second.fs.writeFile('/data/after-restart.txt', 'still here')
+    await second.flush()
+    const closed = new Promise<void>((resolve) => second.socket.on('close', () => resolve()))
+    expect(await server.stop('SIGTERM')).toBe(0)
+    await closed
+    expect(server.logs.some((l) => l.event === 'stopped')).toBe(true)
+    await second.close()
+
+    server = await spawnServer([...backend.args])
+    const third = await connectWorkspace({ url: server.url, workspace: 'crash', token })
+    expect(await third.fs.readFile('/data/after-restart.txt')).toBe('still here')
+    await third.close()
+    await verify(server.url, token, acked)
+    expect(await server.stop('SIGTERM')).toBe(0)
+  }, 90_000)
+})
+
+describe.skipIf(!redisUp)('two yfs serve processes + PostgreSQL + Redis', () => {
+  const schema = testSchema('yfs_duo')
+  afterAll(() => dropSchema(schema))
+
+  it('clients on different processes converge live', async () => {
+    const args = [
+      '--postgres',
+      POSTGRES_URL,
+      '--pg-schema',
+      schema,
+      '--redis',
+      REDIS_URL,
+      '--redis-prefix',
+      schema,
+    ]
+    const one = await spawnServer([...args, '--admin-token', ADMIN])
+    const two = await spawnServer(args)
+    try {
+      const token = await adminSetup(one.http, ADMIN, 'duo')
+      const a = await connectWorkspace({ url: one.url, workspace: 'duo', token })
+      const b = await connectWorkspace({ url: two.url, workspace: 'duo', token })
+      await a.fs.writeFile('/from-one.txt', 'one')
+      await b.fs.writeFile('/from-two.txt', 'two')
+      await waitFor(
+        async () => (await a.fs.exists('/from-two.txt')) && (await b.fs.exists('/from-one.txt')),
+        'rows',
+      )
+      expect(await a.fs.readFile('/from-two.txt')).toBe('two')
+      expect(await b.fs.readFile('/from-one.txt')).toBe('one')
+      await b.fs.appendFile('/from-one.txt', '+two')
+      await waitFor(async () => (await a.fs.readFile('/from-one.txt')) === 'one+two', 'live content edit')
+      await a.close()
+      await b.close()
+    } finally {
+      await one.stop('SIGTERM')
+      await two.stop('SIGTERM')
+    }
+  }, 60_000)
+})
