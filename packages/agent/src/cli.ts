@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * `yfs mcp [--store NAME] [--http PORT] [--server URL --token T]`: the MCP
+ * server on stdio (default) or Streamable HTTP. The only module with
+ * import-time side effects.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { Command } from 'commander'
+import { listenMcpHttp } from './mcp/http.js'
+import { createMcpSession } from './mcp/server.js'
+import { createMemoryStores } from './mcp/stores.js'
+
+const program = new Command('yfs').description('yfs — a collaborative filesystem for AI agents and people')
+
+program
+  .command('mcp')
+  .description('serve the yfs tools over MCP (stdio unless --http)')
+  .option('--store <name>', 'start in this shared store instead of a private workspace')
+  .option('--http <port>', 'serve Streamable HTTP on this port (0 = any) instead of stdio')
+  .option('--server <url>', 'use the workspaces of a yfs sync server')
+  .option('--token <token>', 'token for --server')
+  .action(async (opts: { store?: string; http?: string; server?: string; token?: string }) => {
+    if (opts.server) {
+      // The sync-server client (@yfs/client) plugs in here as a StoreProvider.
+      process.stderr.write(
+        'yfs mcp: --server is not available yet in this build; run without it for in-memory stores\n',
+      )
+      process.exit(2)
+    }
+    const stores = createMemoryStores()
+    if (opts.http !== undefined) {
+      const { url } = await listenMcpHttp({ stores, store: opts.store, port: Number(opts.http) })
+      process.stderr.write(`yfs mcp: listening on ${url}\n`)
+      return
+    }
+    const session = await createMcpSession({ stores, store: opts.store })
+    await session.server.connect(new StdioServerTransport())
+  })
+
+await program.parseAsync(process.argv)

@@ -1,0 +1,84 @@
+/**
+ * Exec backends (seed 001): where a command line runs against the
+ * workspace. The first backend is just-bash on the YjsFileSystem; a VM
+ * backend can implement the same interface later.
+ *
+ * `filesChanged` is real: it is the set of workspace paths with change
+ * events (write, delete, rename, mkdir, restore) during the run.
+ */
+import type { YjsFileSystem } from '@yfs/core'
+import { Bash } from 'just-bash'
+
+export interface ExecOptions {
+  cwd?: string
+  env?: Record<string, string>
+  /** Wall-clock limit in ms (default 30 s). */
+  timeout?: number
+  stdin?: string
+}
+
+export interface ExecResult {
+  stdout: string
+  stderr: string
+  exitCode: number
+  filesChanged: string[]
+  /** True when the run hit the time limit. */
+  timedOut?: boolean
+}
+
+export interface ExecBackend {
+  run(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>
+  dispose(): Promise<void>
+}
+
+export interface JustBashLimits {
+  maxCommandCount: number
+  maxLoopIterations: number
+  maxCallDepth: number
+}
+
+export const DEFAULT_EXEC_LIMITS: JustBashLimits = {
+  maxCommandCount: 10_000,
+  maxLoopIterations: 10_000,
+  maxCallDepth: 100,
+}
+
+const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)
+
+/** just-bash on a YjsFileSystem: each run is a fresh shell (no state leaks between tool calls). */
+export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBashLimits> = {}): ExecBackend {
+  const executionLimits = { ...DEFAULT_EXEC_LIMITS, ...limits }
+  return {
+    async run(command, args, options = {}) {
+      const script = [command, ...args.map(quote)].join(' ')
+      const changed = new Set<string>()
+      const off = fs.watch((e) => {
+        if (e.origin !== 'local') return
+        changed.add(e.path)
+        if (e.oldPath) changed.add(e.oldPath)
+      })
+      const controller = new AbortController()
+      const timeout = options.timeout ?? 30_000
+      const timer = setTimeout(() => controller.abort(), timeout)
+      try {
+        const bash = new Bash({ fs, cwd: options.cwd ?? '/', env: options.env, executionLimits })
+        const result = await bash.exec(script, {
+          signal: controller.signal,
+          ...(options.stdin ? { stdin: options.stdin } : {}),
+        })
+        const timedOut = controller.signal.aborted
+        return {
+          stdout: result.stdout,
+          stderr: timedOut ? `${result.stderr}bash: timed out after ${timeout} ms\n` : result.stderr,
+          exitCode: timedOut && result.exitCode === 0 ? 124 : result.exitCode,
+          filesChanged: [...changed].sort(),
+          timedOut,
+        }
+      } finally {
+        clearTimeout(timer)
+        off()
+      }
+    },
+    async dispose() {},
+  }
+}

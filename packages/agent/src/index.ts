@@ -1,0 +1,19 @@
+// @yfs/agent — tools for agents on a yfs workspace, and an MCP server.
+
+export { errorResult, ToolError } from './errors.js'
+export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
+export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
+export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
+export { capText, createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
+export type {
+  Tool,
+  ToolAnnotations,
+  ToolContext,
+  ToolDefinition,
+  ToolOptions,
+  ToolOutput,
+  ToolResult,
+} from './tool.js'
+export { defineTool } from './tool.js'
+export { allTools } from './tools/index.js'
+export { fromVfsPath, toVfsPath, VFS_SCHEME } from './vfs-path.js'

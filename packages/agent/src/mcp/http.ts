@@ -1,0 +1,97 @@
+/**
+ * MCP over Streamable HTTP: one endpoint (`/mcp`), one session per MCP
+ * client, each with its own private workspace. Exported as a request handler
+ * so the yfs server can mount it; `listenMcpHttp` runs it standalone.
+ */
+import { randomUUID } from 'node:crypto'
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { createMcpSession, type McpSessionOptions } from './server.js'
+
+const MAX_BODY = 4 * 1024 * 1024
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY) throw new Error('request body too large')
+    chunks.push(chunk as Buffer)
+  }
+  return chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'))
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+}
+
+export type McpHttpHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+  close(): Promise<void>
+}
+
+/** A request handler for `/mcp` that keeps one transport and session per MCP session id. */
+export function createMcpHttpHandler(options: McpSessionOptions): McpHttpHandler {
+  const transports = new Map<string, StreamableHTTPServerTransport>()
+  const handler = async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const sessionId = req.headers['mcp-session-id']
+      const id = Array.isArray(sessionId) ? sessionId[0] : sessionId
+      const body = req.method === 'POST' ? await readJson(req) : undefined
+      let transport = id ? transports.get(id) : undefined
+      if (!transport) {
+        if (id) return reply(res, 404, 'unknown MCP session')
+        if (req.method !== 'POST' || !isInitializeRequest(body))
+          return reply(res, 400, 'start a session with an initialize request')
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => {
+            transports.set(sid, created)
+          },
+        })
+        created.onclose = () => {
+          if (created.sessionId) transports.delete(created.sessionId)
+        }
+        const session = await createMcpSession(options)
+        await session.server.connect(created)
+        transport = created
+      }
+      await transport.handleRequest(req, res, body)
+    } catch (error) {
+      // One client's garbage must not take the server down.
+      if (!res.headersSent) reply(res, 400, error instanceof Error ? error.message : 'bad request')
+    }
+  }
+  return Object.assign(handler, {
+    async close() {
+      for (const t of transports.values()) await t.close()
+      transports.clear()
+    },
+  })
+}
+
+/** Serve MCP at http://host:port/mcp until closed. */
+export async function listenMcpHttp(
+  options: McpSessionOptions & { port?: number; host?: string },
+): Promise<{ server: HttpServer; url: string; close(): Promise<void> }> {
+  const handler = createMcpHttpHandler(options)
+  const server = createServer((req, res) => {
+    if (req.url?.split('?')[0] === '/mcp') void handler(req, res)
+    else {
+      res.writeHead(req.url === '/healthz' ? 200 : 404)
+      res.end(req.url === '/healthz' ? 'ok' : 'not found')
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : options.port
+  return {
+    server,
+    url: `http://${options.host ?? '127.0.0.1'}:${port}/mcp`,
+    async close() {
+      await handler.close()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

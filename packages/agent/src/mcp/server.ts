@@ -1,0 +1,68 @@
+/**
+ * The MCP server: adapts a tool registry per session to MCP (`tools/list`,
+ * `tools/call`). It holds no tool logic. Tools are listed with their JSON
+ * Schema and annotations; results carry `structuredContent` and a text block.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { YjsFileSystem } from '@yfs/core'
+import { type } from 'arktype'
+import { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from '../registry.js'
+import { defineTool, type Tool } from '../tool.js'
+import type { StoreProvider } from './stores.js'
+
+export interface McpSessionOptions {
+  stores: StoreProvider
+  /** Open this shared store instead of a private workspace. */
+  store?: string
+  registry?: Omit<ToolRegistryOptions, 'extraTools'>
+}
+
+/** One MCP session: its current workspace and the tools bound to it. */
+export interface McpSession {
+  readonly server: Server
+  readonly storeName: () => string | undefined
+  readonly fs: () => YjsFileSystem
+}
+
+export const SERVER_INFO = { name: 'yfs', version: '0.1.0' }
+
+export async function createMcpSession(options: McpSessionOptions): Promise<McpSession> {
+  let storeName = options.store
+  let fs = storeName ? await options.stores.open(storeName) : await options.stores.createPrivate()
+  const storesTool: Tool = defineTool({
+    name: 'stores',
+    title: 'Workspaces',
+    description:
+      'List the shared workspaces (stores), or open one: after open, every other tool works on that shared workspace, which other sessions and people can see. Each session starts in a private workspace.',
+    input: type({
+      action: "'list' | 'open'",
+      'name?': type(/^[\w.-]{1,64}$/).describe('store name (letters, digits, . _ -)'),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    async run(input) {
+      if (input.action === 'open') {
+        if (!input.name) throw new Error('open needs a name')
+        fs = await options.stores.open(input.name)
+        storeName = input.name
+        registry = makeRegistry()
+      }
+      return { structured: { current: storeName ?? '(private)', stores: await options.stores.list() } }
+    },
+  })
+  const makeRegistry = (): ToolRegistry =>
+    createToolRegistry(fs, { ...options.registry, extraTools: [storesTool] })
+  let registry = makeRegistry()
+
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions:
+      'yfs workspace tools. Paths are vfs:/// URLs (vfs:///src/a.ts). Use bash for grep/find/sed pipelines, read_file with line ranges for big files, edit_file for precise edits, checkpoint before risky changes.',
+  })
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list() }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const result = await registry.execute(request.params.name, request.params.arguments ?? {})
+    return { ...result }
+  })
+  return { server, storeName: () => storeName, fs: () => fs }
+}

@@ -1,0 +1,67 @@
+/**
+ * A tool is data: a name, a title, a description written for a model, an
+ * arktype input type (its JSON Schema is generated), MCP annotations, and a
+ * `run` that returns a structured result. Tools never see raw arguments:
+ * the registry validates them once, at the edge.
+ */
+import type { YjsFileSystem } from '@yfs/core'
+import type { Type } from 'arktype'
+import type { ExecBackend } from './exec-backend.js'
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint?: boolean
+}
+
+export interface ToolContext {
+  fs: YjsFileSystem
+  exec: ExecBackend
+  options: ToolOptions
+}
+
+export interface ToolOptions {
+  /** Largest text a tool returns, in characters (default 30,000); longer output is cut with a note. */
+  maxOutputChars: number
+  /** Largest file `read_file` returns whole, in bytes (default 256 KiB); use line ranges beyond. */
+  maxReadBytes: number
+  /** Result cap of `grep` and `glob` (default 500). */
+  maxResults: number
+}
+
+/** What `run` returns: structured data, and optionally the text a model reads (default: the JSON). */
+export interface ToolOutput {
+  structured: Record<string, unknown>
+  text?: string
+}
+
+export interface Tool<I = unknown> {
+  name: string
+  title: string
+  description: string
+  input: Type<I>
+  annotations: ToolAnnotations
+  run(input: I, ctx: ToolContext): Promise<ToolOutput>
+}
+
+/** A tool as clients see it (MCP `tools/list`). */
+export interface ToolDefinition {
+  name: string
+  title: string
+  description: string
+  inputSchema: Record<string, unknown>
+  annotations: ToolAnnotations & { title: string }
+}
+
+/** A tool call's result (MCP `tools/call`). */
+export interface ToolResult {
+  isError?: boolean
+  content: { type: 'text'; text: string }[]
+  structuredContent: Record<string, unknown>
+}
+
+/** Define a tool with its input type inferred. */
+export function defineTool<I>(tool: Tool<I>): Tool<unknown> {
+  return tool as Tool<unknown>
+}

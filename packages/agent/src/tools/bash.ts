@@ -1,0 +1,40 @@
+/** The bash tool: one just-bash script on the workspace, through the exec backend. */
+import { type } from 'arktype'
+import { capText } from '../registry.js'
+import { defineTool } from '../tool.js'
+
+export const bashTool = defineTool({
+  name: 'bash',
+  title: 'Run bash',
+  description:
+    'Run a bash script (just-bash: grep, find, sed, awk, jq, sort, pipes, redirections, loops; no network, no real processes) on the workspace. Paths inside the script are plain POSIX paths (/src/a.ts, not vfs:///). Returns stdout, stderr, exit code and the files it changed. Output is capped and scripts are limited in time, loop iterations and commands.',
+  input: type({
+    script: type('string > 0').describe('the bash script'),
+    'cwd?': type('string').describe('working directory (POSIX path, default /)'),
+    'timeout_ms?': type('1 <= number.integer <= 120000').describe('wall-clock limit (default 30000)'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async run(input, { exec, options }) {
+    const r = await exec.run(input.script, [], { cwd: input.cwd ?? '/', timeout: input.timeout_ms ?? 30_000 })
+    const half = Math.floor(options.maxOutputChars / 2)
+    const stdout = capText(r.stdout, half)
+    const stderr = capText(r.stderr, half)
+    const filesChanged = r.filesChanged.map((p) => `vfs://${p}`)
+    return {
+      structured: {
+        stdout,
+        stderr,
+        exit_code: r.exitCode,
+        files_changed: filesChanged,
+        ...(r.timedOut ? { timed_out: true } : {}),
+      },
+      text: [
+        stdout,
+        stderr ? `[stderr]\n${stderr}` : '',
+        `[exit code ${r.exitCode}${r.timedOut ? ', timed out' : ''}]${filesChanged.length ? ` changed: ${filesChanged.join(' ')}` : ''}`,
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    }
+  },
+})

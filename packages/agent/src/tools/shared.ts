@@ -1,0 +1,30 @@
+/** Helpers shared by the tools: path arguments, content versions, text classification. */
+import { createHash } from 'node:crypto'
+import { decodeTextOrBinary, type YjsFileSystem } from '@yfs/core'
+import { fromVfsPath, toVfsPath } from '../vfs-path.js'
+
+/** A path argument: a vfs:/// URL, validated and normalised. */
+export const vfsPath = 'string > 0'
+
+export const posix = fromVfsPath
+export const vfs = toVfsPath
+
+/** Content version of a file: a hash of its bytes, so any change gives a new version. */
+export function contentVersion(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`
+}
+
+/** Text of a file, or undefined with its bytes when the file is binary. */
+export async function readTextOrBinary(
+  fs: YjsFileSystem,
+  path: string,
+): Promise<{ text?: string; bytes: Uint8Array }> {
+  const bytes = await fs.readFileBuffer(path)
+  const text = decodeTextOrBinary(bytes)
+  return text === undefined ? { bytes } : { text, bytes }
+}
+
+export async function ensureParent(fs: YjsFileSystem, path: string): Promise<void> {
+  const parent = path.slice(0, path.lastIndexOf('/')) || '/'
+  if (parent !== '/') await fs.mkdir(parent, { recursive: true })
+}

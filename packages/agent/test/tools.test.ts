@@ -1,0 +1,408 @@
+import { createFileSystem } from '@yfs/core'
+import { markdownCodec } from '@yfs/markdown'
+import { describe, expect, it } from 'vitest'
+import { createToolRegistry } from '../src/index.js'
+
+const setup = (options = {}) => {
+  const fs = createFileSystem({ codecs: [markdownCodec] })
+  const tools = createToolRegistry(fs, options)
+  const call = async (name: string, args: unknown) => tools.execute(name, args)
+  const ok = async (name: string, args: unknown) => {
+    const r = await call(name, args)
+    if (r.isError) throw new Error(`${name} failed: ${r.content[0]!.text}`)
+    return r
+  }
+  const err = async (name: string, args: unknown) => {
+    const r = await call(name, args)
+    expect(r.isError).toBe(true)
+    return r.structuredContent.error as { code: string; message: string; path?: string; hint?: string }
+  }
+  return { fs, tools, call, ok, err }
+}
+
+describe('tool definitions', () => {
+  it('every tool has a model-facing description, an object JSON Schema and annotations', () => {
+    const { tools } = setup()
+    const list = tools.list()
+    expect(list.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        'bash',
+        'read_file',
+        'write_file',
+        'create_file',
+        'append_file',
+        'edit_file',
+        'apply_patch',
+        'delete',
+        'restore',
+        'mkdir',
+        'move',
+        'copy',
+        'stat',
+        'list_directory',
+        'tree',
+        'glob',
+        'grep',
+        'history',
+        'diff',
+        'checkout_version',
+        'checkpoint',
+        'restore_checkpoint',
+      ]),
+    )
+    for (const t of list) {
+      expect(t.description.length).toBeGreaterThan(40)
+      expect(t.inputSchema.type).toBe('object')
+      expect(typeof t.annotations.readOnlyHint).toBe('boolean')
+      expect(typeof t.annotations.destructiveHint).toBe('boolean')
+    }
+    expect(list.find((t) => t.name === 'read_file')!.annotations.readOnlyHint).toBe(true)
+    expect(list.find((t) => t.name === 'delete')!.annotations.destructiveHint).toBe(true)
+  })
+  it('rejects bad arguments and unknown tools with a clear error', async () => {
+    const { err } = setup()
+    expect((await err('read_file', { path: 7 })).code).toBe('EINVAL')
+    expect((await err('nope', {})).message).toContain("unknown tool 'nope'")
+  })
+})
+
+describe('paths at the boundary', () => {
+  it('accept vfs:/// URLs, normalise them, and reject other forms with the corrected URL', async () => {
+    const { ok, err } = setup()
+    await ok('write_file', { path: 'vfs:///a//b/./c.txt', content: 'x' })
+    expect((await ok('stat', { path: 'vfs:///a/b/../b/c.txt' })).structuredContent.path).toBe(
+      'vfs:///a/b/c.txt',
+    )
+    expect((await ok('stat', { path: 'vfs:///a\\b\\c.txt' })).structuredContent.path).toBe('vfs:///a/b/c.txt')
+    const bare = await err('read_file', { path: '/a/b/c.txt' })
+    expect(bare.code).toBe('EINVAL')
+    expect(bare.message).toContain("use 'vfs:///a/b/c.txt'")
+    expect((await err('read_file', { path: 'a/b/c.txt' })).message).toContain("use 'vfs:///a/b/c.txt'")
+    expect((await err('read_file', { path: 'vfs:///a\0b' })).message).toContain('NUL')
+  })
+  it('.. never escapes the workspace root', async () => {
+    const { ok } = setup()
+    await ok('write_file', { path: 'vfs:///../../../etc/passwd', content: 'inside' })
+    expect((await ok('list_directory', { path: 'vfs:///etc' })).structuredContent.entries).toHaveLength(1)
+    expect((await ok('stat', { path: 'vfs:///etc/passwd' })).structuredContent.size).toBe(6)
+  })
+})
+
+describe('read_file', () => {
+  it('numbers lines, honours ranges, reads past EOF to EOF, and returns a version', async () => {
+    const { ok } = setup()
+    await ok('write_file', { path: 'vfs:///f.txt', content: 'a\nb\nc\nd\n' })
+    const r = await ok('read_file', { path: 'vfs:///f.txt', line_start: 2, line_end: 99 })
+    expect(r.content[0]!.text).toBe('2\tb\n3\tc\n4\td')
+    expect(r.structuredContent).toMatchObject({
+      line_start: 2,
+      line_end: 4,
+      total_lines: 4,
+      content: 'b\nc\nd',
+    })
+    expect(r.structuredContent.version).toMatch(/^sha256:/)
+    const past = await ok('read_file', { path: 'vfs:///f.txt', line_start: 10 })
+    expect(past.content[0]!.text).toContain('[the file has 4 lines]')
+  })
+  it('handles empty files, no trailing newline, CRLF, unicode and binary', async () => {
+    const { ok, fs } = setup()
+    await ok('write_file', { path: 'vfs:///empty', content: '' })
+    expect((await ok('read_file', { path: 'vfs:///empty' })).structuredContent).toMatchObject({
+      total_lines: 0,
+      content: '',
+    })
+    await ok('write_file', { path: 'vfs:///nt', content: 'x\ny' })
+    expect((await ok('read_file', { path: 'vfs:///nt' })).structuredContent).toMatchObject({
+      total_lines: 2,
+      no_trailing_newline: true,
+    })
+    await ok('write_file', { path: 'vfs:///crlf', content: 'a\r\nb\r\n' })
+    expect((await ok('read_file', { path: 'vfs:///crlf' })).structuredContent.content).toBe('a\r\nb\r')
+    await ok('write_file', { path: 'vfs:///u.txt', content: 'héllo 😀\n' })
+    expect((await ok('read_file', { path: 'vfs:///u.txt' })).structuredContent).toMatchObject({
+      content: 'héllo 😀',
+      size: 12,
+    })
+    await fs.writeFile('/bin.dat', new Uint8Array([0, 1, 2, 255]))
+    const bin = await ok('read_file', { path: 'vfs:///bin.dat' })
+    expect(bin.structuredContent).toMatchObject({ binary: true, size: 4 })
+    expect(bin.content[0]!.text).toContain('binary file (4 bytes)')
+  })
+  it('cuts a huge file with a note that says how to read the rest', async () => {
+    const { ok } = setup({ maxReadBytes: 1000 })
+    await ok('write_file', { path: 'vfs:///big.txt', content: `${'0123456789'.repeat(10)}\n`.repeat(100) })
+    const r = await ok('read_file', { path: 'vfs:///big.txt' })
+    expect(r.structuredContent.truncated).toBe(true)
+    expect(r.content[0]!.text).toMatch(/\[cut at line 9 of 100: read the rest with line_start=10\]/)
+  })
+  it('errors: missing file, folder, bad range', async () => {
+    const { ok, err } = setup()
+    expect((await err('read_file', { path: 'vfs:///missing' })).code).toBe('ENOENT')
+    await ok('mkdir', { path: 'vfs:///d' })
+    expect((await err('read_file', { path: 'vfs:///d' })).code).toBe('EISDIR')
+    await ok('write_file', { path: 'vfs:///f', content: 'x' })
+    expect((await err('read_file', { path: 'vfs:///f', line_start: 3, line_end: 2 })).code).toBe('EINVAL')
+    const missing = await err('read_file', { path: 'vfs:///missing' })
+    expect(missing.message).toBe("ENOENT: no such file or directory, open 'vfs:///missing'")
+    expect(missing.hint).toContain('list_directory')
+  })
+})
+
+describe('write, create, append', () => {
+  it('write creates parents; create refuses an existing path; append appends', async () => {
+    const { ok, err } = setup()
+    await ok('write_file', { path: 'vfs:///deep/er/f.txt', content: 'one\n' })
+    expect((await err('create_file', { path: 'vfs:///deep/er/f.txt', content: 'x' })).code).toBe('EEXIST')
+    await ok('create_file', { path: 'vfs:///deep/new.txt', content: 'new' })
+    await ok('append_file', { path: 'vfs:///deep/er/f.txt', content: 'two\n' })
+    expect((await ok('read_file', { path: 'vfs:///deep/er/f.txt' })).structuredContent.content).toBe(
+      'one\ntwo',
+    )
+    expect((await err('write_file', { path: 'vfs:///deep', content: 'x' })).code).toBe('EISDIR')
+  })
+})
+
+describe('edit_file', () => {
+  it('replaces a unique match and returns a unified diff', async () => {
+    const { ok } = setup()
+    await ok('write_file', { path: 'vfs:///e.ts', content: 'const a = 1\nconst b = 2\n' })
+    const r = await ok('edit_file', { path: 'vfs:///e.ts', old_text: 'b = 2', new_text: 'b = 3' })
+    expect(r.content[0]!.text).toContain('-const b = 2\n+const b = 3')
+    expect((await ok('read_file', { path: 'vfs:///e.ts' })).structuredContent.content).toBe(
+      'const a = 1\nconst b = 3',
+    )
+  })
+  it('fails on zero or several matches with the count, unless expected_occurrences says so', async () => {
+    const { ok, err } = setup()
+    await ok('write_file', { path: 'vfs:///e.ts', content: 'x x x' })
+    const none = await err('edit_file', { path: 'vfs:///e.ts', old_text: 'y', new_text: 'z' })
+    expect(none).toMatchObject({ code: 'ENOMATCH' })
+    expect(none.message).toContain('occurs 0 times')
+    const many = await err('edit_file', { path: 'vfs:///e.ts', old_text: 'x', new_text: 'z' })
+    expect(many.message).toContain('occurs 3 times')
+    await ok('edit_file', { path: 'vfs:///e.ts', old_text: 'x', new_text: 'z', expected_occurrences: 3 })
+    expect((await ok('read_file', { path: 'vfs:///e.ts' })).structuredContent.content).toBe('z z z')
+  })
+  it('refuses to overwrite a change the agent has not seen (expected_version)', async () => {
+    const { ok, err, fs } = setup()
+    await ok('write_file', { path: 'vfs:///v.txt', content: 'hello' })
+    const { version } = (await ok('read_file', { path: 'vfs:///v.txt' })).structuredContent as {
+      version: string
+    }
+    await fs.writeFile('/v.txt', 'hello from someone else')
+    expect(
+      (
+        await err('edit_file', {
+          path: 'vfs:///v.txt',
+          old_text: 'hello',
+          new_text: 'hi',
+          expected_version: version,
+        })
+      ).code,
+    ).toBe('ESTALE')
+    const fresh = (await ok('stat', { path: 'vfs:///v.txt' })).structuredContent.version
+    await ok('edit_file', {
+      path: 'vfs:///v.txt',
+      old_text: 'hello',
+      new_text: 'hi',
+      expected_version: fresh,
+    })
+  })
+})
+
+describe('apply_patch', () => {
+  it('applies a multi-file patch (modify, create, delete) all or nothing', async () => {
+    const { ok, err, fs } = setup()
+    await ok('write_file', { path: 'vfs:///a.txt', content: 'one\ntwo\nthree\n' })
+    await ok('write_file', { path: 'vfs:///gone.txt', content: 'bye\n' })
+    const patch = [
+      '--- a/a.txt',
+      '+++ b/a.txt',
+      '@@ -1,3 +1,3 @@',
+      ' one',
+      '-two',
+      '+TWO',
+      ' three',
+      '--- /dev/null',
+      '+++ b/new/dir/c.txt',
+      '@@ -0,0 +1,1 @@',
+      '+created',
+      '--- a/gone.txt',
+      '+++ /dev/null',
+      '@@ -1,1 +0,0 @@',
+      '-bye',
+      '',
+    ].join('\n')
+    const r = await ok('apply_patch', { patch })
+    expect((r.structuredContent.files as { status: string }[]).map((f) => f.status)).toEqual([
+      'modified',
+      'created',
+      'deleted',
+    ])
+    expect(await fs.readFile('/a.txt')).toBe('one\nTWO\nthree\n')
+    expect(await fs.readFile('/new/dir/c.txt')).toBe('created\n')
+    expect(await fs.exists('/gone.txt')).toBe(false)
+    // A patch whose second file does not apply changes nothing at all.
+    const bad = patch
+      .replace('-two', '-not there')
+      .replace('--- /dev/null\n+++ b/new/dir/c.txt', '--- /dev/null\n+++ b/other.txt')
+    const before = fs.index.allPaths()
+    expect((await err('apply_patch', { patch: bad })).code).toBe('ENOMATCH')
+    expect(fs.index.allPaths()).toEqual(before)
+    expect((await err('apply_patch', { patch: 'not a diff' })).code).toBe('EINVAL')
+  })
+})
+
+describe('tree tools', () => {
+  it('delete goes to the trash and restore brings it back', async () => {
+    const { ok, err } = setup()
+    await ok('write_file', { path: 'vfs:///d/f.txt', content: 'x' })
+    expect((await err('delete', { path: 'vfs:///d' })).code).toBe('ENOTEMPTY')
+    const del = await ok('delete', { path: 'vfs:///d', recursive: true })
+    expect((await err('stat', { path: 'vfs:///d/f.txt' })).code).toBe('ENOENT')
+    const trash = (await ok('restore', {})).structuredContent.trash as { trash_id: string }[]
+    expect(trash.map((t) => t.trash_id)).toContain(del.structuredContent.trash_id)
+    await ok('restore', { trash_id: del.structuredContent.trash_id })
+    expect((await ok('read_file', { path: 'vfs:///d/f.txt' })).structuredContent.content).toBe('x')
+    expect((await err('restore', { trash_id: 'nope' })).code).toBe('ENOENT')
+  })
+  it('move and copy refuse to overwrite unless asked, and create parents', async () => {
+    const { ok, err, fs } = setup()
+    await ok('write_file', { path: 'vfs:///a.txt', content: 'a' })
+    await ok('write_file', { path: 'vfs:///b.txt', content: 'b' })
+    expect((await err('move', { source: 'vfs:///a.txt', destination: 'vfs:///b.txt' })).code).toBe('EEXIST')
+    await ok('copy', { source: 'vfs:///a.txt', destination: 'vfs:///x/y/a.txt' })
+    await ok('move', { source: 'vfs:///a.txt', destination: 'vfs:///b.txt', overwrite: true })
+    expect(await fs.readFile('/b.txt')).toBe('a')
+    expect(await fs.readFile('/x/y/a.txt')).toBe('a')
+    expect((await err('move', { source: 'vfs:///missing', destination: 'vfs:///z' })).code).toBe('ENOENT')
+  })
+  it('stat, list_directory and tree describe the workspace', async () => {
+    const { ok } = setup()
+    await ok('write_file', { path: 'vfs:///src/lib/a.ts', content: 'aa' })
+    await ok('write_file', { path: 'vfs:///src/b.ts', content: 'b' })
+    expect((await ok('stat', { path: 'vfs:///src' })).structuredContent).toMatchObject({
+      type: 'folder',
+      mode: '0755',
+    })
+    const list = await ok('list_directory', { path: 'vfs:///src' })
+    expect((list.structuredContent.entries as { name: string }[]).map((e) => e.name)).toEqual(['b.ts', 'lib'])
+    const tree = await ok('tree', { path: 'vfs:///', depth: 2 })
+    expect(tree.content[0]!.text).toBe('vfs:///\n└── src/\n    ├── b.ts\n    └── lib/')
+  })
+})
+
+describe('search', () => {
+  it('glob: **, braces, negation and .gitignore', async () => {
+    const { ok } = setup()
+    for (const p of ['src/a.ts', 'src/b.tsx', 'src/c.js', 'node_modules/x/i.ts', 'dist/out.ts'])
+      await ok('write_file', { path: `vfs:///${p}`, content: 'x' })
+    await ok('write_file', { path: 'vfs:///.gitignore', content: 'dist/\n' })
+    const m = async (args: object) => (await ok('glob', args)).structuredContent.matches
+    expect(await m({ pattern: '**/*.{ts,tsx}' })).toEqual([
+      'vfs:///node_modules/x/i.ts',
+      'vfs:///src/a.ts',
+      'vfs:///src/b.tsx',
+    ])
+    expect(await m({ pattern: ['**/*.ts', '!node_modules/**'] })).toEqual(['vfs:///src/a.ts'])
+    expect(await m({ pattern: '**/*.ts', respect_gitignore: false })).toContain('vfs:///dist/out.ts')
+    expect(await m({ pattern: '*.js', path: 'vfs:///src' })).toEqual(['vfs:///src/c.js'])
+    expect(await m({ pattern: '**/*.py' })).toEqual([])
+  })
+  it('grep: substring, regex, case, include, context, count_only, cap', async () => {
+    const { ok, err } = setup({ maxResults: 3 })
+    await ok('write_file', { path: 'vfs:///a.ts', content: 'one\nTODO: a\nthree\ntodo: b\n' })
+    await ok('write_file', { path: 'vfs:///b.md', content: 'TODO in markdown\n' })
+    const g = async (args: object) => ok('grep', args)
+    expect((await g({ pattern: 'TODO' })).structuredContent.count).toBe(2)
+    expect(
+      (await g({ pattern: 'todo', case_sensitive: false, include: '*.ts' })).structuredContent.count,
+    ).toBe(2)
+    expect((await g({ pattern: '^t[a-z]+:', regex: true })).structuredContent.count).toBe(1)
+    const ctx = await g({ pattern: 'TODO: a', context_before: 1, context_after: 1 })
+    expect(ctx.content[0]!.text).toBe('vfs:///a.ts-1-one\nvfs:///a.ts:2:TODO: a\nvfs:///a.ts-3-three')
+    expect((await g({ pattern: 'o', count_only: true })).structuredContent.files).toEqual({
+      'vfs:///a.ts': 2,
+      'vfs:///b.md': 1,
+    })
+    const capped = await g({ pattern: '[a-z]', regex: true })
+    expect(capped.structuredContent).toMatchObject({ count: 5, truncated: true })
+    expect(capped.content[0]!.text).toContain('2 more matches not shown')
+    expect((await g({ pattern: 'zzz' })).content[0]!.text).toBe('(no matches)')
+    expect((await err('grep', { pattern: '(', regex: true })).code).toBe('EINVAL')
+  })
+})
+
+describe('bash', () => {
+  it('runs a script on the workspace and reports the files it changed', async () => {
+    const { ok } = setup()
+    await ok('write_file', { path: 'vfs:///src/a.ts', content: 'x\n' })
+    const r = await ok('bash', { script: 'echo made > /new.txt; mv /src/a.ts /src/b.ts; grep -rl x /src' })
+    expect(r.structuredContent).toMatchObject({ stdout: '/src/b.ts\n', exit_code: 0 })
+    expect(r.structuredContent.files_changed).toEqual([
+      'vfs:///new.txt',
+      'vfs:///src/a.ts',
+      'vfs:///src/b.ts',
+    ])
+  })
+  it('caps output with a note and stops endless loops and slow scripts', async () => {
+    const { ok } = setup({ maxOutputChars: 1000 })
+    const big = await ok('bash', { script: 'for i in $(seq 1 2000); do echo line $i; done' })
+    expect(big.structuredContent.stdout as string).toContain('[output cut:')
+    const loop = await ok('bash', { script: 'while true; do :; done' })
+    expect(loop.structuredContent.exit_code).not.toBe(0)
+    expect(loop.structuredContent.stderr as string).toMatch(/too many|limit/)
+    const slow = await ok('bash', { script: 'sleep 5; echo never', timeout_ms: 200 })
+    expect(slow.structuredContent.exit_code).not.toBe(0)
+    expect(slow.structuredContent.stdout).not.toContain('never')
+  })
+})
+
+describe('history and checkpoints', () => {
+  it('history, diff, checkout_version, checkpoint, restore_checkpoint', async () => {
+    const { ok, err, fs } = setup()
+    await ok('write_file', { path: 'vfs:///h.txt', content: 'v1\n' })
+    await ok('write_file', { path: 'vfs:///h.txt', content: 'v2\n' })
+    const versions = (await ok('history', { path: 'vfs:///h.txt' })).structuredContent.versions as {
+      id: string
+    }[]
+    expect(versions).toHaveLength(2)
+    expect(
+      (await ok('diff', { path: 'vfs:///h.txt', from_version: versions[0]!.id })).content[0]!.text,
+    ).toContain('-v1\n+v2')
+    await ok('checkout_version', { path: 'vfs:///h.txt', version: versions[0]!.id })
+    expect(await fs.readFile('/h.txt')).toBe('v1\n')
+    expect((await err('diff', { path: 'vfs:///h.txt', from_version: 'nope' })).code).toBe('ENOENT')
+    const cp = (await ok('checkpoint', { label: 'before' })).structuredContent.checkpoint as { id: string }
+    await ok('write_file', { path: 'vfs:///added.txt', content: 'new' })
+    await ok('write_file', { path: 'vfs:///h.txt', content: 'changed\n' })
+    const r = await ok('restore_checkpoint', { id: cp.id })
+    expect(r.structuredContent.undone).toMatchObject({
+      added: ['vfs:///added.txt'],
+      changed: ['vfs:///h.txt'],
+    })
+    expect(await fs.readFile('/h.txt')).toBe('v1\n')
+    expect(await fs.exists('/added.txt')).toBe(false)
+  })
+})
+
+describe('concurrency', () => {
+  it('the registry is safe to call concurrently', async () => {
+    const { ok, fs } = setup()
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ok('write_file', { path: `vfs:///c/f${i % 5}.txt`, content: `${i}` }),
+      ),
+    )
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => ok('append_file', { path: 'vfs:///log.txt', content: `${i}\n` })),
+    )
+    expect((await fs.readdir('/c')).length).toBe(5)
+    expect(
+      (await fs.readFile('/log.txt'))
+        .split('\n')
+        .filter(Boolean)
+        .sort((a, b) => +a - +b),
+    ).toEqual(Array.from({ length: 20 }, (_, i) => `${i}`))
+  })
+})
