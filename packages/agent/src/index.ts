@@ -3,6 +3,12 @@
 export { errorResult, ToolError } from './errors.js'
 export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
+export type { McpHttpHandler } from './mcp/http.js'
+export { createMcpHttpHandler, listenMcpHttp } from './mcp/http.js'
+export type { McpSession, McpSessionOptions } from './mcp/server.js'
+export { createMcpSession, SERVER_INFO } from './mcp/server.js'
+export type { StoreProvider } from './mcp/stores.js'
+export { createMemoryStores } from './mcp/stores.js'
 export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
 export { capText, createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
 export type {

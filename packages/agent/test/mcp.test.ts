@@ -1,0 +1,150 @@
+/**
+ * The MCP server through the official SDK client, over real stdio (a child
+ * process) and real HTTP (a socket on 127.0.0.1).
+ */
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listenMcpHttp } from '../src/mcp/http.js'
+import { createMemoryStores } from '../src/mcp/stores.js'
+
+const bin = fileURLToPath(new URL('../bin/yfs.mjs', import.meta.url))
+type CallResult = {
+  isError?: boolean
+  content: { type: string; text: string }[]
+  structuredContent?: Record<string, unknown>
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallResult> {
+  return (await client.callTool({ name, arguments: args })) as CallResult
+}
+
+async function agentSession(client: Client): Promise<void> {
+  // A realistic session: write, read, edit, grep, bash, history, restore.
+  expect(
+    (
+      await call(client, 'write_file', {
+        path: 'vfs:///src/app.ts',
+        content: 'export const x = 1\n// TODO: y\n',
+      })
+    ).isError,
+  ).toBeFalsy()
+  const read = await call(client, 'read_file', { path: 'vfs:///src/app.ts' })
+  expect(read.content[0]!.text).toBe('1\texport const x = 1\n2\t// TODO: y')
+  const version = read.structuredContent!.version
+  const edit = await call(client, 'edit_file', {
+    path: 'vfs:///src/app.ts',
+    old_text: 'x = 1',
+    new_text: 'x = 2',
+    expected_version: version,
+  })
+  expect(edit.content[0]!.text).toContain('+export const x = 2')
+  const grep = await call(client, 'grep', { pattern: 'TODO' })
+  expect(grep.content[0]!.text).toBe('vfs:///src/app.ts:2:// TODO: y')
+  const bash = await call(client, 'bash', { script: "sed -i 's/TODO/DONE/' /src/app.ts && cat /src/app.ts" })
+  expect(bash.structuredContent).toMatchObject({
+    stdout: 'export const x = 2\n// DONE: y\n',
+    exit_code: 0,
+    files_changed: ['vfs:///src/app.ts'],
+  })
+  const history = await call(client, 'history', { path: 'vfs:///src/app.ts' })
+  const versions = history.structuredContent!.versions as { id: string }[]
+  expect(versions.length).toBe(3)
+  await call(client, 'checkout_version', { path: 'vfs:///src/app.ts', version: versions[0]!.id })
+  expect((await call(client, 'read_file', { path: 'vfs:///src/app.ts' })).structuredContent!.content).toBe(
+    'export const x = 1\n// TODO: y',
+  )
+  const bad = await call(client, 'read_file', { path: '/src/app.ts' })
+  expect(bad.isError).toBe(true)
+  expect(bad.content[0]!.text).toContain("use 'vfs:///src/app.ts'")
+}
+
+describe('MCP over stdio', () => {
+  let client: Client
+  beforeAll(async () => {
+    client = new Client({ name: 'test', version: '1.0.0' })
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], stderr: 'pipe' }),
+    )
+  })
+  afterAll(async () => {
+    await client.close()
+  })
+
+  it('lists every tool with a valid object schema and annotations', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.length).toBeGreaterThanOrEqual(23)
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object')
+      expect(t.annotations?.readOnlyHint).toBeTypeOf('boolean')
+      expect(t.description!.length).toBeGreaterThan(40)
+    }
+    expect(tools.map((t) => t.name)).toContain('stores')
+  })
+
+  it('runs a realistic agent session', async () => {
+    await agentSession(client)
+  })
+})
+
+describe('MCP over Streamable HTTP', () => {
+  let url: string
+  let close: () => Promise<void>
+  const clients: Client[] = []
+  const connect = async () => {
+    const c = new Client({ name: 'test', version: '1.0.0' })
+    await c.connect(new StreamableHTTPClientTransport(new URL(url)))
+    clients.push(c)
+    return c
+  }
+  beforeAll(async () => {
+    const served = await listenMcpHttp({ stores: createMemoryStores(), port: 0 })
+    url = served.url
+    close = served.close
+  })
+  afterAll(async () => {
+    for (const c of clients) await c.close()
+    await close()
+  })
+
+  it('runs a realistic agent session', async () => {
+    await agentSession(await connect())
+  })
+
+  it('sessions are private by default and share a named store', async () => {
+    const a = await connect()
+    const b = await connect()
+    await call(a, 'write_file', { path: 'vfs:///secret.txt', content: 'only a' })
+    expect((await call(b, 'read_file', { path: 'vfs:///secret.txt' })).isError).toBe(true)
+    await call(a, 'stores', { action: 'open', name: 'team' })
+    await call(b, 'stores', { action: 'open', name: 'team' })
+    await call(a, 'write_file', { path: 'vfs:///shared.txt', content: 'from a' })
+    expect((await call(b, 'read_file', { path: 'vfs:///shared.txt' })).structuredContent!.content).toBe(
+      'from a',
+    )
+    expect((await call(b, 'stores', { action: 'list' })).structuredContent).toMatchObject({
+      current: 'team',
+      stores: ['team'],
+    })
+    expect((await call(b, 'read_file', { path: 'vfs:///secret.txt' })).isError).toBe(true)
+  })
+
+  it('garbage requests get an error and do not break the server', async () => {
+    const r1 = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{not json',
+    })
+    expect(r1.status).toBe(400)
+    const r2 = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mcp-session-id': 'nope' },
+      body: '{}',
+    })
+    expect(r2.status).toBe(404)
+    const c = await connect()
+    expect((await c.listTools()).tools.length).toBeGreaterThan(20)
+  })
+})
