@@ -8,6 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Command } from 'commander'
 import { listenMcpHttp } from './mcp/http.js'
 import { createMcpSession } from './mcp/server.js'
+import { createServerStores } from './mcp/server-stores.js'
 import { createMemoryStores } from './mcp/stores.js'
 
 const program = new Command('yfs').description('yfs — a collaborative filesystem for AI agents and people')
@@ -20,14 +21,13 @@ program
   .option('--server <url>', 'use the workspaces of a yfs sync server')
   .option('--token <token>', 'token for --server')
   .action(async (opts: { store?: string; http?: string; server?: string; token?: string }) => {
-    if (opts.server) {
-      // The sync-server client (@yfs/client) plugs in here as a StoreProvider.
-      process.stderr.write(
-        'yfs mcp: --server is not available yet in this build; run without it for in-memory stores\n',
-      )
+    if (opts.server && (!opts.token || !opts.store)) {
+      process.stderr.write('yfs mcp: --server needs --token and --store (the workspace to work in)\n')
       process.exit(2)
     }
-    const stores = createMemoryStores()
+    const stores = opts.server
+      ? createServerStores({ url: opts.server, token: opts.token! })
+      : createMemoryStores()
     if (opts.http !== undefined) {
       const { url } = await listenMcpHttp({ stores, store: opts.store, port: Number(opts.http) })
       process.stderr.write(`yfs mcp: listening on ${url}\n`)

@@ -1,0 +1,55 @@
+/**
+ * Stores on a yfs sync server: each store is a server workspace, opened
+ * with `@yfs/client`, so people in the browser and other agents see an
+ * agent's changes live. A token is scoped to workspaces, so there is no
+ * private workspace here: the session starts in the store named by
+ * `--store`, and `stores open` reaches any other workspace the token allows.
+ */
+import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { markdownCodec } from '@yfs/markdown'
+import { ToolError } from '../tool-error.js'
+import type { StoreProvider } from './stores.js'
+
+export interface ServerStoresOptions {
+  /** ws:// or http:// URL of the sync server. */
+  url: string
+  token: string
+  author?: string
+}
+
+export function createServerStores(options: ServerStoresOptions): StoreProvider & { close(): Promise<void> } {
+  const url = options.url.replace(/^http/, 'ws')
+  const open = new Map<string, Promise<WorkspaceConnection>>()
+  return {
+    createPrivate() {
+      throw new ToolError(
+        'EINVAL',
+        'with a sync server, name the workspace to use (yfs mcp --server URL --token T --store NAME)',
+      )
+    },
+    async open(name) {
+      let conn = open.get(name)
+      if (!conn) {
+        conn = connectWorkspace({
+          url,
+          workspace: name,
+          token: options.token,
+          fs: { codecs: [markdownCodec], author: options.author ?? 'agent' },
+        })
+        open.set(name, conn)
+        // A failed connection is not cached: the next open tries again.
+        conn.catch(() => open.delete(name))
+      }
+      return (await conn).fs
+    },
+    list: () => [...open.keys()].sort(),
+    async close() {
+      for (const c of open.values())
+        await c.then(
+          (w) => w.close(),
+          () => undefined,
+        )
+      open.clear()
+    },
+  }
+}
