@@ -1045,6 +1045,23 @@ export class YjsFileSystem implements IFileSystem {
     }
   }
 
+  /**
+   * An explicit save (an editor's "save", the end of an agent's task): records a
+   * `save` version if the file changed since its last version. Returns the newest version.
+   */
+  async saveVersion(path: string): Promise<FileVersion> {
+    const row = this.#fileAt(path, 'history')
+    const handle = await this.pool.acquire(row.id)
+    try {
+      let last = listStoredVersions(handle.doc).at(-1)
+      if (!last || hasUnversionedChanges(handle.doc))
+        last = this.#recordVersion(handle.doc, row.name, this.#contentSize(handle.doc, row.name), 'save')
+      return toFileVersion(last)
+    } finally {
+      handle.release()
+    }
+  }
+
   /** Text (or, for binary versions, bytes) of one version. Throws ENOENT for an unknown version id. */
   async readVersionContent(path: string, versionId: string): Promise<{ text?: string; bytes?: Uint8Array }> {
     const row = this.#fileAt(path, 'history')

@@ -82,6 +82,22 @@ describe('file history', () => {
     h.release()
   })
 
+  it('an explicit save records a version only when something changed', async () => {
+    let t = 0
+    const fs = createFileSystem({ clock: () => t, historyIntervalMs: 60_000 })
+    await fs.writeFile('/s.txt', 'a')
+    expect((await fs.saveVersion('/s.txt')).reason).toBe('write') // nothing new: the last version
+    const h = await fs.pool.acquire(fs.index.lookup('/s.txt')!)
+    t += 10
+    h.doc.getText('text').insert(1, 'b') // editor edit within the interval: not versioned yet
+    await Promise.resolve()
+    h.release()
+    const saved = await fs.saveVersion('/s.txt')
+    expect(saved.reason).toBe('save')
+    expect(await fs.readVersion('/s.txt', saved.id)).toBe('ab')
+    expect((await fs.history('/s.txt')).map((v) => v.reason)).toEqual(['write', 'save'])
+  })
+
   it('binary versions come back byte-exact', async () => {
     const fs = createFileSystem()
     await fs.writeFile('/b.bin', new Uint8Array([0, 1, 2, 255]))
