@@ -3,7 +3,8 @@
  *
  *   /                 Hocuspocus WebSocket (any path but /yws/…): many docs per socket
  *   /yws/<docName>    y-websocket WebSocket: one doc per socket
- *   GET /healthz      liveness + counts (+ `?detail=1`: loaded docs per workspace)
+ *   GET /healthz      liveness + counts (+ `?detail=1`: loaded docs per workspace;
+ *                     `?gc=1`: collect garbage first, if started with --expose-gc)
  *   /api/…            admin API (see http/admin-api.ts)
  *
  * Behaviour lives in Hocuspocus extensions (auth, persistence, logging,
@@ -158,6 +159,9 @@ export function createServer(config: ServerConfig): YfsServer {
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
     const url = new URL(request.url ?? '/', 'http://localhost')
     if (url.pathname === '/healthz') {
+      // Only when the process runs with --expose-gc (benchmarks): measure live memory, not garbage.
+      const gc = (globalThis as { gc?: () => void }).gc
+      if (url.searchParams.get('gc') === '1' && gc) gc()
       if (closing) sendJson(response, 503, { status: 'shutting down', ...stats() })
       else {
         const detail = url.searchParams.get('detail') === '1' ? { workspaces: workspaceDetail() } : {}

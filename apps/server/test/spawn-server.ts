@@ -18,8 +18,12 @@ export interface ServerProcess {
   stop(signal: NodeJS.Signals): Promise<number | null>
 }
 
-export async function spawnServer(args: string[], timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+export async function spawnServer(
+  args: string[],
+  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ServerProcess> {
+  const timeoutMs = options.timeoutMs ?? 20_000
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const logs: Record<string, unknown>[] = []

@@ -9,8 +9,8 @@
  * debounce window; `onStoreDocument` is not used.
  *
  * Validation: the message guard drops invalid updates before Hocuspocus sees
- * them; `storeUpdate` checks again (`isValidUpdate`), so nothing malformed is
- * ever stored, whichever path an update comes in by.
+ * them; other callers of `storeUpdate` (the y-websocket path) are checked
+ * there, so nothing malformed is ever stored, whichever path it comes in by.
  * Updates from read-only connections are not stored (Hocuspocus refuses
  * them). Updates that arrive through Redis were stored by the process that
  * received them and are not stored again.
@@ -47,8 +47,9 @@ export interface Persistence {
   /**
    * Validate and durably append one client update to `documentName`.
    * Resolves `false` (nothing stored) for an invalid update; throws if the store fails.
+   * `validated`: the caller already checked it with `isValidUpdate` (the message guard did).
    */
-  storeUpdate(documentName: string, update: Uint8Array): Promise<boolean>
+  storeUpdate(documentName: string, update: Uint8Array, validated?: boolean): Promise<boolean>
   /** Load a document's stored state into `doc`. */
   loadInto(documentName: string, doc: Y.Doc): Promise<void>
   /** Resolves when no append is in flight. */
@@ -67,8 +68,8 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     return parsed.workspace
   }
 
-  async function storeUpdate(documentName: string, update: Uint8Array): Promise<boolean> {
-    if (!isValidUpdate(update)) return false
+  async function storeUpdate(documentName: string, update: Uint8Array, validated = false): Promise<boolean> {
+    if (!validated && !isValidUpdate(update)) return false
     if (isEmptyUpdate(update)) return true
     const workspace = workspaceOf(documentName)
     const write = store.append(workspace, documentName, update)
@@ -99,12 +100,12 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     },
 
     async beforeHandleMessage({ connection, update: message, documentName }: beforeHandleMessagePayload) {
-      // Frames were checked by the message guard; a throw here would only mean a bug.
+      // The message guard has decoded and validated this frame (protocol/message-guard.ts).
       const update = readHocuspocusUpdate(message)
       if (!update || connection.readOnly) return
       let stored: boolean
       try {
-        stored = await storeUpdate(documentName, update)
+        stored = await storeUpdate(documentName, update, true)
       } catch (error) {
         // Not acked: the client resends after reconnecting.
         logger.error('append failed', { hook: 'beforeHandleMessage', doc: documentName, error })
