@@ -303,6 +303,25 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     const recheck = new Set<FileId>()
     let structural = false
     for (const [id, { before, after }] of changes) {
+      // Fast path: same parent and type (size, mtime, mode, name or trash changes).
+      if (before && after && before.parentId === after.parentId && before.type === after.type) {
+        countRow(before, -1)
+        countRow(after, 1)
+        if (
+          before.name !== after.name ||
+          before.trashedAt !== after.trashedAt ||
+          before.createdAt !== after.createdAt
+        ) {
+          const parent = effParent.get(id)
+          if (parent !== undefined) touch(dirty, parent, id)
+        }
+        // The cycle rule orders by updatedAt: recheck cycles only when some exist.
+        if (before.updatedAt !== after.updatedAt && breakers.size > 0) {
+          structural = true
+          recheck.add(id)
+        }
+        continue
+      }
       if (before) {
         removeFrom(stored, storedParent(before), id)
         countRow(before, -1)
@@ -317,7 +336,6 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
         // Stored children of an added, deleted or retyped row may switch between orphan and attached.
         for (const child of stored.get(id) ?? []) recheck.add(child)
       }
-      if (before && after && before.updatedAt !== after.updatedAt) structural ||= breakers.size > 0
       const parent = effParent.get(id)
       if (parent !== undefined) touch(dirty, parent, id)
     }

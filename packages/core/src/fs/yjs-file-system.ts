@@ -199,7 +199,8 @@ export class YjsFileSystem implements IFileSystem {
   readonly #docCleanup = new Map<FileId, () => void>()
   #queue: Promise<unknown> = Promise.resolve()
   #transactionId: string | undefined
-  readonly #unsubscribe: () => void
+  // Index listener for change events, attached only while someone watches (it costs a path walk per change).
+  #unsubscribe: (() => void) | undefined
 
   constructor(options: CreateFileSystemOptions = {}) {
     this.doc = options.doc ?? new Y.Doc()
@@ -224,9 +225,6 @@ export class YjsFileSystem implements IFileSystem {
         if (options.connect) this.index.plaintext.delete(id)
       },
     })
-    this.#unsubscribe = this.index.onChange((changes, oldPaths, tr) =>
-      this.#emitRowEvents(changes, oldPaths, tr),
-    )
     // just-bash writes command stubs and /dev, /proc entries here (see SYSTEM_ROOTS).
     for (const root of SYSTEM_ROOTS) this.#local.mkdirSync(`/${root}`, { recursive: true })
   }
@@ -235,12 +233,22 @@ export class YjsFileSystem implements IFileSystem {
 
   /** Subscribe to change events (local and remote); returns an unsubscribe. */
   watch(handler: FsEventHandler): () => void {
-    return this.#events.subscribe(handler)
+    this.#unsubscribe ??= this.index.onChange((changes, oldPaths, tr) =>
+      this.#emitRowEvents(changes, oldPaths, tr),
+    )
+    const off = this.#events.subscribe(handler)
+    return () => {
+      off()
+      if (!this.#events.active) {
+        this.#unsubscribe?.()
+        this.#unsubscribe = undefined
+      }
+    }
   }
 
   /** Subscribe to one kind of change event; returns an unsubscribe. */
   on(type: FsEventType, handler: FsEventHandler): () => void {
-    return this.#events.subscribe((e) => {
+    return this.watch((e) => {
       if (e.type === type) handler(e)
     })
   }
@@ -1453,7 +1461,7 @@ export class YjsFileSystem implements IFileSystem {
 
   /** Stop observing; the docs stay usable by their owner. */
   destroy(): void {
-    this.#unsubscribe()
+    this.#unsubscribe?.()
     this.pool.destroy()
     this.index.destroy()
     this.table.destroy()
