@@ -47,8 +47,10 @@ describe('hostile messages', () => {
         raw.send(bytes)
         // Send again until the server reacts: some prefixes are valid headers of queued frames.
         raw.send(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]))
+        // Either frame may be the one refused (a random prefix can be a well-formed frame), but
+        // the socket is always closed by the guard, never by a crash.
         const { code } = await raw.closed
-        expect(code).toBeGreaterThanOrEqual(1000)
+        expect(code).toBe(4400)
       }),
       { seed: 42, numRuns: 40 },
     )

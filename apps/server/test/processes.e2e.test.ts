@@ -16,7 +16,18 @@ import {
   redisAvailable,
   testSchema,
 } from './services.js'
-import { adminSetup, spawnServer } from './spawn-server.js'
+import { adminSetup, type ServerProcess, spawnServer as spawn } from './spawn-server.js'
+
+// Every server this file starts is stopped at the end, even when an assertion fails midway.
+const started: ServerProcess[] = []
+async function spawnServer(args: string[]): Promise<ServerProcess> {
+  const server = await spawn(args)
+  started.push(server)
+  return server
+}
+afterAll(async () => {
+  for (const server of started) await server.stop('SIGKILL')
+})
 
 const ADMIN = 'process-admin'
 const pgUp = await postgresAvailable()

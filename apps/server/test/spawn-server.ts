@@ -33,7 +33,10 @@ export async function spawnServer(
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), timeoutMs)
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`server did not start: ${stderr}`))
+    }, timeoutMs)
     let buffered = ''
     child.stdout!.on('data', (chunk) => {
       buffered += chunk
