@@ -72,6 +72,23 @@ describe('@yfs/client connectWorkspace', () => {
     expect(await copy.fs.readFile('/flushed.txt')).toBe('stored before flush resolves')
   })
 
+  it('evicting a content doc with unacknowledged (offline) edits keeps them until the server has them', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeFile('/offline.txt', 'v1')
+    await a.flush()
+    expect(await a.fs.readFile('/offline.txt')).toBe('v1')
+    a.socket.disconnect()
+    await waitFor(() => a.main.isSynced === false, 'offline')
+    await a.fs.writeFile('/offline.txt', 'v2 written offline')
+    // The pool drops the content doc while the edit is still unacknowledged.
+    a.fs.pool.evictIdle(true)
+    expect(a.fs.pool.peek(a.fs.index.lookup('/offline.txt')!)).toBeUndefined()
+    a.socket.connect()
+    await a.flush()
+    const b = await connect(tokens.write)
+    expect(await b.fs.readFile('/offline.txt')).toBe('v2 written offline')
+  })
+
   it('a read token connects read-only', async () => {
     const r = await connect(tokens.read)
     expect(r.readOnly).toBe(true)
