@@ -31,6 +31,7 @@ import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
 import { createAdminApi } from './http/admin-api.js'
 import { sendJson } from './http/json.js'
+import { createMcpEndpoint } from './http/mcp-endpoint.js'
 import { createLogger } from './logger.js'
 import { createCompactor } from './persistence/compactor.js'
 import { guardHocuspocusSocket } from './protocol/message-guard.js'
@@ -127,6 +128,9 @@ export function createServer(config: ServerConfig): YfsServer {
   let closing: Promise<void> | undefined
 
   const handleAdmin = createAdminApi({ store, adminToken: config.adminToken, logger })
+  // Agent tools over MCP; their workspaces connect back to this server's own socket.
+  let ownUrl: string | undefined
+  const mcp = createMcpEndpoint({ store, wsUrl: () => ownUrl })
 
   function stats(): ServerStats {
     const memory = process.memoryUsage()
@@ -169,6 +173,11 @@ export function createServer(config: ServerConfig): YfsServer {
       }
       return true
     }
+    if (url.pathname === '/mcp') {
+      if (closing) sendJson(response, 503, { error: 'shutting down' })
+      else await mcp.handle(request, response)
+      return true
+    }
     return handleAdmin(request, response)
   }
 
@@ -209,6 +218,7 @@ export function createServer(config: ServerConfig): YfsServer {
 
   async function shutdown(): Promise<void> {
     logger.info('shutting down', { sockets: sockets.size, documents: hocuspocus.getDocumentsCount() })
+    await withTimeout(mcp.close(), 3000)
     const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
     httpServer.closeIdleConnections()
     for (const socket of sockets) socket.close(1001, 'server shutting down')
@@ -250,6 +260,8 @@ export function createServer(config: ServerConfig): YfsServer {
         })
       })
       const address = httpServer.address() as AddressInfo
+      // Loopback reaches every interface we listen on (0.0.0.0, ::, 127.0.0.1).
+      ownUrl = `ws://127.0.0.1:${address.port}`
       logger.info('listening', { name, host: address.address, port: address.port, store: store.kind })
       return address
     },

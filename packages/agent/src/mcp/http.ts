@@ -31,42 +31,73 @@ export type McpHttpHandler = ((req: IncomingMessage, res: ServerResponse) => Pro
   close(): Promise<void>
 }
 
+/** Refuses a request with an HTTP status and a reason (thrown by a session-options resolver). */
+export class McpHttpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * Session options, fixed or derived from the request that opens the session
+ * (e.g. from its bearer token). Later requests of a session must present the
+ * same `authorization` header as the one that opened it.
+ */
+export type McpSessionResolver = (req: IncomingMessage) => Promise<McpSessionOptions> | McpSessionOptions
+
+const credentialOf = (req: IncomingMessage) => req.headers.authorization ?? ''
+
+interface HttpSession {
+  transport: StreamableHTTPServerTransport
+  credential: string
+}
+
 /** A request handler for `/mcp` that keeps one transport and session per MCP session id. */
-export function createMcpHttpHandler(options: McpSessionOptions): McpHttpHandler {
-  const transports = new Map<string, StreamableHTTPServerTransport>()
+export function createMcpHttpHandler(options: McpSessionOptions | McpSessionResolver): McpHttpHandler {
+  const resolve: McpSessionResolver = typeof options === 'function' ? options : () => options
+  const sessions = new Map<string, HttpSession>()
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const sessionId = req.headers['mcp-session-id']
       const id = Array.isArray(sessionId) ? sessionId[0] : sessionId
       const body = req.method === 'POST' ? await readJson(req) : undefined
-      let transport = id ? transports.get(id) : undefined
+      const existing = id ? sessions.get(id) : undefined
+      if (existing && existing.credential !== credentialOf(req))
+        return reply(res, 403, 'this MCP session was opened with another credential')
+      let transport = existing?.transport
       if (!transport) {
         if (id) return reply(res, 404, 'unknown MCP session')
         if (req.method !== 'POST' || !isInitializeRequest(body))
           return reply(res, 400, 'start a session with an initialize request')
+        const sessionOptions = await resolve(req)
+        const credential = credentialOf(req)
         const created = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (sid) => {
-            transports.set(sid, created)
+            sessions.set(sid, { transport: created, credential })
           },
         })
         created.onclose = () => {
-          if (created.sessionId) transports.delete(created.sessionId)
+          if (created.sessionId) sessions.delete(created.sessionId)
         }
-        const session = await createMcpSession(options)
+        const session = await createMcpSession(sessionOptions)
         await session.server.connect(created)
         transport = created
       }
       await transport.handleRequest(req, res, body)
     } catch (error) {
       // One client's garbage must not take the server down.
-      if (!res.headersSent) reply(res, 400, error instanceof Error ? error.message : 'bad request')
+      const status = error instanceof McpHttpRefusal ? error.status : 400
+      if (!res.headersSent) reply(res, status, error instanceof Error ? error.message : 'bad request')
     }
   }
   return Object.assign(handler, {
     async close() {
-      for (const t of transports.values()) await t.close()
-      transports.clear()
+      for (const s of sessions.values()) await s.transport.close()
+      sessions.clear()
     },
   })
 }

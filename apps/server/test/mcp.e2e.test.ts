@@ -1,0 +1,93 @@
+/**
+ * The agent tools over MCP Streamable HTTP at the sync server's `/mcp`: an
+ * agent with a workspace token works in that workspace, and a person
+ * connected with @yfs/client sees the changes live.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { connectWorkspace } from '@yfs/client'
+import { markdownCodec } from '@yfs/markdown'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
+
+describe('MCP at the sync server', () => {
+  let t: TestServer
+  let tokens: { write: string; read: string }
+  const clients: Client[] = []
+  const mcpUrl = () => new URL(`http://127.0.0.1:${t.port}/mcp`)
+
+  beforeAll(async () => {
+    t = await startTestServer()
+    tokens = await t.workspace('team')
+  })
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => undefined)
+    await t.close()
+  })
+
+  const connect = async (token: string) => {
+    const client = new Client({ name: 'test', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(mcpUrl(), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    )
+    clients.push(client)
+    return client
+  }
+
+  it("an agent's tool calls land in the token's workspace, live for a person", async () => {
+    const agent = await connect(tokens.write)
+    const person = await connectWorkspace({
+      url: t.url,
+      workspace: 'team',
+      token: tokens.write,
+      fs: { codecs: [markdownCodec] },
+    })
+    try {
+      const r = (await agent.callTool({
+        name: 'write_file',
+        arguments: { path: 'vfs:///plan.md', content: '# Plan\n' },
+      })) as { isError?: boolean }
+      expect(r.isError).toBeFalsy()
+      await waitFor(
+        async () =>
+          (await person.fs.exists('/plan.md')) && (await person.fs.readFile('/plan.md')) === '# Plan\n',
+        'the person to see the file',
+      )
+      const bash = (await agent.callTool({
+        name: 'bash',
+        arguments: { script: 'cat /plan.md' },
+      })) as unknown as { structuredContent: { stdout: string } }
+      expect(bash.structuredContent.stdout).toBe('# Plan\n')
+    } finally {
+      await person.close()
+    }
+  })
+
+  it('refuses a missing, wrong or read-only token with a clear status', async () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }
+    const post = (headers: Record<string, string>) =>
+      fetch(mcpUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(init),
+      })
+    const none = await post({})
+    expect(none.status).toBe(401)
+    expect(await none.text()).toContain('missing token')
+    expect((await post({ authorization: 'Bearer nope' })).status).toBe(401)
+    const read = await post({ authorization: `Bearer ${tokens.read}` })
+    expect(read.status).toBe(403)
+    expect(await read.text()).toContain('write token')
+  })
+})
