@@ -92,8 +92,13 @@ describe('@yfs/client connectWorkspace', () => {
   it('a read token connects read-only', async () => {
     const r = await connect(tokens.read)
     expect(r.readOnly).toBe(true)
+    expect(r.fs.readOnly).toBe(true)
+    // Writes fail at once with EACCES instead of never being acknowledged.
+    const error = await r.fs.writeFile('/from-reader.txt', 'x').catch((e: Error) => e)
+    expect(String(error)).toContain("EACCES: permission denied, open '/from-reader.txt'")
     const w = await connect(tokens.write)
     expect(w.readOnly).toBe(false)
+    expect(await w.fs.exists('/from-reader.txt')).toBe(false)
   })
 
   it('refusals reject with the server reason', async () => {

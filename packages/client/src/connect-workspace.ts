@@ -138,6 +138,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   let fs: YjsFileSystem | undefined
   fs = createFileSystem({
     ...options.fs,
+    // A read token: fail writes at once (EACCES) instead of leaving them unacknowledged forever.
+    readOnly: options.fs?.readOnly ?? main.authorizedScope === 'readonly',
     doc: mainDoc,
     // Runs in the host context: the pool calls it from inside just-bash scripts (see host-context.ts).
     connect: (doc) =>

@@ -352,3 +352,39 @@ describe('events', () => {
     expect(local.at(-1)).toBe('local write /after.txt')
   })
 })
+
+describe('read-only mode', () => {
+  it('refuses every change with EACCES and changes nothing, while reads and /dev/null work', async () => {
+    const source = await seeded()
+    const fs = createFileSystem({ readOnly: true })
+    Y.applyUpdate(fs.doc, Y.encodeStateAsUpdate(source.doc))
+    const before = Y.encodeStateVector(fs.doc)
+    const attempts: Promise<unknown>[] = [
+      fs.writeFile('/new.txt', 'x'),
+      fs.appendFile('/file.txt', 'x'),
+      fs.mkdir('/d2'),
+      fs.rm('/file.txt'),
+      fs.cp('/file.txt', '/copy.txt'),
+      fs.mv('/file.txt', '/moved.txt'),
+      fs.chmod('/file.txt', 0o600),
+      fs.utimes('/file.txt', new Date(), new Date()),
+      fs.symlink('/file.txt', '/link'),
+      fs.transaction([{ type: 'mkdir', path: '/t' }]),
+      fs.checkpoint('x'),
+    ]
+    for (const attempt of attempts) expect(await code(attempt)).toMatch(/^EACCES /)
+    expect(() => fs.trash.empty()).toThrow(/EACCES/)
+    expect(Y.encodeStateVector(fs.doc)).toEqual(before)
+    expect(await fs.readdir('/dir')).toEqual(['a.txt', 'sub'])
+    const bash = new Bash({ fs, cwd: '/' })
+    const r = await bash.exec('echo gone > /dev/null; ls /dir')
+    expect(r.stdout).toBe('a.txt\nsub\n')
+    // just-bash does not turn EACCES from a redirection into stderr: the script fails with it.
+    const failed = await bash.exec('echo nope > /x.txt').then(
+      (res) => `${res.exitCode} ${res.stderr}`,
+      (error: Error) => error.message,
+    )
+    expect(failed).toMatch(/EACCES|Permission denied/)
+    expect(await fs.exists('/x.txt')).toBe(false)
+  })
+})

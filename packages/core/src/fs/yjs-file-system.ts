@@ -104,6 +104,11 @@ export interface CreateFileSystemOptions {
   author?: string
   /** Editor edits (made straight on content docs) get at most one version per this many ms. Default 30 s. */
   historyIntervalMs?: number
+  /**
+   * Every change to the workspace fails with EACCES (e.g. a read-only token on a sync
+   * server). Reads work; the local system paths (/dev/null, command stubs) stay writable.
+   */
+  readOnly?: boolean
 }
 
 export interface TrashEntry {
@@ -193,6 +198,7 @@ export class YjsFileSystem implements IFileSystem {
   readonly #local = new InMemoryFs()
   readonly #clock: () => number
   readonly author: string
+  readonly readOnly: boolean
   readonly #historyIntervalMs: number
   readonly #events = createEventHub()
   readonly #pendingSize = new Set<FileId>()
@@ -206,6 +212,7 @@ export class YjsFileSystem implements IFileSystem {
     this.doc = options.doc ?? new Y.Doc()
     this.#clock = options.clock ?? Date.now
     this.author = options.author ?? 'agent'
+    this.readOnly = options.readOnly ?? false
     this.#historyIntervalMs = options.historyIntervalMs ?? 30_000
     this.limits = { ...DEFAULT_LIMITS, ...options.limits }
     this.codecs = [...(options.codecs ?? []), textCodec]
@@ -296,6 +303,11 @@ export class YjsFileSystem implements IFileSystem {
     return paths.resolve('/', path)
   }
 
+  /** EACCES for any change in a read-only workspace. */
+  #writable(syscall: string, path: string): void {
+    if (this.readOnly) throw new FsError('EACCES', syscall, path)
+  }
+
   #row(id: FileId): FileRow | undefined {
     return id === ROOT_ID ? undefined : this.table.get(id)
   }
@@ -373,7 +385,7 @@ export class YjsFileSystem implements IFileSystem {
       this.index.plaintext.delete(id)
       // Edits made straight on the doc (an editor binding) update the row here;
       // our own writes update it themselves, remote edits come with the peer's row update.
-      if (tr.local && tr.origin !== FS_ORIGIN) this.#scheduleSizeUpdate(id)
+      if (tr.local && tr.origin !== FS_ORIGIN && !this.readOnly) this.#scheduleSizeUpdate(id)
     }
     doc.on('afterTransaction', onTransaction)
     this.#docCleanup.set(id, () => doc.off('afterTransaction', onTransaction))
@@ -614,6 +626,7 @@ export class YjsFileSystem implements IFileSystem {
   async writeFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
     const normalized = this.#norm(path, 'write')
     if (isSystemPath(normalized)) return this.#local.writeFile(normalized, content, options)
+    this.#writable('open', path)
     const value = this.#toContentValue(content, getEncoding(options))
     await this.#exclusive(() => this.#write(normalized, path, value, 'write'))
   }
@@ -696,6 +709,7 @@ export class YjsFileSystem implements IFileSystem {
   async appendFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
     const normalized = this.#norm(path, 'append')
     if (isSystemPath(normalized)) return this.#local.appendFile(normalized, content, options)
+    this.#writable('open', path)
     const value = this.#toContentValue(content, getEncoding(options))
     return this.#exclusive(async () => {
       const target = this.#resolveWriteTarget(normalized, 'append', path)
@@ -749,6 +763,7 @@ export class YjsFileSystem implements IFileSystem {
       this.#local.mkdirSync(normalized, options)
       return
     }
+    this.#writable('mkdir', path)
     if (normalized === '/') {
       if (options?.recursive) return
       throw new FsError('EEXIST', 'mkdir', path, undefined, 'directory already exists')
@@ -818,6 +833,7 @@ export class YjsFileSystem implements IFileSystem {
   async rm(path: string, options?: RmOptions): Promise<void> {
     const normalized = this.#norm(path, 'rm')
     if (isSystemPath(normalized)) return this.#local.rm(normalized, options)
+    this.#writable('rm', path)
     return this.#exclusive(() => {
       let loc: Location
       try {
@@ -848,6 +864,7 @@ export class YjsFileSystem implements IFileSystem {
   async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
     const srcNorm = this.#norm(src, 'cp')
     const destNorm = this.#norm(dest, 'cp')
+    if (!isSystemPath(destNorm)) this.#writable('cp', dest)
     return this.#exclusive(() => this.#copy(srcNorm, destNorm, src, dest, options))
   }
 
@@ -897,6 +914,7 @@ export class YjsFileSystem implements IFileSystem {
       if (isSystemPath(srcNorm) && isSystemPath(destNorm)) return this.#local.mv(srcNorm, destNorm)
       throw new FsError('EACCES', 'rename', src, dest)
     }
+    this.#writable('rename', src)
     return this.#exclusive(() => this.#move(srcNorm, destNorm, src, dest))
   }
 
@@ -958,6 +976,7 @@ export class YjsFileSystem implements IFileSystem {
   async chmod(path: string, mode: number): Promise<void> {
     const loc = this.#locate(this.#norm(path, 'chmod'), true, 'chmod', path)
     if (loc.kind === 'system') return this.#local.chmod(loc.path, mode)
+    this.#writable('chmod', path)
     if (loc.id === ROOT_ID) return
     this.table.update(loc.id, { mode: mode & 0o7777 }, FS_ORIGIN)
   }
@@ -965,6 +984,7 @@ export class YjsFileSystem implements IFileSystem {
   async utimes(path: string, _atime: Date, mtime: Date): Promise<void> {
     const loc = this.#locate(this.#norm(path, 'utime'), true, 'utime', path)
     if (loc.kind === 'system') return this.#local.utimes(loc.path, _atime, mtime)
+    this.#writable('utime', path)
     if (loc.id === ROOT_ID) return
     this.table.update(loc.id, { updatedAt: mtime.getTime() }, FS_ORIGIN)
   }
@@ -972,6 +992,7 @@ export class YjsFileSystem implements IFileSystem {
   async symlink(target: string, linkPath: string): Promise<void> {
     const normalized = this.#norm(linkPath, 'symlink')
     if (isSystemPath(normalized)) return this.#local.symlink(target, normalized)
+    this.#writable('symlink', linkPath)
     return this.#exclusive(() => this.#symlink(target, normalized, linkPath))
   }
 
@@ -1046,7 +1067,8 @@ export class YjsFileSystem implements IFileSystem {
     const row = this.#fileAt(path, 'history')
     const handle = await this.pool.acquire(row.id)
     try {
-      if (hasUnversionedChanges(handle.doc)) this.#recordVersion(handle.doc, row.name, row.size, 'save')
+      if (!this.readOnly && hasUnversionedChanges(handle.doc))
+        this.#recordVersion(handle.doc, row.name, row.size, 'save')
       return listStoredVersions(handle.doc).map(toFileVersion)
     } finally {
       handle.release()
@@ -1058,6 +1080,7 @@ export class YjsFileSystem implements IFileSystem {
    * `save` version if the file changed since its last version. Returns the newest version.
    */
   async saveVersion(path: string): Promise<FileVersion> {
+    this.#writable('history', path)
     const row = this.#fileAt(path, 'history')
     const handle = await this.pool.acquire(row.id)
     try {
@@ -1101,6 +1124,7 @@ export class YjsFileSystem implements IFileSystem {
 
   /** Write an old version's content as a new change (history is never rewritten). Returns the new version. */
   async restore(path: string, versionId: string): Promise<FileVersion> {
+    this.#writable('restore', path)
     const content = await this.readVersionContent(path, versionId)
     const row = this.#fileAt(path, 'restore')
     return this.#exclusive(async () => {
@@ -1120,6 +1144,7 @@ export class YjsFileSystem implements IFileSystem {
    * Throws the failing op's FsError (with `opIndex`) and changes nothing.
    */
   async transaction(ops: readonly FsOp[]): Promise<TransactionResult> {
+    this.#writable('transaction', '/')
     return this.#exclusive(async () => {
       const stageDoc = new Y.Doc({ guid: 'yfs-staging' })
       Y.applyUpdate(stageDoc, Y.encodeStateAsUpdate(this.doc))
@@ -1192,6 +1217,7 @@ export class YjsFileSystem implements IFileSystem {
 
   /** Record the tree and every file's content (as a version) under `label`. */
   async checkpoint(label: string): Promise<CheckpointInfo> {
+    this.#writable('checkpoint', '/')
     return this.#exclusive(() => this.#checkpoint(label))
   }
 
@@ -1337,6 +1363,7 @@ export class YjsFileSystem implements IFileSystem {
    * sync to every peer. A safety checkpoint of the current state is taken first.
    */
   async restoreCheckpoint(id: string): Promise<{ safetyCheckpoint: CheckpointInfo }> {
+    this.#writable('checkpoint', '/')
     return this.#exclusive(async () => {
       const stored = this.#storedCheckpoint(id)
       const safetyCheckpoint = await this.#checkpoint(`before restoring '${stored.label}'`)
@@ -1390,6 +1417,7 @@ export class YjsFileSystem implements IFileSystem {
     },
     /** Bring a row back; to the root if its folder is gone, with a free name if its name is taken. Returns the new path. */
     restore: (id: FileId): string => {
+      this.#writable('restore', id)
       const row = this.table.get(id)
       if (!row) throw enoent('restore', id)
       if (row.trashedAt === null) return this.index.pathOf(id) ?? '/'
@@ -1406,6 +1434,7 @@ export class YjsFileSystem implements IFileSystem {
     },
     /** Delete every trashed row and everything below it, for good. */
     empty: (): number => {
+      this.#writable('rm', '/')
       const doomed = new Set<FileId>()
       const collect = (id: FileId) => {
         if (doomed.has(id)) return

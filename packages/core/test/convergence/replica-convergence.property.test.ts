@@ -171,7 +171,7 @@ describe('replicas converge whatever the operations and delivery order', () => {
                 const seen = new Set<string>([row.id])
                 for (let p = row.parentId; p !== null && chainActive; ) {
                   const parent = fs.table.get(p)
-                  if (!parent || parent.type !== 'folder' || seen.has(p)) break // orphan or cycle: shown at the root
+                  if (parent?.type !== 'folder' || seen.has(p)) break // orphan or cycle: shown at the root
                   seen.add(p)
                   chainActive = parent.trashedAt === null
                   p = parent.parentId
