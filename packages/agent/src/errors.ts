@@ -36,7 +36,8 @@ export function errorResult(error: unknown): ToolResult {
   if (isFsError(error)) {
     code = error.code
     message = vfsMessage(error.message)
-    path = error.path.startsWith('/') ? toVfsPath(error.path) : error.path
+    // Ids (versions, checkpoints) travel in the message; `path` is only ever a workspace path.
+    if (error.path.startsWith('/')) path = toVfsPath(error.path)
   } else if (error instanceof ToolError) {
     code = error.code
     message = error.message

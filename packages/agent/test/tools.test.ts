@@ -406,3 +406,36 @@ describe('concurrency', () => {
     ).toEqual(Array.from({ length: 20 }, (_, i) => `${i}`))
   })
 })
+
+describe('error codes of every tool', () => {
+  it('each tool reports the POSIX code of its failure, with the vfs path', async () => {
+    const { ok, err } = setup()
+    await ok('write_file', { path: 'vfs:///f.txt', content: 'x' })
+    await ok('mkdir', { path: 'vfs:///d' })
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['write_file', { path: 'vfs:///f.txt/inner', content: 'x' }, 'ENOTDIR'],
+      ['create_file', { path: 'vfs:///d', content: 'x' }, 'EEXIST'],
+      ['append_file', { path: 'vfs:///d', content: 'x' }, 'EISDIR'],
+      ['edit_file', { path: 'vfs:///missing', old_text: 'a', new_text: 'b' }, 'ENOENT'],
+      ['delete', { path: 'vfs:///missing' }, 'ENOENT'],
+      ['mkdir', { path: 'vfs:///f.txt' }, 'EEXIST'],
+      ['move', { source: 'vfs:///d', destination: 'vfs:///d/inside' }, 'EINVAL'],
+      ['copy', { source: 'vfs:///missing', destination: 'vfs:///c' }, 'ENOENT'],
+      ['stat', { path: 'vfs:///missing' }, 'ENOENT'],
+      ['list_directory', { path: 'vfs:///f.txt' }, 'ENOTDIR'],
+      ['tree', { path: 'vfs:///missing' }, 'ENOENT'],
+      ['grep', { pattern: 'x', path: 'vfs:///missing' }, 'ENOENT'],
+      ['history', { path: 'vfs:///d' }, 'EISDIR'],
+      ['checkout_version', { path: 'vfs:///f.txt', version: 'nope' }, 'ENOENT'],
+      ['restore_checkpoint', { id: 'nope' }, 'ENOENT'],
+      ['bash', { script: '' }, 'EINVAL'],
+      ['glob', { pattern: [] }, 'EINVAL'],
+    ]
+    for (const [tool, args, code] of cases) {
+      const e = await err(tool, args)
+      expect(`${tool}: ${e.code}`).toBe(`${tool}: ${code}`)
+      expect(e.hint).toBeTruthy()
+      if (e.path) expect(e.path.startsWith('vfs:///')).toBe(true)
+    }
+  })
+})

@@ -1,6 +1,6 @@
 /** Helpers shared by the tools: path arguments, content versions, text classification. */
 import { createHash } from 'node:crypto'
-import { decodeTextOrBinary, type YjsFileSystem } from '@yfs/core'
+import { decodeTextOrBinary, FsError, isFsError, type YjsFileSystem } from '@yfs/core'
 import { fromVfsPath, toVfsPath } from '../vfs-path.js'
 
 /** A path argument: a vfs:/// URL, validated and normalised. */
@@ -24,7 +24,15 @@ export async function readTextOrBinary(
   return text === undefined ? { bytes } : { text, bytes }
 }
 
+/** Create the parent folders of `path`; ENOTDIR (for `path`) when one of them is a file. */
 export async function ensureParent(fs: YjsFileSystem, path: string): Promise<void> {
   const parent = path.slice(0, path.lastIndexOf('/')) || '/'
-  if (parent !== '/') await fs.mkdir(parent, { recursive: true })
+  if (parent === '/') return
+  try {
+    await fs.mkdir(parent, { recursive: true })
+  } catch (error) {
+    // mkdir -p says EEXIST when a component is a file; for the file being written that is ENOTDIR.
+    if (isFsError(error, 'EEXIST')) throw new FsError('ENOTDIR', 'open', path)
+    throw error
+  }
 }
