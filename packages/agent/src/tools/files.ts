@@ -4,7 +4,16 @@ import { type } from 'arktype'
 import { applyPatch, createTwoFilesPatch, parsePatch } from 'diff'
 import { ToolError } from '../errors.js'
 import { defineTool } from '../tool.js'
-import { contentVersion, ensureParent, posix, readTextOrBinary, vfs, vfsPath } from './shared.js'
+import {
+  contentVersion,
+  ensureParent,
+  exists,
+  posix,
+  readTextOrBinary,
+  vfs,
+  vfsPath,
+  writtenFile,
+} from './shared.js'
 
 export const readFile = defineTool({
   name: 'read_file',
@@ -82,8 +91,7 @@ export const writeFile = defineTool({
     const path = posix(input.path)
     await ensureParent(fs, path)
     await fs.writeFile(path, input.content)
-    const bytes = await fs.readFileBuffer(path)
-    return { structured: { path: vfs(path), size: bytes.byteLength, version: contentVersion(bytes) } }
+    return writtenFile(fs, path)
   },
 })
 
@@ -95,17 +103,10 @@ export const createFile = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(input, { fs }) {
     const path = posix(input.path)
-    if (
-      await fs.lstat(path).then(
-        () => true,
-        () => false,
-      )
-    )
-      throw new FsError('EEXIST', 'open', path)
+    if (await exists(fs, path)) throw new FsError('EEXIST', 'open', path)
     await ensureParent(fs, path)
     await fs.writeFile(path, input.content)
-    const bytes = await fs.readFileBuffer(path)
-    return { structured: { path: vfs(path), size: bytes.byteLength, version: contentVersion(bytes) } }
+    return writtenFile(fs, path)
   },
 })
 
@@ -119,8 +120,7 @@ export const appendFile = defineTool({
   async run(input, { fs }) {
     const path = posix(input.path)
     await fs.appendFile(path, input.content)
-    const bytes = await fs.readFileBuffer(path)
-    return { structured: { path: vfs(path), size: bytes.byteLength, version: contentVersion(bytes) } }
+    return writtenFile(fs, path)
   },
 })
 

@@ -36,3 +36,20 @@ export async function ensureParent(fs: YjsFileSystem, path: string): Promise<voi
     throw error
   }
 }
+
+/** True when something (file, folder or link) is at `path`. */
+export async function exists(fs: YjsFileSystem, path: string): Promise<boolean> {
+  return fs.lstat(path).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** The result of a tool that wrote a file: its vfs path, size and new content version. */
+export async function writtenFile(
+  fs: YjsFileSystem,
+  path: string,
+): Promise<{ structured: Record<string, unknown> }> {
+  const bytes = await fs.readFileBuffer(path)
+  return { structured: { path: vfs(path), size: bytes.byteLength, version: contentVersion(bytes) } }
+}

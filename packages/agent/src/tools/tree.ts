@@ -1,19 +1,12 @@
 /** Tree tools: delete (to trash), restore, mkdir, move, copy, stat, list_directory, tree. */
-import { FsError, SYSTEM_ROOTS, type YjsFileSystem } from '@yfs/core'
+import { FsError, SYSTEM_ROOTS } from '@yfs/core'
 import { type } from 'arktype'
 import { ToolError } from '../errors.js'
 import { defineTool } from '../tool.js'
-import { contentVersion, ensureParent, posix, vfs, vfsPath } from './shared.js'
+import { contentVersion, ensureParent, exists, posix, vfs, vfsPath } from './shared.js'
 
 const kind = (st: { isDirectory: boolean; isSymbolicLink: boolean }) =>
   st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'folder' : 'file'
-
-async function exists(fs: YjsFileSystem, path: string): Promise<boolean> {
-  return fs.lstat(path).then(
-    () => true,
-    () => false,
-  )
-}
 
 export const deleteTool = defineTool({
   name: 'delete',
