@@ -62,6 +62,7 @@ export interface LwwMap<V> {
   batch(fn: () => void, origin?: unknown): void
   keys(): IterableIterator<string>
   values(): IterableIterator<V>
+  entries(): IterableIterator<[string, V]>
   readonly size: number
   /** Calls `fn` after each transaction that changed at least one winner, for local and remote changes. */
   observe(fn: LwwObserver<V>): () => void
@@ -281,6 +282,9 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     keys: () => winners.keys(),
     *values() {
       for (const e of winners.values()) yield e.val
+    },
+    *entries() {
+      for (const [key, e] of winners) yield [key, e.val] as [string, V]
     },
     get size() {
       return winners.size

@@ -73,8 +73,10 @@ const folderLike = (row: FileRow | undefined) => row !== undefined && row.type =
 
 /** Build the index for `table` and keep it in sync until `destroy()`. */
 export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
-  // Stored children by stored parent (ROOT_ID for null), every row.
-  const stored = new Map<FileId, Set<FileId>>()
+  // Rows shown somewhere other than under their stored parent (orphans, cycle breakers), by
+  // stored parent. With `kids` this gives a row's stored children without a second full map.
+  const detached = new Map<FileId, Set<FileId>>()
+  const detachedFrom = new Map<FileId, FileId>()
   // Effective children by effective parent, every row (trashed included).
   const kids = new Map<FileId, Set<FileId>>()
   const effParent = new Map<FileId, FileId>()
@@ -117,7 +119,10 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     let cur: FileId | null = start
     while (cur !== null) {
       const at = seen.get(cur)
-      if (at !== undefined) return trail.slice(at)
+      // Back at a non-folder start: the start is not a folder, so the loop is not a cycle
+      // (its child is an orphan). Every other member was checked to be a folder below.
+      if (at !== undefined)
+        return at === 0 && table.get(start)?.type !== 'folder' ? undefined : trail.slice(at)
       const row = table.get(cur)
       if (!row || !(cur === start || row.type === 'folder')) return undefined
       seen.set(cur, trail.length)
@@ -242,6 +247,26 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     }
   }
 
+  /** Keep `detached` in step with a row's stored and effective parent. */
+  const syncDetached = (id: FileId) => {
+    const row = table.get(id)
+    const eff = effParent.get(id)
+    const now = row && eff !== undefined && eff !== storedParent(row) ? storedParent(row) : undefined
+    const was = detachedFrom.get(id)
+    if (was === now) return
+    if (was !== undefined) {
+      removeFrom(detached, was, id)
+      detachedFrom.delete(id)
+    }
+    if (now !== undefined) {
+      addTo(detached, now, id)
+      detachedFrom.set(id, now)
+    }
+  }
+
+  /** Rows whose stored parent is `id` (a row's effective parent is its stored one, or the root). */
+  const storedChildren = (id: FileId): FileId[] => [...(kids.get(id) ?? []), ...(detached.get(id) ?? [])]
+
   const countRow = (row: FileRow, sign: 1 | -1) => {
     nodeCount += sign
     if (row.type === 'file') totalBytes += sign * row.size
@@ -252,7 +277,6 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     const rows = [...table.rows()]
     const folders: FileRow[] = []
     for (const row of rows) {
-      addTo(stored, storedParent(row), row.id)
       countRow(row, 1)
       if (row.type === 'folder') folders.push(row)
     }
@@ -276,6 +300,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       const parent = computeEffParent(row)
       effParent.set(row.id, parent)
       addTo(kids, parent, row.id)
+      if (parent !== storedParent(row)) syncDetached(row.id)
     }
     // Display names are made per folder on first use (namesOf), not here: a
     // 100k-row workspace opens without naming folders nobody looks into.
@@ -322,19 +347,13 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
         }
         continue
       }
-      if (before) {
-        removeFrom(stored, storedParent(before), id)
-        countRow(before, -1)
-      }
-      if (after) {
-        addTo(stored, storedParent(after), id)
-        countRow(after, 1)
-      }
+      if (before) countRow(before, -1)
+      if (after) countRow(after, 1)
       recheck.add(id)
       if (!before || !after || before.parentId !== after.parentId || before.type !== after.type) {
         structural = true
         // Stored children of an added, deleted or retyped row may switch between orphan and attached.
-        for (const child of stored.get(id) ?? []) recheck.add(child)
+        for (const child of storedChildren(id)) recheck.add(child)
       }
       const parent = effParent.get(id)
       if (parent !== undefined) touch(dirty, parent, id)
@@ -355,6 +374,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     for (const id of recheck) {
       const row = table.get(id)
       setEffParent(id, row ? computeEffParent(row) : undefined, dirty)
+      syncDetached(id)
     }
     updateNames(dirty)
     for (const [id, { after }] of changes) {
