@@ -135,6 +135,13 @@ describe('YjsFileSystem errors carry POSIX codes and Node-style messages', () =>
       mode: 0o644,
     })
     expect((await fs.stat('/dir')).mode).toBe(0o755)
+    // Stable identity: the same inode on every replica, different per file, kept across renames.
+    const ino = (await fs.stat('/file.txt')).ino
+    expect(typeof ino).toBe('number')
+    expect(ino).not.toBe((await fs.stat('/dir/a.txt')).ino)
+    await fs.mv('/file.txt', '/renamed.txt')
+    expect((await fs.stat('/renamed.txt')).ino).toBe(ino)
+    await fs.mv('/renamed.txt', '/file.txt')
     expect((await fs.stat('/')).isDirectory).toBe(true)
     expect(fs.pool.peek(fs.index.lookup('/file.txt')!)).toBeDefined() // still warm from the write
     fs.pool.evictIdle(true)

@@ -174,6 +174,16 @@ function sameContent(a: FileContentValue, b: FileContentValue): boolean {
   return a.text === b.text
 }
 
+/** Device number of every node in the workspace (one filesystem). */
+const WORKSPACE_DEV = 0x79f5
+
+/** A stable inode number for a file id (FNV-1a, 53 bits): the same on every replica. */
+function inodeOf(id: string): number {
+  let h = 0xcbf29ce484222325n
+  for (let i = 0; i < id.length; i++) h = BigInt.asUintN(64, (h ^ BigInt(id.charCodeAt(i))) * 0x100000001b3n)
+  return Number(h & 0x1fffffffffffffn)
+}
+
 function isSystemPath(path: string): boolean {
   if (path === '/') return false
   const end = path.indexOf('/', 1)
@@ -569,6 +579,8 @@ export class YjsFileSystem implements IFileSystem {
       size: row.size,
       mtime: new Date(row.updatedAt),
       identity: row.id,
+      dev: WORKSPACE_DEV,
+      ino: inodeOf(row.id),
     }
   }
 
