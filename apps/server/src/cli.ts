@@ -8,6 +8,7 @@
  * secrets need not appear in process listings.
  */
 import { join } from 'node:path'
+import { createMcpCommand } from '@yfs/agent'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type LogLevel } from './logger.js'
 import type { DocumentStore, Role } from './persistence/document-store.js'
@@ -46,6 +47,8 @@ function storeOptions(command: Command): Command {
 
 export function createProgram(): Command {
   const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
+  // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent.
+  program.addCommand(createMcpCommand())
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(

@@ -1,40 +1,13 @@
 #!/usr/bin/env node
 /**
- * `yfs mcp [--store NAME] [--http PORT] [--server URL --token T]`: the MCP
- * server on stdio (default) or Streamable HTTP. The only module with
+ * The agent package's own `yfs` bin (only `mcp`); the full `yfs` CLI with
+ * `serve`, `workspace` and `token` is apps/server's. The only module with
  * import-time side effects.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Command } from 'commander'
-import { listenMcpHttp } from './mcp/http.js'
-import { createMcpSession } from './mcp/server.js'
-import { createServerStores } from './mcp/server-stores.js'
-import { createMemoryStores } from './mcp/stores.js'
+import { createMcpCommand } from './mcp-command.js'
 
-const program = new Command('yfs').description('yfs — a collaborative filesystem for AI agents and people')
-
-program
-  .command('mcp')
-  .description('serve the yfs tools over MCP (stdio unless --http)')
-  .option('--store <name>', 'start in this shared store instead of a private workspace')
-  .option('--http <port>', 'serve Streamable HTTP on this port (0 = any) instead of stdio')
-  .option('--server <url>', 'use the workspaces of a yfs sync server')
-  .option('--token <token>', 'token for --server')
-  .action(async (opts: { store?: string; http?: string; server?: string; token?: string }) => {
-    if (opts.server && (!opts.token || !opts.store)) {
-      process.stderr.write('yfs mcp: --server needs --token and --store (the workspace to work in)\n')
-      process.exit(2)
-    }
-    const stores = opts.server
-      ? createServerStores({ url: opts.server, token: opts.token! })
-      : createMemoryStores()
-    if (opts.http !== undefined) {
-      const { url } = await listenMcpHttp({ stores, store: opts.store, port: Number(opts.http) })
-      process.stderr.write(`yfs mcp: listening on ${url}\n`)
-      return
-    }
-    const session = await createMcpSession({ stores, store: opts.store })
-    await session.server.connect(new StdioServerTransport())
-  })
-
-await program.parseAsync(process.argv)
+await new Command('yfs')
+  .description('yfs — a collaborative filesystem for AI agents and people')
+  .addCommand(createMcpCommand())
+  .parseAsync(process.argv)

@@ -11,6 +11,7 @@ export type { ServerStoresOptions } from './mcp/server-stores.js'
 export { createServerStores } from './mcp/server-stores.js'
 export type { StoreProvider } from './mcp/stores.js'
 export { createMemoryStores } from './mcp/stores.js'
+export { createMcpCommand } from './mcp-command.js'
 export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
 export { capText, createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
 export type {
