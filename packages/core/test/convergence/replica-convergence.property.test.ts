@@ -143,7 +143,12 @@ describe('replicas converge whatever the operations and delivery order', () => {
                   }
                   case 'cp':
                     await fs.cp(o.d + o.n, o.d2 + o.n2, { recursive: true })
-                    note(r, o.d2 + o.n2, 'copy', '')
+                    {
+                      // cp writes into every file under the destination, existing ones included.
+                      const dest = o.d2 + o.n2
+                      for (const p of fs.index.allPaths())
+                        if (p === dest || p.startsWith(`${dest}/`)) note(r, p, 'copy', '')
+                    }
                     break
                   case 'send':
                     net.send(r, o.count)
