@@ -1,7 +1,10 @@
 // @yfs/core/testing — helpers for tests of yfs and of code built on it.
 
+export { checkConvergence } from './check-convergence.js'
 export type { IndexDump } from './dump-index.js'
 export { dumpIndex } from './dump-index.js'
 export type { Replica, ReplicaNetwork, ReplicaNetworkOptions } from './replica-network.js'
 export { createReplicaNetwork } from './replica-network.js'
+export type { ContentEntry, ContentLog, ReplicaOp, ReplicaOpOptions } from './replica-ops.js'
+export { replicaOpArbitrary, runReplicaOp } from './replica-ops.js'
 export { snapshotFileSystem } from './snapshot.js'

@@ -16,7 +16,7 @@ import { asFileId, createFileSystemIndex, createFilesTable, type FileRow } from 
 import { dumpIndex } from '../../src/testing/index.js'
 import { fuzzParameters } from './fuzz-parameters.js'
 
-const { runs, seed, path } = fuzzParameters(300)
+const { runs, seed, path } = fuzzParameters(1000)
 const N = 3
 const ids = ['i0', 'i1', 'i2', 'i3', 'i4', 'i5'] as const
 
