@@ -1,8 +1,9 @@
 /**
  * Random operations on a replica network, for fast-check: filesystem changes
  * on one replica (write, append, mkdir, mv, cp, rm, restore, empty-trash,
- * crossed folder moves on two replicas) and network steps (send to the hub,
- * receive, peer-to-peer delivery, evicting content docs). Paths come from a
+ * crossed folder moves and purge-vs-write on two replicas) and network steps
+ * (send to the hub, receive, peer-to-peer delivery, evicting content docs,
+ * a full sync). Paths come from a
  * tiny alphabet so names collide; texts are made unique per operation, so a
  * `ContentLog` can tell afterwards which written text must still be there.
  */
@@ -24,6 +25,8 @@ export type ReplicaOp =
   | { kind: 'send'; replica: number; count: number }
   | { kind: 'receive'; replica: number; count: number; order: 'fifo' | 'random' }
   | { kind: 'deliver'; replica: number; to: number; count: number }
+  /** Everything delivered everywhere (a moment when every replica is online). */
+  | { kind: 'sync'; replica: number }
 
 export interface ReplicaOpOptions {
   /** Highest replica index (replica fields are taken modulo the network size when run). Default 4. */
@@ -86,6 +89,7 @@ export function replicaOpArbitrary(options: ReplicaOpOptions = {}): fc.Arbitrary
       weight: 2,
     },
     { arbitrary: fc.record({ kind: fc.constant('evict' as const), replica }), weight: 1 },
+    { arbitrary: fc.record({ kind: fc.constant('sync' as const), replica }), weight: 1 },
   )
 }
 
@@ -206,6 +210,9 @@ export async function runReplicaOp(
         break
       case 'evict':
         net.evict(r)
+        break
+      case 'sync':
+        await net.syncAll()
         break
     }
   } catch (error) {
