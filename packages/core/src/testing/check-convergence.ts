@@ -23,6 +23,19 @@ import { snapshotFileSystem } from './snapshot.js'
 
 const count = (haystack: string, needle: string) => haystack.split(needle).length - 1
 
+/** Invariant 2 alone, for any moment (not only after a full sync): each index equals a rebuild. */
+export function checkIndexes(net: ReplicaNetwork): string[] {
+  const violations: string[] = []
+  for (const { index: i, fs } of net.replicas) {
+    const rebuilt = createFileSystemIndex(createFilesTable(fs.doc))
+    const got = JSON.stringify(dumpIndex(fs.index, fs.table))
+    const want = JSON.stringify(dumpIndex(rebuilt, fs.table))
+    rebuilt.destroy()
+    if (got !== want) violations.push(`replica ${i}: index ${got} differs from rebuild ${want}`)
+  }
+  return violations
+}
+
 export async function checkConvergence(net: ReplicaNetwork, log: ContentLog = new Map()): Promise<string[]> {
   const violations: string[] = []
   const snapshots = await Promise.all(net.replicas.map((r) => snapshotFileSystem(r.fs)))
@@ -32,12 +45,8 @@ export async function checkConvergence(net: ReplicaNetwork, log: ContentLog = ne
         `replica ${i} differs from replica 0: ${JSON.stringify(s)} vs ${JSON.stringify(snapshots[0])}`,
       )
   }
+  violations.push(...checkIndexes(net))
   for (const { index: i, fs } of net.replicas) {
-    const rebuilt = createFileSystemIndex(createFilesTable(fs.doc))
-    const got = JSON.stringify(dumpIndex(fs.index, fs.table))
-    const want = JSON.stringify(dumpIndex(rebuilt, fs.table))
-    rebuilt.destroy()
-    if (got !== want) violations.push(`replica ${i}: index ${got} differs from rebuild ${want}`)
     const all = fs.index.allPaths()
     if (new Set(all).size !== all.length)
       violations.push(`replica ${i}: duplicate paths ${JSON.stringify(all)}`)

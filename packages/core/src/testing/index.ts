@@ -1,6 +1,6 @@
 // @yfs/core/testing — helpers for tests of yfs and of code built on it.
 
-export { checkConvergence } from './check-convergence.js'
+export { checkConvergence, checkIndexes } from './check-convergence.js'
 export type { IndexDump } from './dump-index.js'
 export { dumpIndex } from './dump-index.js'
 export type { Replica, ReplicaNetwork, ReplicaNetworkOptions } from './replica-network.js'

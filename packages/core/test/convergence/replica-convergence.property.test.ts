@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import {
   type ContentLog,
   checkConvergence,
+  checkIndexes,
   createReplicaNetwork,
   replicaOpArbitrary,
   runReplicaOp,
@@ -50,7 +51,11 @@ describe('replicas converge whatever the operations and delivery order', () => {
             await first.writeFile('/a/x', 'base\n')
             await net.syncAll()
             const log: ContentLog = new Map()
-            for (const [seq, op] of ops.entries()) await runReplicaOp(net, op, seq, log)
+            for (const [seq, op] of ops.entries()) {
+              await runReplicaOp(net, op, seq, log)
+              // Indexes equal a rebuild at every step, not only once everything has arrived.
+              expect(checkIndexes(net)).toEqual([])
+            }
             await net.syncAll()
             expect(await checkConvergence(net, log)).toEqual([])
           } finally {
