@@ -158,9 +158,13 @@ export async function runReplicaOp(
         break
       case 'cp': {
         await fs.cp(op.from, op.to, { recursive: true })
-        // The copy's text is whatever the source held: recorded as a write without known text.
-        const id = fs.index.lookup(op.to)
-        if (id !== undefined && fs.table.get(id)?.type === 'file') record(op.to, { kind: 'write', text: '' })
+        // The copy's text is whatever the source held: recorded as a write without known text,
+        // for every file at or under the destination (a folder copy overwrites existing files too).
+        for (const p of fs.index.allPaths()) {
+          if (p !== op.to && !p.startsWith(`${op.to}/`)) continue
+          const id = fs.index.lookup(p)
+          if (id !== undefined && fs.table.get(id)?.type === 'file') record(p, { kind: 'write', text: '' })
+        }
         break
       }
       case 'restore': {
