@@ -8,6 +8,7 @@
  * `ContentLog` can tell afterwards which written text must still be there.
  */
 import fc from 'fast-check'
+import { TEXT_KEY } from '../content/text-codec.js'
 import { isFsError } from '../errors.js'
 import type { FileId } from '../ids.js'
 import * as paths from '../path.js'
@@ -15,6 +16,10 @@ import type { ReplicaNetwork } from './replica-network.js'
 
 export type ReplicaOp =
   | { kind: 'write' | 'append' | 'mkdir' | 'rm'; replica: number; path: string }
+  /** An agent's read-modify-write: `writeFile(path, readFile(path) + text)`, applied as a diff. */
+  | { kind: 'edit'; replica: number; path: string }
+  /** A person typing straight into the content doc, between two earlier texts (`pick` chooses where). */
+  | { kind: 'type'; replica: number; path: string; pick: number }
   | { kind: 'mv' | 'cp'; replica: number; from: string; to: string }
   | { kind: 'restore'; replica: number; pick: number }
   | { kind: 'empty' | 'evict'; replica: number }
@@ -35,6 +40,11 @@ export interface ReplicaOpOptions {
   folders?: string[]
   /** Names created in them. Default `x`, `y.md`, `a`, `c`, `z.txt`. */
   names?: string[]
+  /**
+   * Files every replica has from the start (e.g. written before the first sync): edits and
+   * typing go to them half of the time, so concurrent edits of one file are frequent.
+   */
+  sharedFiles?: string[]
 }
 
 /** An arbitrary for one `ReplicaOp`, weighted towards writes and network steps. */
@@ -45,6 +55,8 @@ export function replicaOpArbitrary(options: ReplicaOpOptions = {}): fc.Arbitrary
   const path = fc
     .tuple(fc.constantFrom(...folders), fc.constantFrom(...names))
     .map(([folder, name]) => paths.join(folder, name))
+  const shared = options.sharedFiles ?? []
+  const editPath = shared.length > 0 ? fc.oneof(path, fc.constantFrom(...shared)) : path
   const folder = fc.constantFrom(...folders.filter((f) => f !== '/'))
   const count = fc.integer({ min: 1, max: 6 })
   const pathOp = (kind: 'write' | 'append' | 'mkdir') => fc.record({ kind: fc.constant(kind), replica, path })
@@ -55,6 +67,11 @@ export function replicaOpArbitrary(options: ReplicaOpOptions = {}): fc.Arbitrary
   return fc.oneof(
     { arbitrary: pathOp('write'), weight: 4 },
     { arbitrary: pathOp('append'), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constant('edit' as const), replica, path: editPath }), weight: 2 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('type' as const), replica, path: editPath, pick: fc.nat() }),
+      weight: 2,
+    },
     { arbitrary: pathOp('mkdir'), weight: 2 },
     { arbitrary: twoPaths('mv'), weight: 2 },
     { arbitrary: fc.record({ kind: fc.constant('rm' as const), replica, path: source }), weight: 2 },
@@ -93,7 +110,7 @@ export function replicaOpArbitrary(options: ReplicaOpOptions = {}): fc.Arbitrary
   )
 }
 
-/** A content change recorded on the file id it landed on: `write` replaces, `append` adds at the end. */
+/** A content change recorded on the file id it landed on: `write` replaces, `append` inserts fresh text (at the end, or typed between earlier texts). */
 export interface ContentEntry {
   kind: 'write' | 'append'
   text: string
@@ -103,11 +120,13 @@ export interface ContentEntry {
  * Content changes per file id, in the order they were made (the test runs
  * operations one by one, so that order is global).
  *
- * What must survive the full sync: an append inserts fresh text at the end of
- * what its replica had, and only a later whole-file write can remove it. So
- * every text appended after a file's last write (in that global order) must be
- * in the final content exactly once — and the write's own text too when the
- * file was never written to before it.
+ * What must survive the full sync: an append inserts fresh text into what its
+ * replica had (at the end; an agent's edit and a person's typing insert too),
+ * and only a later whole-file write can remove it. So every text appended
+ * after a file's last write (in that global order) must be in the final
+ * content exactly once — and the write's own text too when the file was never
+ * written to before it. Doubled text is what a write that replaced the whole
+ * text instead of applying a diff would leave behind.
  */
 export type ContentLog = Map<FileId, ContentEntry[]>
 
@@ -145,6 +164,29 @@ export async function runReplicaOp(
         const existed = fs.index.lookup(op.path) !== undefined
         await fs.appendFile(op.path, text)
         record(op.path, { kind: existed ? 'append' : 'write', text })
+        break
+      }
+      case 'edit': {
+        const text = `e${seq};`
+        const before = await fs.readFile(op.path)
+        await fs.writeFile(op.path, before + text)
+        record(op.path, { kind: 'append', text })
+        break
+      }
+      case 'type': {
+        const id = fs.index.lookup(op.path)
+        if (id === undefined || fs.table.get(id)?.type !== 'file') break
+        const text = `t${seq};`
+        const handle = await fs.pool.acquire(id)
+        try {
+          const ytext = handle.doc.getText(TEXT_KEY)
+          // At the start or right after a ';', so no earlier text is split.
+          const cuts = [0, ...[...ytext.toString()].flatMap((ch, i) => (ch === ';' ? [i + 1] : []))]
+          ytext.insert(cuts[op.pick % cuts.length]!, text)
+        } finally {
+          handle.release()
+        }
+        record(op.path, { kind: 'append', text })
         break
       }
       case 'mkdir':
