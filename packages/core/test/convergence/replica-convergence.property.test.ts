@@ -8,8 +8,9 @@
  * reachable, no written text lost or duplicated.
  *
  * CI runs 1,000 cases with a fixed seed; YFS_FUZZ_RUNS=100000 runs a long
- * search with a fresh seed, and YFS_FUZZ_SEED / YFS_FUZZ_PATH replay a
- * reported failure (see fuzz-parameters.ts).
+ * search with a fresh seed, YFS_FUZZ_OPS=40 makes cases longer, and
+ * YFS_FUZZ_SEED / YFS_FUZZ_PATH replay a reported failure (see
+ * fuzz-parameters.ts).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -24,6 +25,8 @@ import {
 import { fuzzParameters } from './fuzz-parameters.js'
 
 const { runs, seed, path } = fuzzParameters(1000)
+// Operations per case; long runs may go deeper (YFS_FUZZ_OPS=40).
+const maxOps = Number(process.env.YFS_FUZZ_OPS ?? 25)
 
 // Frozen and skewed wall clocks make timestamps and createdAt tie across replicas,
 // so the deterministic tie-breaks are exercised; 'shared' is one counter for all.
@@ -40,7 +43,7 @@ describe('replicas converge whatever the operations and delivery order', () => {
         fc.integer({ min: 3, max: 5 }),
         fc.constantFrom('frozen' as const, 'skewed' as const, 'shared' as const),
         fc.nat(),
-        fc.array(replicaOpArbitrary({ sharedFiles: ['/a/x'] }), { minLength: 1, maxLength: 25 }),
+        fc.array(replicaOpArbitrary({ sharedFiles: ['/a/x'] }), { minLength: 1, maxLength: maxOps }),
         async (n, clock, networkSeed, ops) => {
           const net = createReplicaNetwork(n, { seed: networkSeed, clock: clocks[clock] })
           try {
