@@ -4,10 +4,13 @@
  * backend can implement the same interface later.
  *
  * `filesChanged` is real: it is the set of workspace paths with change
- * events (write, delete, rename, mkdir, restore) during the run.
+ * events (write, delete, rename, mkdir, restore) caused by the run. Events
+ * of other writers during the run (another tool call, another session on a
+ * shared store, a person) are left out (see recording-fs.ts).
  */
-import type { YjsFileSystem } from '@yfs/core'
+import type { FsEvent, YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
+import { createRecordingFs } from './recording-fs.js'
 
 export interface ExecOptions {
   cwd?: string
@@ -51,22 +54,31 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
   return {
     async run(command, args, options = {}) {
       const script = [command, ...args.map(quote)].join(' ')
-      const changed = new Set<string>()
+      const recording = createRecordingFs(fs)
+      const events: FsEvent[] = []
       const off = fs.watch((e) => {
-        if (e.origin !== 'local') return
-        changed.add(e.path)
-        if (e.oldPath) changed.add(e.oldPath)
+        if (e.origin === 'local') events.push(e)
       })
       const controller = new AbortController()
       const timeout = options.timeout ?? 30_000
       const timer = setTimeout(() => controller.abort(), timeout)
       try {
-        const bash = new Bash({ fs, cwd: options.cwd ?? '/', env: options.env, executionLimits })
+        const bash = new Bash({
+          fs: recording.fs,
+          cwd: options.cwd ?? '/',
+          env: options.env,
+          executionLimits,
+        })
         const result = await bash.exec(script, {
           signal: controller.signal,
           ...(options.stdin ? { stdin: options.stdin } : {}),
         })
         const timedOut = controller.signal.aborted
+        const changed = new Set<string>()
+        for (const e of events.filter(recording.owns)) {
+          changed.add(e.path)
+          if (e.oldPath) changed.add(e.oldPath)
+        }
         return {
           stdout: result.stdout,
           stderr: timedOut ? `${result.stderr}bash: timed out after ${timeout} ms\n` : result.stderr,

@@ -3,8 +3,13 @@
 export { errorResult, ToolError } from './errors.js'
 export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
-export type { McpHttpHandler, McpSessionResolver } from './mcp/http.js'
-export { createMcpHttpHandler, listenMcpHttp, McpHttpRefusal } from './mcp/http.js'
+export type { McpHttpHandler, McpHttpOptions, McpSessionResolver } from './mcp/http.js'
+export {
+  createMcpHttpHandler,
+  DEFAULT_MCP_IDLE_TIMEOUT_MS,
+  listenMcpHttp,
+  McpHttpRefusal,
+} from './mcp/http.js'
 export type { McpSession, McpSessionOptions } from './mcp/server.js'
 export { createMcpSession, SERVER_INFO } from './mcp/server.js'
 export type { ServerStoresOptions } from './mcp/server-stores.js'

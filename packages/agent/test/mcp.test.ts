@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenMcpHttp } from '../src/mcp/http.js'
-import { createMemoryStores } from '../src/mcp/stores.js'
+import { createMemoryStores, type StoreProvider } from '../src/mcp/stores.js'
 
 const bin = fileURLToPath(new URL('../bin/yfs.mjs', import.meta.url))
 type CallResult = {
@@ -146,5 +146,77 @@ describe('MCP over Streamable HTTP', () => {
     expect(r2.status).toBe(404)
     const c = await connect()
     expect((await c.listTools()).tools.length).toBeGreaterThan(20)
+  })
+})
+
+describe('MCP session lifetime over HTTP', () => {
+  /** Memory stores that count how many private workspaces were destroyed. */
+  const countingStores = () => {
+    const memory = createMemoryStores()
+    const state = { created: 0, destroyed: 0 }
+    const stores: StoreProvider = {
+      ...memory,
+      async createPrivate() {
+        const fs = await memory.createPrivate()
+        const destroy = fs.destroy.bind(fs)
+        fs.destroy = () => {
+          state.destroyed++
+          destroy()
+        }
+        state.created++
+        return fs
+      },
+    }
+    return { stores, state }
+  }
+  const waitFor = async (what: string, check: () => Promise<boolean> | boolean) => {
+    const deadline = Date.now() + 5000
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+
+  it('closing a session destroys its private workspace', async () => {
+    const { stores, state } = countingStores()
+    const served = await listenMcpHttp({ stores, port: 0 })
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(served.url))
+      const c = new Client({ name: 'test', version: '1.0.0' })
+      await c.connect(transport)
+      await call(c, 'write_file', { path: 'vfs:///a.txt', content: 'x' })
+      await transport.terminateSession()
+      await c.close()
+      await waitFor('the private workspace to be destroyed', () => state.destroyed === 1)
+      expect(state.created).toBe(1)
+    } finally {
+      await served.close()
+    }
+  })
+
+  it('a session idle for longer than idleTimeoutMs is closed and its id is then unknown', async () => {
+    const { stores, state } = countingStores()
+    const served = await listenMcpHttp({ stores, port: 0, idleTimeoutMs: 150 })
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(served.url))
+      const c = new Client({ name: 'test', version: '1.0.0' })
+      await c.connect(transport)
+      expect((await call(c, 'write_file', { path: 'vfs:///a.txt', content: 'x' })).isError).toBeFalsy()
+      const sessionId = transport.sessionId!
+      await waitFor('the idle session to close', () => state.destroyed === 1)
+      const r = await fetch(served.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      })
+      expect(r.status).toBe(404)
+      await c.close()
+    } finally {
+      await served.close()
+    }
   })
 })

@@ -331,6 +331,26 @@ describe('search', () => {
     expect((await g({ pattern: 'zzz' })).content[0]!.text).toBe('(no matches)')
     expect((await err('grep', { pattern: '(', regex: true })).code).toBe('EINVAL')
   })
+  it('grep: regexes run in linear time (RE2), so a catastrophic pattern cannot stall the server', async () => {
+    const { ok, err } = setup()
+    // With a backtracking engine, /(a+)+$/ on this line takes about 2^60 steps.
+    await ok('write_file', { path: 'vfs:///evil.txt', content: `${'a'.repeat(60)}!\nok aaa\n` })
+    const r = await ok('grep', { pattern: '(a+)+$', regex: true })
+    expect(r.structuredContent).toMatchObject({ count: 1, matches: [{ line: 2, text: 'ok aaa' }] })
+    expect(
+      (await ok('grep', { pattern: 'OK\\s+A{3}', regex: true, case_sensitive: false })).structuredContent
+        .count,
+    ).toBe(1)
+    const look = await err('grep', { pattern: 'a(?=!)', regex: true })
+    expect(look).toMatchObject({ code: 'EINVAL' })
+    expect(look.message).toContain('(?=')
+    expect(look.hint).toContain('RE2')
+    // Substring mode takes regex metacharacters literally.
+    await ok('write_file', { path: 'vfs:///meta.txt', content: 'a.b (x) [y]\naxb\n' })
+    expect((await ok('grep', { pattern: 'a.b (x)', path: 'vfs:///meta.txt' })).structuredContent.count).toBe(
+      1,
+    )
+  })
 })
 
 describe('bash', () => {
@@ -370,7 +390,8 @@ describe('history and checkpoints', () => {
     expect(
       (await ok('diff', { path: 'vfs:///h.txt', from_version: versions[0]!.id })).content[0]!.text,
     ).toContain('-v1\n+v2')
-    await ok('checkout_version', { path: 'vfs:///h.txt', version: versions[0]!.id })
+    const back = await ok('checkout_version', { path: 'vfs:///x/../h.txt', version: versions[0]!.id })
+    expect(back.structuredContent).toMatchObject({ path: 'vfs:///h.txt', restored_from: versions[0]!.id })
     expect(await fs.readFile('/h.txt')).toBe('v1\n')
     expect((await err('diff', { path: 'vfs:///h.txt', from_version: 'nope' })).code).toBe('ENOENT')
     const cp = (await ok('checkpoint', { label: 'before' })).structuredContent.checkpoint as { id: string }

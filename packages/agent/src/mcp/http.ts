@@ -2,6 +2,10 @@
  * MCP over Streamable HTTP: one endpoint (`/mcp`), one session per MCP
  * client, each with its own private workspace. Exported as a request handler
  * so the yfs server can mount it; `listenMcpHttp` runs it standalone.
+ *
+ * A client that goes away without `DELETE` would keep its session (and its
+ * private workspace) forever, so sessions with no request for
+ * `idleTimeoutMs` are closed; a later request with that id gets 404.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -53,12 +57,42 @@ const credentialOf = (req: IncomingMessage) => req.headers.authorization ?? ''
 interface HttpSession {
   transport: StreamableHTTPServerTransport
   credential: string
+  lastSeen: number
 }
 
+export interface McpHttpOptions {
+  /** Close sessions with no request for this long (default 30 minutes). */
+  idleTimeoutMs?: number
+}
+
+export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000
+
 /** A request handler for `/mcp` that keeps one transport and session per MCP session id. */
-export function createMcpHttpHandler(options: McpSessionOptions | McpSessionResolver): McpHttpHandler {
+export function createMcpHttpHandler(
+  options: McpSessionOptions | McpSessionResolver,
+  { idleTimeoutMs = DEFAULT_MCP_IDLE_TIMEOUT_MS }: McpHttpOptions = {},
+): McpHttpHandler {
   const resolve: McpSessionResolver = typeof options === 'function' ? options : () => options
   const sessions = new Map<string, HttpSession>()
+  let sweeper: NodeJS.Timeout | undefined
+  const sweep = () => {
+    const now = Date.now()
+    for (const s of sessions.values())
+      if (now - s.lastSeen > idleTimeoutMs) {
+        if (s.transport.sessionId) sessions.delete(s.transport.sessionId)
+        // Closing fires the session's onclose, which destroys its private workspace.
+        void s.transport.close()
+      }
+    if (sessions.size === 0) {
+      clearInterval(sweeper)
+      sweeper = undefined
+    }
+  }
+  const watchIdle = () => {
+    if (sweeper) return
+    sweeper = setInterval(sweep, Math.max(10, Math.min(idleTimeoutMs / 2, 60_000)))
+    sweeper.unref()
+  }
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const sessionId = req.headers['mcp-session-id']
@@ -67,6 +101,7 @@ export function createMcpHttpHandler(options: McpSessionOptions | McpSessionReso
       const existing = id ? sessions.get(id) : undefined
       if (existing && existing.credential !== credentialOf(req))
         return reply(res, 403, 'this MCP session was opened with another credential')
+      if (existing) existing.lastSeen = Date.now()
       let transport = existing?.transport
       if (!transport) {
         if (id) return reply(res, 404, 'unknown MCP session')
@@ -77,7 +112,8 @@ export function createMcpHttpHandler(options: McpSessionOptions | McpSessionReso
         const created = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (sid) => {
-            sessions.set(sid, { transport: created, credential })
+            sessions.set(sid, { transport: created, credential, lastSeen: Date.now() })
+            watchIdle()
           },
         })
         created.onclose = () => {
@@ -96,6 +132,8 @@ export function createMcpHttpHandler(options: McpSessionOptions | McpSessionReso
   }
   return Object.assign(handler, {
     async close() {
+      clearInterval(sweeper)
+      sweeper = undefined
       for (const s of sessions.values()) await s.transport.close()
       sessions.clear()
     },
@@ -104,9 +142,9 @@ export function createMcpHttpHandler(options: McpSessionOptions | McpSessionReso
 
 /** Serve MCP at http://host:port/mcp until closed. */
 export async function listenMcpHttp(
-  options: McpSessionOptions & { port?: number; host?: string },
+  options: McpSessionOptions & McpHttpOptions & { port?: number; host?: string },
 ): Promise<{ server: HttpServer; url: string; close(): Promise<void> }> {
-  const handler = createMcpHttpHandler(options)
+  const handler = createMcpHttpHandler(options, options)
   const server = createServer((req, res) => {
     if (req.url?.split('?')[0] === '/mcp') void handler(req, res)
     else {

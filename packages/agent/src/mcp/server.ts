@@ -9,6 +9,7 @@ import type { YjsFileSystem } from '@yfs/core'
 import { type } from 'arktype'
 import { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from '../registry.js'
 import { defineTool, type Tool } from '../tool.js'
+import { ToolError } from '../tool-error.js'
 import type { StoreProvider } from './stores.js'
 
 export interface McpSessionOptions {
@@ -18,7 +19,11 @@ export interface McpSessionOptions {
   registry?: Omit<ToolRegistryOptions, 'extraTools'>
 }
 
-/** One MCP session: its current workspace and the tools bound to it. */
+/**
+ * One MCP session: its current workspace and the tools bound to it. When
+ * the server's transport closes, the session's private workspace is
+ * destroyed (shared stores stay open for other sessions).
+ */
 export interface McpSession {
   readonly server: Server
   readonly storeName: () => string | undefined
@@ -29,7 +34,8 @@ export const SERVER_INFO = { name: 'yfs', version: '0.1.0' }
 
 export async function createMcpSession(options: McpSessionOptions): Promise<McpSession> {
   let storeName = options.store
-  let fs = storeName ? await options.stores.open(storeName) : await options.stores.createPrivate()
+  const privateFs = storeName ? undefined : await options.stores.createPrivate()
+  let fs = privateFs ?? (await options.stores.open(storeName!))
   const storesTool: Tool = defineTool({
     name: 'stores',
     title: 'Workspaces',
@@ -42,7 +48,7 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     async run(input) {
       if (input.action === 'open') {
-        if (!input.name) throw new Error('open needs a name')
+        if (!input.name) throw new ToolError('EINVAL', "stores: action 'open' needs a name")
         fs = await options.stores.open(input.name)
         storeName = input.name
         registry = makeRegistry()
@@ -59,6 +65,7 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
     instructions:
       'yfs workspace tools. Paths are vfs:/// URLs (vfs:///src/a.ts). Use bash for grep/find/sed pipelines, read_file with line ranges for big files, edit_file for precise edits, checkpoint before risky changes.',
   })
+  server.onclose = () => privateFs?.destroy()
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list() }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const result = await registry.execute(request.params.name, request.params.arguments ?? {})

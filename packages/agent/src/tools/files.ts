@@ -1,5 +1,5 @@
 /** File tools: read, write, create, append, edit, apply_patch. */
-import { FsError } from '@yfs/core'
+import { FsError, utf8Length } from '@yfs/core'
 import { type } from 'arktype'
 import { applyPatch, createTwoFilesPatch, parsePatch } from 'diff'
 import { ToolError } from '../errors.js'
@@ -48,7 +48,7 @@ export const readFile = defineTool({
     let out = lines.slice(start - 1, end)
     let size = 0
     for (let i = 0; i < out.length; i++) {
-      size += out[i]!.length + 1
+      size += utf8Length(out[i]!) + 1
       if (size > options.maxReadBytes) {
         out = out.slice(0, i)
         end = start + i - 1

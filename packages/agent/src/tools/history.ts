@@ -9,7 +9,8 @@ export const historyTool = defineTool({
   description:
     'Versions of a file, oldest first: id, time, author, reason, size. Use diff and checkout_version with the ids.',
   input: type({ path: type(vfsPath).describe('vfs:/// path of a file') }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  // Listing may first record pending editor edits as a version; no file changes.
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(input, { fs }) {
     const path = posix(input.path)
     const versions = (await fs.history(path)).map((v) => ({
@@ -50,8 +51,9 @@ export const checkoutVersion = defineTool({
   input: type({ path: type(vfsPath).describe('vfs:/// path'), version: 'string > 0' }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async run(input, { fs }) {
-    const v = await fs.restore(posix(input.path), input.version)
-    return { structured: { path: input.path, restored_from: input.version, new_version: v.id } }
+    const path = posix(input.path)
+    const v = await fs.restore(path, input.version)
+    return { structured: { path: vfs(path), restored_from: input.version, new_version: v.id } }
   },
 })
 

@@ -3,6 +3,7 @@ import type { YjsFileSystem } from '@yfs/core'
 import { type } from 'arktype'
 import ignore, { type Ignore } from 'ignore'
 import picomatch from 'picomatch'
+import { RE2JS, RE2JSException } from 're2js'
 import { ToolError } from '../errors.js'
 import { defineTool } from '../tool.js'
 import { posix, readTextOrBinary, vfs, vfsPath } from './shared.js'
@@ -70,13 +71,39 @@ export const globTool = defineTool({
   },
 })
 
+/**
+ * A line predicate. Regexes run on RE2 (re2js, as just-bash's own grep does):
+ * matching is linear in the line length, so no pattern can stall the server
+ * (a JavaScript RegExp like `(a+)+$` can take minutes on one line). Throws
+ * EINVAL for syntax RE2 lacks (backreferences, lookaround).
+ */
+function lineMatcher(pattern: string, regex: boolean, caseSensitive: boolean): (line: string) => boolean {
+  if (!regex) {
+    if (caseSensitive) return (line) => line.includes(pattern)
+    const needle = pattern.toLowerCase()
+    return (line) => line.toLowerCase().includes(needle)
+  }
+  try {
+    const re = RE2JS.compile(RE2JS.translateRegExp(pattern), caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE)
+    return (line) => re.test(line)
+  } catch (error) {
+    if (!(error instanceof RE2JSException)) throw error
+    throw new ToolError(
+      'EINVAL',
+      `invalid regular expression /${pattern}/: ${error.message}`,
+      undefined,
+      'grep regexes are RE2 (linear time): classes, groups, alternation and quantifiers work; backreferences and lookaround do not.',
+    )
+  }
+}
+
 export const grepTool = defineTool({
   name: 'grep',
   title: 'Search file contents',
   description:
-    'Search text files for a substring (default) or a regular expression (regex: true). Options: case_sensitive (default true), include glob on file paths ("**/*.ts"), context_before/context_after lines, count_only, max_results. Binary files are skipped.',
+    'Search text files for a substring (default) or a regular expression (regex: true; RE2 syntax, no backreferences or lookaround). Options: case_sensitive (default true), include glob on file paths ("**/*.ts"), context_before/context_after lines, count_only, max_results. Binary files are skipped.',
   input: type({
-    pattern: type('string > 0').describe('substring, or a JavaScript regular expression with regex: true'),
+    pattern: type('string > 0').describe('substring, or a regular expression (RE2 syntax) with regex: true'),
     'path?': type(vfsPath).describe('file or folder to search (default vfs:///)'),
     'regex?': 'boolean',
     'case_sensitive?': 'boolean',
@@ -90,16 +117,7 @@ export const grepTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(input, { fs, options }) {
     const base = posix(input.path ?? 'vfs:///')
-    const flags = input.case_sensitive === false ? 'i' : ''
-    let re: RegExp
-    try {
-      re = new RegExp(
-        input.regex ? input.pattern : input.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-        flags,
-      )
-    } catch (error) {
-      throw new ToolError('EINVAL', `invalid regular expression: ${(error as Error).message}`)
-    }
+    const matchLine = lineMatcher(input.pattern, input.regex ?? false, input.case_sensitive ?? true)
     const include = input.include ? picomatch(input.include, { dot: true }) : undefined
     const max = Math.min(input.max_results ?? options.maxResults, options.maxResults)
     const before = input.context_before ?? 0
@@ -119,7 +137,7 @@ export const grepTool = defineTool({
       if (text === undefined) continue
       const lines = text.split('\n')
       for (let i = 0; i < lines.length; i++) {
-        if (!re.test(lines[i]!)) continue
+        if (!matchLine(lines[i]!)) continue
         total++
         counts[vfs(file)] = (counts[vfs(file)] ?? 0) + 1
         if (input.count_only || matches.length >= max) continue

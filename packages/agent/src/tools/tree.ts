@@ -1,5 +1,5 @@
 /** Tree tools: delete (to trash), restore, mkdir, move, copy, stat, list_directory, tree. */
-import { FsError, SYSTEM_ROOTS } from '@yfs/core'
+import { asFileId, FsError, SYSTEM_ROOTS } from '@yfs/core'
 import { type } from 'arktype'
 import { ToolError } from '../errors.js'
 import { defineTool } from '../tool.js'
@@ -41,7 +41,8 @@ export const restoreTool = defineTool({
       }))
       return { structured: { trash } }
     }
-    const row = fs.table.get(input.trash_id as never)
+    // A trash id is a file id; an unknown string simply finds no row.
+    const row = fs.table.get(asFileId(input.trash_id))
     if (!row) throw new ToolError('ENOENT', `no trash item '${input.trash_id}'`)
     return { structured: { path: vfs(fs.trash.restore(row.id)), restored: true } }
   },

@@ -1,0 +1,82 @@
+/**
+ * Which change events belong to one exec run. Change events (`fs.watch`)
+ * say what changed but not who changed it, and several tool calls (other
+ * bash runs, other MCP sessions on a shared store) may write to one
+ * filesystem at the same time. So a run's shell gets a view of the
+ * filesystem that records the paths its own mutating calls named; an event
+ * belongs to the run when its path is one of them, lies below one (`cp -r`
+ * into a new folder), or is a folder `mkdir -p` created above one.
+ *
+ * The view forwards every call to the real filesystem unchanged; it adds no
+ * checks and keeps nothing but the set of paths.
+ */
+import { type FsEvent, isFsError, paths, type YjsFileSystem } from '@yfs/core'
+
+/** Mutating IFileSystem methods and which of their arguments are paths they change. */
+const MUTATIONS: Record<string, number[]> = {
+  writeFile: [0],
+  appendFile: [0],
+  mkdir: [0],
+  rm: [0],
+  cp: [1],
+  mv: [0, 1],
+  chmod: [0],
+  utimes: [0],
+  symlink: [1],
+  link: [1],
+}
+
+export interface RecordingFs {
+  /** The view to hand to the shell. */
+  fs: YjsFileSystem
+  /** True when `event` was caused by a call made through the view. */
+  owns(event: FsEvent): boolean
+}
+
+const isUnder = (path: string, dir: string) => dir === '/' || path.startsWith(`${dir}/`)
+
+/** Wrap `fs` so the change events of the calls made through it can be told apart. */
+export function createRecordingFs(fs: YjsFileSystem): RecordingFs {
+  const touched = new Set<string>()
+  const record = async (path: string, follow: boolean) => {
+    touched.add(paths.normalize(path))
+    if (!follow) return
+    // A write through a symlink changes the link's target: record where it leads too.
+    try {
+      touched.add(await fs.realpath(path))
+    } catch (error) {
+      // Gone (rm, mv source) or a dangling link: the path itself is already recorded.
+      if (!isFsError(error)) throw error
+    }
+  }
+  // Methods are bound to the real instance: YjsFileSystem keeps its state in private fields.
+  const view = new Proxy(fs, {
+    get(target, prop, _receiver) {
+      const value: unknown = Reflect.get(target, prop, target)
+      if (typeof value !== 'function') return value
+      const argIndexes = typeof prop === 'string' ? MUTATIONS[prop] : undefined
+      if (!argIndexes) return value.bind(target)
+      return async (...args: unknown[]) => {
+        const changed = argIndexes.map((i) => args[i]).filter((a): a is string => typeof a === 'string')
+        for (const p of changed) touched.add(paths.normalize(p))
+        try {
+          return await value.apply(target, args)
+        } finally {
+          const follow = prop !== 'rm' && prop !== 'symlink'
+          for (const p of changed) await record(p, follow && !(prop === 'mv' && p === changed[0]))
+        }
+      }
+    },
+  })
+  const related = (path: string, type: FsEvent['type']) => {
+    for (const t of touched) {
+      if (path === t || isUnder(path, t)) return true
+      if (type === 'mkdir' && isUnder(t, path)) return true
+    }
+    return false
+  }
+  return {
+    fs: view,
+    owns: (e) => related(e.path, e.type) || (e.oldPath !== undefined && related(e.oldPath, e.type)),
+  }
+}
