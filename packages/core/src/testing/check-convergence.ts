@@ -9,7 +9,7 @@
  *    (so there is no cycle and no ambiguity).
  * 4. Every active row whose stored parent chain is active is reachable from
  *    `/` (an orphan or a cycle member shows at the root instead).
- * 5. No written content is lost: see `ContentLog` (trashed files count; only
+ * 5. No written text is lost or doubled: see `ContentLog` (trashed files count; only
  *    files deleted for good by an empty-trash are exempt).
  */
 import { TEXT_KEY } from '../content/text-codec.js'

@@ -1,11 +1,12 @@
 /**
  * Random operations on a replica network, for fast-check: filesystem changes
- * on one replica (write, append, mkdir, mv, cp, rm, restore, empty-trash,
- * crossed folder moves and purge-vs-write on two replicas) and network steps
- * (send to the hub, receive, peer-to-peer delivery, evicting content docs,
- * a full sync). Paths come from a
- * tiny alphabet so names collide; texts are made unique per operation, so a
- * `ContentLog` can tell afterwards which written text must still be there.
+ * on one replica (write, append, an agent's read-modify-write, a person
+ * typing, mkdir, mv, cp, rm, restore, empty-trash), races set up on two
+ * replicas (crossed folder moves, a folder purged while the other writes into
+ * it) and network steps (send to the hub, receive, peer-to-peer delivery,
+ * evicting content docs, a full sync). Paths come from a tiny alphabet so
+ * names collide; texts are unique per operation, so a `ContentLog` can tell
+ * afterwards which written text must still be there.
  */
 import fc from 'fast-check'
 import { TEXT_KEY } from '../content/text-codec.js'
@@ -110,7 +111,7 @@ export function replicaOpArbitrary(options: ReplicaOpOptions = {}): fc.Arbitrary
   )
 }
 
-/** A content change recorded on the file id it landed on: `write` replaces, `append` inserts fresh text (at the end, or typed between earlier texts). */
+/** A content change on the file id it landed on: `write` replaces the text, `append` inserts fresh text. */
 export interface ContentEntry {
   kind: 'write' | 'append'
   text: string
