@@ -3,6 +3,8 @@ import { markdownCodec } from '@yfs/markdown'
 import { describe, expect, it } from 'vitest'
 import { createToolRegistry } from '../src/index.js'
 
+const setupWith = (fs: ReturnType<typeof createFileSystem>, options = {}) => createToolRegistry(fs, options)
+
 const setup = (options = {}) => {
   const fs = createFileSystem({ codecs: [markdownCodec] })
   const tools = createToolRegistry(fs, options)
@@ -102,7 +104,7 @@ describe('read_file', () => {
     })
     expect(r.structuredContent.version).toMatch(/^sha256:/)
     const past = await ok('read_file', { path: 'vfs:///f.txt', line_start: 10 })
-    expect(past.content[0]!.text).toContain('[the file has 4 lines]')
+    expect(past.content[0]!.text).toBe('[line_start 10 is past the end: the file has 4 lines]')
   })
   it('handles empty files, no trailing newline, CRLF, unicode and binary', async () => {
     const { ok, fs } = setup()
@@ -134,6 +136,36 @@ describe('read_file', () => {
     const r = await ok('read_file', { path: 'vfs:///big.txt' })
     expect(r.structuredContent.truncated).toBe(true)
     expect(r.content[0]!.text).toMatch(/\[cut at line 9 of 100: read the rest with line_start=10\]/)
+  })
+  it('keeps a whole read within the output cap, so its own note (not a generic cut) tells where to go on', async () => {
+    const { ok } = setup()
+    const line = 'x'.repeat(49)
+    await ok('write_file', { path: 'vfs:///many.txt', content: `${line}\n`.repeat(5000) })
+    const first = await ok('read_file', { path: 'vfs:///many.txt' })
+    const text = first.content[0]!.text
+    expect(text.length).toBeLessThanOrEqual(30_000)
+    expect(text).not.toContain('[output cut')
+    const next = Number(/read the rest with line_start=(\d+)\]$/.exec(text)?.[1])
+    expect(next).toBe((first.structuredContent.line_end as number) + 1)
+    const second = await ok('read_file', { path: 'vfs:///many.txt', line_start: next })
+    expect(second.content[0]!.text.trimStart().startsWith(`${next}\t${line}`)).toBe(true)
+  })
+  it('shows the start of a line longer than a whole read, and how to read on', async () => {
+    const { ok, tools } = setup()
+    await ok('write_file', { path: 'vfs:///min.js', content: `${'ab'.repeat(50_000)}\nsecond\n` })
+    const r = await ok('read_file', { path: 'vfs:///min.js' })
+    expect(r.structuredContent).toMatchObject({ line_start: 1, line_end: 1, truncated: true, line_cut: true })
+    const text = r.content[0]!.text
+    expect(text.length).toBeLessThanOrEqual(30_000)
+    expect(text).toContain('line 1 has 100000 characters')
+    expect(text).toContain('the next line is line_start=2')
+    // The bash command in the note works.
+    const cmd = /Read more of it with bash: (.*?); the next/.exec(text)![1]!
+    const piece = await tools.execute('bash', { script: `${cmd} | wc -c` })
+    expect(piece.structuredContent).toMatchObject({ stdout: '8001\n', exit_code: 0 })
+    expect((await ok('read_file', { path: 'vfs:///min.js', line_start: 2 })).structuredContent.content).toBe(
+      'second',
+    )
   })
   it('errors: missing file, folder, bad range', async () => {
     const { ok, err } = setup()
@@ -182,6 +214,35 @@ describe('edit_file', () => {
     expect(many.message).toContain('occurs 3 times')
     await ok('edit_file', { path: 'vfs:///e.ts', old_text: 'x', new_text: 'z', expected_occurrences: 3 })
     expect((await ok('read_file', { path: 'vfs:///e.ts' })).structuredContent.content).toBe('z z z')
+  })
+  it('matches \\n against CRLF line ends and keeps the file CRLF', async () => {
+    const { ok, fs } = setup()
+    await ok('write_file', { path: 'vfs:///w.txt', content: 'one\r\ntwo\r\nthree\r\n' })
+    const r = await ok('edit_file', { path: 'vfs:///w.txt', old_text: 'one\ntwo', new_text: '1\n2\n2.5' })
+    expect(r.structuredContent).toMatchObject({ replaced: 1, line_endings: 'crlf' })
+    expect(await fs.readFile('/w.txt')).toBe('1\r\n2\r\n2.5\r\nthree\r\n')
+  })
+  it('edits unicode text and files without a trailing newline', async () => {
+    const { ok, fs } = setup()
+    await ok('write_file', { path: 'vfs:///u.txt', content: 'naïve café 😀 end' })
+    await ok('edit_file', { path: 'vfs:///u.txt', old_text: 'café 😀', new_text: 'thé 🍵' })
+    expect(await fs.readFile('/u.txt')).toBe('naïve thé 🍵 end')
+  })
+  it('says when a markdown file was stored normalised, and diffs what is stored', async () => {
+    const { ok, fs } = setup()
+    const w = await ok('write_file', { path: 'vfs:///l.md', content: '* a\n* b\n' })
+    expect(w.structuredContent).toMatchObject({ normalized: true })
+    expect(w.structuredContent.note).toContain('read_file before edit_file')
+    expect(
+      (await ok('write_file', { path: 'vfs:///k.md', content: '- a\n' })).structuredContent.normalized,
+    ).toBe(undefined)
+    const e = await ok('edit_file', { path: 'vfs:///l.md', old_text: '- b', new_text: '* c' })
+    expect(e.structuredContent).toMatchObject({ normalized: true })
+    // A new bullet character starts a second list, which markdown keeps apart with blank lines.
+    const stored = await fs.readFile('/l.md')
+    expect(stored).not.toBe('- a\n* c\n')
+    for (const line of stored.split('\n').slice(1, -1))
+      expect(e.structuredContent.diff as string).toContain(`\n+${line}\n`)
   })
   it('refuses to overwrite a change the agent has not seen (expected_version)', async () => {
     const { ok, err, fs } = setup()
@@ -251,6 +312,33 @@ describe('apply_patch', () => {
     expect(fs.index.allPaths()).toEqual(before)
     expect((await err('apply_patch', { patch: 'not a diff' })).code).toBe('EINVAL')
   })
+  it('refuses to create or rename onto an existing file, and chains two patches of one file', async () => {
+    const { ok, err, fs } = setup()
+    await ok('write_file', { path: 'vfs:///a.txt', content: 'one\n' })
+    await ok('write_file', { path: 'vfs:///b.txt', content: 'bee\n' })
+    const create = ['--- /dev/null', '+++ b/a.txt', '@@ -0,0 +1,1 @@', '+new', ''].join('\n')
+    const e = await err('apply_patch', { patch: create })
+    expect(e).toMatchObject({ code: 'EEXIST', path: 'vfs:///a.txt' })
+    expect(await fs.readFile('/a.txt')).toBe('one\n')
+    const rename = ['--- a/a.txt', '+++ b/b.txt', '@@ -1,1 +1,1 @@', '-one', '+ONE', ''].join('\n')
+    expect((await err('apply_patch', { patch: rename })).message).toContain('already exists')
+    const twice = [
+      '--- a/a.txt',
+      '+++ b/a.txt',
+      '@@ -1,1 +1,2 @@',
+      ' one',
+      '+two',
+      '--- a/a.txt',
+      '+++ b/a.txt',
+      '@@ -1,2 +1,3 @@',
+      ' one',
+      ' two',
+      '+three',
+      '',
+    ].join('\n')
+    await ok('apply_patch', { patch: twice })
+    expect(await fs.readFile('/a.txt')).toBe('one\ntwo\nthree\n')
+  })
 })
 
 describe('tree tools', () => {
@@ -278,7 +366,7 @@ describe('tree tools', () => {
     expect((await err('move', { source: 'vfs:///missing', destination: 'vfs:///z' })).code).toBe('ENOENT')
   })
   it('stat, list_directory and tree describe the workspace', async () => {
-    const { ok } = setup()
+    const { ok, fs } = setup()
     await ok('write_file', { path: 'vfs:///src/lib/a.ts', content: 'aa' })
     await ok('write_file', { path: 'vfs:///src/b.ts', content: 'b' })
     expect((await ok('stat', { path: 'vfs:///src' })).structuredContent).toMatchObject({
@@ -287,8 +375,15 @@ describe('tree tools', () => {
     })
     const list = await ok('list_directory', { path: 'vfs:///src' })
     expect((list.structuredContent.entries as { name: string }[]).map((e) => e.name)).toEqual(['b.ts', 'lib'])
+    for (let i = 0; i < 7; i++) await ok('write_file', { path: `vfs:///big/f${i}`, content: '' })
+    const capped = await setupWith(fs, { maxResults: 5 }).execute('list_directory', { path: 'vfs:///big' })
+    expect(capped.structuredContent).toMatchObject({ count: 7, truncated: true })
+    expect(capped.structuredContent.entries).toHaveLength(5)
+    expect(capped.content[0]!.text).toContain('2 more entries not shown')
     const tree = await ok('tree', { path: 'vfs:///', depth: 2 })
-    expect(tree.content[0]!.text).toBe('vfs:///\n└── src/\n    ├── b.ts\n    └── lib/')
+    expect(tree.content[0]!.text).toBe(
+      'vfs:///\n├── big/\n│   ├── f0\n│   ├── f1\n│   ├── f2\n│   ├── f3\n│   ├── f4\n│   ├── f5\n│   └── f6\n└── src/\n    ├── b.ts\n    └── lib/',
+    )
   })
 })
 
@@ -308,6 +403,13 @@ describe('search', () => {
     expect(await m({ pattern: '**/*.ts', respect_gitignore: false })).toContain('vfs:///dist/out.ts')
     expect(await m({ pattern: '*.js', path: 'vfs:///src' })).toEqual(['vfs:///src/c.js'])
     expect(await m({ pattern: '**/*.py' })).toEqual([])
+  })
+  it('glob and grep refuse absolute patterns with the relative form to use', async () => {
+    const { err } = setup()
+    expect((await err('glob', { pattern: 'vfs:///src/**/*.ts' })).message).toContain("use 'src/**/*.ts'")
+    expect((await err('glob', { pattern: '/src/*.ts', path: 'vfs:///src' })).message).toContain("use '*.ts'")
+    expect((await err('glob', { pattern: ['**', '!/dist/**'] })).message).toContain("use '!dist/**'")
+    expect((await err('grep', { pattern: 'x', include: '/lib/*.ts' })).code).toBe('EINVAL')
   })
   it('grep: substring, regex, case, include, context, count_only, cap', async () => {
     const { ok, err } = setup({ maxResults: 3 })

@@ -8,6 +8,7 @@ import {
   contentVersion,
   ensureParent,
   exists,
+  NORMALIZED_NOTE,
   posix,
   readTextOrBinary,
   vfs,
@@ -42,22 +43,48 @@ export const readFile = defineTool({
     const start = input.line_start ?? 1
     if (input.line_end !== undefined && input.line_end < start)
       throw new ToolError('EINVAL', `line_end (${input.line_end}) is before line_start (${start})`, vfs(path))
-    let end = Math.min(input.line_end ?? total, total)
+    const last = Math.min(input.line_end ?? total, total)
+    const width = String(Math.max(last, 1)).length
+    // Two budgets: the content's bytes (maxReadBytes) and the numbered text a model reads
+    // (maxOutputChars, less room for the note), so the note below is the one it sees.
+    const charBudget = Math.max(100, options.maxOutputChars - 300)
+    const out: string[] = []
+    let end = last
+    let bytesUsed = 0
+    let charsUsed = 0
     let note: string | undefined
-    // Whole-file reads are capped; ranges are the way to read big files.
-    let out = lines.slice(start - 1, end)
-    let size = 0
-    for (let i = 0; i < out.length; i++) {
-      size += utf8Length(out[i]!) + 1
-      if (size > options.maxReadBytes) {
-        out = out.slice(0, i)
-        end = start + i - 1
+    let lineCut = false
+    for (let n = start; n <= last; n++) {
+      const line = lines[n - 1]!
+      const lineBytes = utf8Length(line) + 1
+      const lineChars = width + line.length + 2
+      if (bytesUsed + lineBytes <= options.maxReadBytes && charsUsed + lineChars <= charBudget) {
+        out.push(line)
+        bytesUsed += lineBytes
+        charsUsed += lineChars
+        continue
+      }
+      if (out.length > 0) {
+        end = n - 1
         note = `[cut at line ${end} of ${total}: read the rest with line_start=${end + 1}]`
         break
       }
+      // One line longer than a whole read: show its start and say how to read the rest of it.
+      let keep = Math.min(charBudget - width - 2, options.maxReadBytes)
+      if (/[\uD800-\uDBFF]/.test(line.charAt(keep - 1))) keep-- // never split a surrogate pair
+      out.push(line.slice(0, keep))
+      end = n
+      lineCut = true
+      note =
+        `[line ${n} has ${line.length} characters; only the first ${keep} are shown. ` +
+        // cut's ranges count against the bash loop limit (10,000): suggest a piece well below it.
+        `Read more of it with bash: sed -n '${n}p' '${path}' | cut -c${keep + 1}-${keep + 8000}` +
+        `${n < last ? `; the next line is line_start=${n + 1}` : ''}]`
+      break
     }
-    const width = String(Math.max(end, 1)).length
     const numbered = out.map((l, i) => `${String(start + i).padStart(width)}\t${l}`).join('\n')
+    const past =
+      start > total && total > 0 ? `[line_start ${start} is past the end: the file has ${total} lines]` : ''
     return {
       structured: {
         path: vfs(path),
@@ -68,9 +95,10 @@ export const readFile = defineTool({
         size: bytes.byteLength,
         version,
         ...(note ? { truncated: true } : {}),
+        ...(lineCut ? { line_cut: true } : {}),
         ...(text.endsWith('\n') || text === '' ? {} : { no_trailing_newline: true }),
       },
-      text: `${numbered}${note ? `\n${note}` : ''}${start > total && total > 0 ? `[the file has ${total} lines]` : ''}`,
+      text: total === 0 ? `(${vfs(path)} is empty)` : `${numbered}${note ? `\n${note}` : ''}${past}`,
     }
   },
 })
@@ -91,7 +119,7 @@ export const writeFile = defineTool({
     const path = posix(input.path)
     await ensureParent(fs, path)
     await fs.writeFile(path, input.content)
-    return writtenFile(fs, path)
+    return writtenFile(fs, path, input.content)
   },
 })
 
@@ -106,7 +134,7 @@ export const createFile = defineTool({
     if (await exists(fs, path)) throw new FsError('EEXIST', 'open', path)
     await ensureParent(fs, path)
     await fs.writeFile(path, input.content)
-    return writtenFile(fs, path)
+    return writtenFile(fs, path, input.content)
   },
 })
 
@@ -134,7 +162,7 @@ export const editFile = defineTool({
   name: 'edit_file',
   title: 'Edit file',
   description:
-    'Replace old_text with new_text in a file. old_text must match exactly (whitespace included) exactly once, or exactly expected_occurrences times (then every occurrence is replaced). Pass expected_version (from read_file or stat) to fail instead of overwriting a change you have not seen. Returns a unified diff.',
+    'Replace old_text with new_text in a file. old_text must match exactly (whitespace included) exactly once, or exactly expected_occurrences times (then every occurrence is replaced). In a file with CRLF line ends, \\n in old_text and new_text stands for \\r\\n. Pass expected_version (from read_file or stat) to fail instead of overwriting a change you have not seen. Returns a unified diff.',
   input: type({
     path: type(vfsPath).describe('vfs:/// path of the file'),
     old_text: type('string > 0').describe('exact text to replace'),
@@ -158,7 +186,15 @@ export const editFile = defineTool({
         vfs(path),
       )
     const expected = input.expected_occurrences ?? 1
-    const found = countOccurrences(text, input.old_text)
+    let { old_text: oldText, new_text: newText } = input
+    let found = countOccurrences(text, oldText)
+    // Models write \n; in a CRLF file, match and replace with \r\n line ends instead.
+    const crlf = found === 0 && text.includes('\r\n') && oldText.includes('\n') && !oldText.includes('\r')
+    if (crlf) {
+      oldText = oldText.replace(/\n/g, '\r\n')
+      newText = newText.replace(/\r?\n/g, '\r\n')
+      found = countOccurrences(text, oldText)
+    }
     if (found !== expected)
       throw new ToolError(
         'ENOMATCH',
@@ -168,13 +204,29 @@ export const editFile = defineTool({
           ? 'Add surrounding lines to old_text to make it unique, or set expected_occurrences.'
           : undefined,
       )
-    const next = text.split(input.old_text).join(input.new_text)
+    const next = text.split(oldText).join(newText)
     await fs.writeFile(path, next)
-    const after = await fs.readFileBuffer(path)
-    const diff = createTwoFilesPatch(`a${path}`, `b${path}`, text, next, version, contentVersion(after))
+    // The diff is of what is stored now, which a codec (markdown) may have normalised.
+    const after = await readTextOrBinary(fs, path)
+    const stored = after.text ?? next
+    const diff = createTwoFilesPatch(
+      `a${path}`,
+      `b${path}`,
+      text,
+      stored,
+      version,
+      contentVersion(after.bytes),
+    )
     return {
-      structured: { path: vfs(path), replaced: found, version: contentVersion(after), diff },
-      text: diff,
+      structured: {
+        path: vfs(path),
+        replaced: found,
+        version: contentVersion(after.bytes),
+        diff,
+        ...(crlf ? { line_endings: 'crlf' } : {}),
+        ...(stored !== next ? { normalized: true, note: NORMALIZED_NOTE } : {}),
+      },
+      text: stored !== next ? `${diff}\nNote: ${NORMALIZED_NOTE}` : diff,
     }
   },
 })
@@ -199,12 +251,30 @@ export const applyPatchTool = defineTool({
       throw new ToolError('EINVAL', 'no file patches found in the diff')
     const ops: Parameters<typeof fs.transaction>[0][number][] = []
     const results: { path: string; status: string; hunks: number }[] = []
+    // Content after the file patches seen so far (null: deleted), so a diff that touches
+    // one file twice applies its second patch to the result of the first.
+    const pending = new Map<string, string | null>()
+    const present = async (p: string) => (pending.has(p) ? pending.get(p) !== null : exists(fs, p))
     for (const p of patches) {
       const from = stripPrefix(p.oldFileName)
       const to = stripPrefix(p.newFileName)
       const target = to ?? from
       if (!target) throw new ToolError('EINVAL', 'a file patch names neither an old nor a new file')
-      const current = from ? await fs.readFile(from) : ''
+      if (from !== to && to && (await present(to)))
+        throw new ToolError(
+          'EEXIST',
+          from
+            ? `the patch renames ${vfs(from)} to ${vfs(to)}, but ${vfs(to)} already exists`
+            : `the patch creates ${vfs(to)} (--- /dev/null), but it already exists`,
+          vfs(target),
+          'Make a patch against its current content (--- a/… +++ b/…), or delete it first.',
+        )
+      let current = ''
+      if (from) {
+        const seen = pending.get(from)
+        if (seen === null) throw new FsError('ENOENT', 'open', from)
+        current = seen ?? (await fs.readFile(from))
+      }
       const next = applyPatch(current, p)
       if (next === false)
         throw new ToolError(
@@ -213,6 +283,8 @@ export const applyPatchTool = defineTool({
           vfs(target),
           'Read the file again and rebuild the patch against it.',
         )
+      if (from) pending.set(from, null)
+      if (to) pending.set(to, next)
       if (!to) {
         ops.push({ type: 'deleteFile', path: from! })
         results.push({ path: vfs(from!), status: 'deleted', hunks: p.hunks.length })

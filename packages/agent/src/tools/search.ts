@@ -33,6 +33,24 @@ async function filesUnder(fs: YjsFileSystem, base: string, gitignore: boolean): 
   )
 }
 
+/**
+ * Glob patterns are relative to the search folder. An absolute pattern
+ * (`/src/*.ts`, `vfs:///src/*.ts`) would silently match nothing, so it is
+ * EINVAL with the relative form to use instead.
+ */
+function checkRelative(pattern: string, base: string, what: string): void {
+  const bare = pattern.startsWith('!') ? pattern.slice(1) : pattern
+  if (!bare.startsWith('/') && !/^vfs:/i.test(bare)) return
+  const abs = bare.replace(/^vfs:\/\//i, '').replace(/^\/+/, '/')
+  const rel =
+    base === '/' ? abs.slice(1) : abs.startsWith(`${base}/`) ? abs.slice(base.length + 1) : undefined
+  throw new ToolError(
+    'EINVAL',
+    `${what} '${pattern}' is absolute; patterns are relative to path (${vfs(base)})` +
+      (rel ? `: use '${pattern.startsWith('!') ? '!' : ''}${rel}'` : `: set path to a folder above it`),
+  )
+}
+
 export const globTool = defineTool({
   name: 'glob',
   title: 'Find files by pattern',
@@ -50,6 +68,7 @@ export const globTool = defineTool({
   async run(input, { fs, options }) {
     const base = posix(input.path ?? 'vfs:///')
     const patterns = Array.isArray(input.pattern) ? input.pattern : [input.pattern]
+    for (const p of patterns) checkRelative(p, base, 'pattern')
     const positive = patterns.filter((p) => !p.startsWith('!'))
     const negative = patterns.filter((p) => p.startsWith('!')).map((p) => p.slice(1))
     if (positive.length === 0) positive.push('**')
@@ -118,6 +137,7 @@ export const grepTool = defineTool({
   async run(input, { fs, options }) {
     const base = posix(input.path ?? 'vfs:///')
     const matchLine = lineMatcher(input.pattern, input.regex ?? false, input.case_sensitive ?? true)
+    if (input.include) checkRelative(input.include, base, 'include')
     const include = input.include ? picomatch(input.include, { dot: true }) : undefined
     const max = Math.min(input.max_results ?? options.maxResults, options.maxResults)
     const before = input.context_before ?? 0

@@ -45,11 +45,27 @@ export async function exists(fs: YjsFileSystem, path: string): Promise<boolean> 
   )
 }
 
-/** The result of a tool that wrote a file: its vfs path, size and new content version. */
+/** Said when a codec stored different text than a tool wrote, so the model re-reads before editing. */
+export const NORMALIZED_NOTE =
+  "the stored text differs from the text written: this file type is kept in a structured form (markdown is re-serialised, e.g. '* item' becomes '- item'); read_file before edit_file"
+
+/**
+ * The result of a tool that wrote a file: its vfs path, size and new content
+ * version; with `normalized` and a note when the stored text is not `intended`.
+ */
 export async function writtenFile(
   fs: YjsFileSystem,
   path: string,
+  intended?: string,
 ): Promise<{ structured: Record<string, unknown> }> {
   const bytes = await fs.readFileBuffer(path)
-  return { structured: { path: vfs(path), size: bytes.byteLength, version: contentVersion(bytes) } }
+  const normalized = intended !== undefined && decodeTextOrBinary(bytes) !== intended
+  return {
+    structured: {
+      path: vfs(path),
+      size: bytes.byteLength,
+      version: contentVersion(bytes),
+      ...(normalized ? { normalized: true, note: NORMALIZED_NOTE } : {}),
+    },
+  }
 }

@@ -127,14 +127,15 @@ export const statTool = defineTool({
 export const listDirectory = defineTool({
   name: 'list_directory',
   title: 'List folder',
-  description: 'Entries of a folder with type, size and modification time, sorted by name.',
+  description:
+    'Entries of a folder with type, size and modification time, sorted by name. Very large folders are cut with a note (use glob to narrow).',
   input: type({ path: type(vfsPath).describe('vfs:/// path of a folder') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run(input, { fs }) {
+  async run(input, { fs, options }) {
     const path = posix(input.path)
     const names = (await fs.readdir(path)).filter((n) => path !== '/' || !SYSTEM_ROOTS.includes(n))
     const entries = []
-    for (const name of names) {
+    for (const name of names.slice(0, options.maxResults)) {
       const child = path === '/' ? `/${name}` : `${path}/${name}`
       const st = await fs.lstat(child)
       entries.push({ name, type: kind(st), size: st.size, mtime: st.mtime.toISOString() })
@@ -145,7 +146,11 @@ export const listDirectory = defineTool({
           `${e.type === 'folder' ? 'd' : e.type === 'symlink' ? 'l' : '-'} ${String(e.size).padStart(9)}  ${e.mtime}  ${e.name}${e.type === 'folder' ? '/' : ''}`,
       )
       .join('\n')
-    return { structured: { path: vfs(path), entries }, text: text || '(empty folder)' }
+    const cut = names.length - entries.length
+    return {
+      structured: { path: vfs(path), entries, count: names.length, ...(cut ? { truncated: true } : {}) },
+      text: `${text || '(empty folder)'}${cut ? `\n… [${cut} more entries not shown: use glob to narrow]` : ''}`,
+    }
   },
 })
 
