@@ -1,5 +1,6 @@
 // @yfs/agent — tools for agents on a yfs workspace, and an MCP server.
 
+export { capText } from './cap-text.js'
 export { errorResult, ToolError } from './errors.js'
 export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
@@ -18,7 +19,7 @@ export type { StoreProvider } from './mcp/stores.js'
 export { createMemoryStores } from './mcp/stores.js'
 export { createMcpCommand } from './mcp-command.js'
 export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
-export { capText, createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
+export { createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
 export type {
   Tool,
   ToolAnnotations,

@@ -7,6 +7,7 @@
  */
 import type { YjsFileSystem } from '@yfs/core'
 import { type } from 'arktype'
+import { capText } from './cap-text.js'
 import { errorResult } from './errors.js'
 import { createJustBashBackend, type ExecBackend, type JustBashLimits } from './exec-backend.js'
 import type { Tool, ToolDefinition, ToolOptions, ToolResult } from './tool.js'
@@ -28,12 +29,6 @@ export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
   maxOutputChars: 30_000,
   maxReadBytes: 256 * 1024,
   maxResults: 500,
-}
-
-/** Cut text to `max` characters with a note saying how much was cut. */
-export function capText(text: string, max: number): string {
-  if (text.length <= max) return text
-  return `${text.slice(0, max)}\n… [output cut: ${text.length - max} of ${text.length} characters not shown]`
 }
 
 export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptions = {}): ToolRegistry {

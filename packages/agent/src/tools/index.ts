@@ -1,27 +1,36 @@
+/** Every built-in tool, one folder each (`tools/<name>/<name>.ts`, tests beside). */
 import type { Tool } from '../tool.js'
-import { bashTool } from './bash.js'
-import { appendFile, applyPatchTool, createFile, editFile, readFile, writeFile } from './files.js'
-import { checkoutVersion, checkpointTool, diffTool, historyTool, restoreCheckpoint } from './history.js'
-import { globTool, grepTool } from './search.js'
-import {
-  copyTool,
-  deleteTool,
-  listDirectory,
-  mkdirTool,
-  moveTool,
-  restoreTool,
-  statTool,
-  treeTool,
-} from './tree.js'
+import { appendFileTool } from './append-file/append-file.js'
+import { applyPatchTool } from './apply-patch/apply-patch.js'
+import { bashTool } from './bash/bash.js'
+import { checkoutVersionTool } from './checkout-version/checkout-version.js'
+import { checkpointTool } from './checkpoint/checkpoint.js'
+import { copyTool } from './copy/copy.js'
+import { createFileTool } from './create-file/create-file.js'
+import { deleteTool } from './delete/delete.js'
+import { diffTool } from './diff/diff.js'
+import { editFileTool } from './edit-file/edit-file.js'
+import { globTool } from './glob/glob.js'
+import { grepTool } from './grep/grep.js'
+import { historyTool } from './history/history.js'
+import { listDirectoryTool } from './list-directory/list-directory.js'
+import { mkdirTool } from './mkdir/mkdir.js'
+import { moveTool } from './move/move.js'
+import { readFileTool } from './read-file/read-file.js'
+import { restoreTool } from './restore/restore.js'
+import { restoreCheckpointTool } from './restore-checkpoint/restore-checkpoint.js'
+import { statTool } from './stat/stat.js'
+import { treeTool } from './tree/tree.js'
+import { writeFileTool } from './write-file/write-file.js'
 
 /** Every built-in tool, in the order clients list them. */
 export const allTools: Tool[] = [
   bashTool,
-  readFile,
-  writeFile,
-  createFile,
-  appendFile,
-  editFile,
+  readFileTool,
+  writeFileTool,
+  createFileTool,
+  appendFileTool,
+  editFileTool,
   applyPatchTool,
   deleteTool,
   restoreTool,
@@ -29,13 +38,13 @@ export const allTools: Tool[] = [
   moveTool,
   copyTool,
   statTool,
-  listDirectory,
+  listDirectoryTool,
   treeTool,
   globTool,
   grepTool,
   historyTool,
   diffTool,
-  checkoutVersion,
+  checkoutVersionTool,
   checkpointTool,
-  restoreCheckpoint,
+  restoreCheckpointTool,
 ]

@@ -1,6 +1,7 @@
 /** Helpers shared by the tools: path arguments, content versions, text classification. */
 import { createHash } from 'node:crypto'
 import { decodeTextOrBinary, FsError, isFsError, type YjsFileSystem } from '@yfs/core'
+import { type } from 'arktype'
 import { fromVfsPath, toVfsPath } from '../vfs-path.js'
 
 /** A path argument: a vfs:/// URL, validated and normalised. */
@@ -69,3 +70,20 @@ export async function writtenFile(
     },
   }
 }
+
+/** The type word of a stat: file, folder or symlink. */
+export const kind = (st: { isDirectory: boolean; isSymbolicLink: boolean }) =>
+  st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'folder' : 'file'
+
+/** Input of move and copy. */
+export const twoPaths = type({
+  source: type(vfsPath).describe('vfs:/// path to move or copy'),
+  destination: type(vfsPath).describe('vfs:/// target path (the new name, not a folder to put it in)'),
+  'overwrite?': type('boolean').describe('replace an existing destination (it goes to the trash)'),
+})
+
+/** Input of write_file, create_file and append_file. */
+export const writeInput = type({
+  path: type(vfsPath).describe('vfs:/// path of the file'),
+  content: type('string').describe('the whole new content'),
+})

@@ -1,7 +1,10 @@
-/** The bash tool: one just-bash script on the workspace, through the exec backend. */
+/**
+ * bash: one just-bash script on the workspace, through the exec backend;
+ * stdout and stderr capped, the files it changed listed.
+ */
 import { type } from 'arktype'
-import { capText } from '../registry.js'
-import { defineTool } from '../tool.js'
+import { capText } from '../../cap-text.js'
+import { defineTool } from '../../tool.js'
 
 export const bashTool = defineTool({
   name: 'bash',

@@ -1,94 +1,14 @@
-/** Search tools: glob (picomatch, .gitignore-aware) and grep (substring or regex, with context). */
-import type { YjsFileSystem } from '@yfs/core'
+/**
+ * grep: substring or RE2 regex search over text files, with context lines,
+ * an include glob, counts and a result cap.
+ */
 import { type } from 'arktype'
-import ignore, { type Ignore } from 'ignore'
 import picomatch from 'picomatch'
 import { RE2JS, RE2JSException } from 're2js'
-import { ToolError } from '../errors.js'
-import { defineTool } from '../tool.js'
-import { posix, readTextOrBinary, vfs, vfsPath } from './shared.js'
-
-const SYSTEM = /^\/(bin|usr|dev|proc)(\/|$)/
-
-/** Workspace file paths below `base` (system paths excluded), honouring .gitignore files unless told not to. */
-async function filesUnder(fs: YjsFileSystem, base: string, gitignore: boolean): Promise<string[]> {
-  const all = fs.index
-    .allPaths()
-    .filter((p) => !SYSTEM.test(p) && (base === '/' || p === base || p.startsWith(`${base}/`)))
-  if (!gitignore) return all
-  // Each .gitignore applies to the paths below its folder.
-  const rules: [string, Ignore][] = []
-  for (const p of all) {
-    if (!p.endsWith('/.gitignore')) continue
-    const dir = p.slice(0, -'/.gitignore'.length) || '/'
-    rules.push([dir, ignore().add(await fs.readFile(p))])
-  }
-  if (rules.length === 0) return all
-  return all.filter((p) =>
-    rules.every(([dir, ig]) => {
-      if (dir !== '/' && !p.startsWith(`${dir}/`)) return true
-      const rel = p.slice(dir === '/' ? 1 : dir.length + 1)
-      return rel === '' || !ig.ignores(rel)
-    }),
-  )
-}
-
-/**
- * Glob patterns are relative to the search folder. An absolute pattern
- * (`/src/*.ts`, `vfs:///src/*.ts`) would silently match nothing, so it is
- * EINVAL with the relative form to use instead.
- */
-function checkRelative(pattern: string, base: string, what: string): void {
-  const bare = pattern.startsWith('!') ? pattern.slice(1) : pattern
-  if (!bare.startsWith('/') && !/^vfs:/i.test(bare)) return
-  const abs = bare.replace(/^vfs:\/\//i, '').replace(/^\/+/, '/')
-  const rel =
-    base === '/' ? abs.slice(1) : abs.startsWith(`${base}/`) ? abs.slice(base.length + 1) : undefined
-  throw new ToolError(
-    'EINVAL',
-    `${what} '${pattern}' is absolute; patterns are relative to path (${vfs(base)})` +
-      (rel ? `: use '${pattern.startsWith('!') ? '!' : ''}${rel}'` : `: set path to a folder above it`),
-  )
-}
-
-export const globTool = defineTool({
-  name: 'glob',
-  title: 'Find files by pattern',
-  description:
-    'Find paths matching glob patterns relative to path (default vfs:///): "**/*.ts", braces "src/*.{ts,tsx}", negation "!node_modules/**". Files ignored by .gitignore files are left out unless respect_gitignore is false.',
-  input: type({
-    pattern: type('string > 0 | string[] > 0').describe(
-      'one pattern or a list; patterns starting with ! exclude',
-    ),
-    'path?': type(vfsPath).describe('folder the patterns are relative to'),
-    'respect_gitignore?': 'boolean',
-    'include_folders?': 'boolean',
-  }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run(input, { fs, options }) {
-    const base = posix(input.path ?? 'vfs:///')
-    const patterns = Array.isArray(input.pattern) ? input.pattern : [input.pattern]
-    for (const p of patterns) checkRelative(p, base, 'pattern')
-    const positive = patterns.filter((p) => !p.startsWith('!'))
-    const negative = patterns.filter((p) => p.startsWith('!')).map((p) => p.slice(1))
-    if (positive.length === 0) positive.push('**')
-    const isMatch = picomatch(positive, { dot: true })
-    const isExcluded = negative.length > 0 ? picomatch(negative, { dot: true }) : () => false
-    const matches: string[] = []
-    for (const p of await filesUnder(fs, base, input.respect_gitignore ?? true)) {
-      const rel = p.slice(base === '/' ? 1 : base.length + 1)
-      if (!rel || !isMatch(rel) || isExcluded(rel)) continue
-      if (!input.include_folders && (await fs.lstat(p)).isDirectory) continue
-      matches.push(vfs(p))
-    }
-    const cut = matches.length > options.maxResults
-    const shown = matches.slice(0, options.maxResults)
-    return {
-      structured: { matches: shown, count: matches.length, truncated: cut },
-      text: `${shown.join('\n') || '(no matches)'}${cut ? `\n… [${matches.length - shown.length} more matches not shown]` : ''}`,
-    }
-  },
-})
+import { ToolError } from '../../errors.js'
+import { defineTool } from '../../tool.js'
+import { posix, readTextOrBinary, vfs, vfsPath } from '../shared.js'
+import { checkRelative, filesUnder } from '../workspace-files.js'
 
 /**
  * A line predicate. Regexes run on RE2 (re2js, as just-bash's own grep does):
