@@ -42,7 +42,7 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
     description:
       'List the shared workspaces (stores), or open one: after open, every other tool works on that shared workspace, which other sessions and people can see. Each session starts in a private workspace.',
     input: type({
-      action: "'list' | 'open'",
+      action: type("'list' | 'open'").describe('list the stores, or open the store called name'),
       'name?': type(/^[\w.-]{1,64}$/).describe('store name (letters, digits, . _ -)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

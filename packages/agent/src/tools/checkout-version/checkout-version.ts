@@ -10,7 +10,10 @@ export const checkoutVersionTool = defineTool({
   title: 'Restore a version',
   description:
     "Make a file's content equal to an earlier version. This is a new change (history is kept), visible to everyone.",
-  input: type({ path: type(vfsPath).describe('vfs:/// path'), version: 'string > 0' }),
+  input: type({
+    path: type(vfsPath).describe('vfs:/// path'),
+    version: type('string > 0').describe('version id from history'),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async run(input, { fs }) {
     const path = posix(input.path)

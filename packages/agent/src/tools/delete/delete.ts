@@ -10,7 +10,10 @@ export const deleteTool = defineTool({
   title: 'Delete (to trash)',
   description:
     'Move a file or folder to the trash (recoverable with restore). A non-empty folder needs recursive: true.',
-  input: type({ path: type(vfsPath).describe('vfs:/// path'), 'recursive?': 'boolean' }),
+  input: type({
+    path: type(vfsPath).describe('vfs:/// path'),
+    'recursive?': type('boolean').describe('needed for a folder that has entries'),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(input, { fs }) {
     const path = posix(input.path)

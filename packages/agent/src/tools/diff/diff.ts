@@ -11,8 +11,8 @@ export const diffTool = defineTool({
   description: 'Unified diff of a file between two versions (to_version omitted: the current content).',
   input: type({
     path: type(vfsPath).describe('vfs:/// path'),
-    from_version: 'string > 0',
-    'to_version?': 'string > 0',
+    from_version: type('string > 0').describe('version id from history'),
+    'to_version?': type('string > 0').describe('version id from history (default: the current content)'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(input, { fs }) {

@@ -17,9 +17,11 @@ export const globTool = defineTool({
     pattern: type('string > 0 | string[] > 0').describe(
       'one pattern or a list; patterns starting with ! exclude',
     ),
-    'path?': type(vfsPath).describe('folder the patterns are relative to'),
-    'respect_gitignore?': 'boolean',
-    'include_folders?': 'boolean',
+    'path?': type(vfsPath).describe('vfs:/// folder the patterns are relative to (default vfs:///)'),
+    'respect_gitignore?': type('boolean').describe(
+      'leave out paths that .gitignore files ignore (default true)',
+    ),
+    'include_folders?': type('boolean').describe('list matching folders too (default false: files only)'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(input, { fs, options }) {

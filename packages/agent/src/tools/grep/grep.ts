@@ -43,15 +43,19 @@ export const grepTool = defineTool({
     'Search text files for a substring (default) or a regular expression (regex: true; RE2 syntax, no backreferences or lookaround). Options: case_sensitive (default true), include glob on file paths ("**/*.ts"), context_before/context_after lines, count_only, max_results. Binary files are skipped.',
   input: type({
     pattern: type('string > 0').describe('substring, or a regular expression (RE2 syntax) with regex: true'),
-    'path?': type(vfsPath).describe('file or folder to search (default vfs:///)'),
-    'regex?': 'boolean',
-    'case_sensitive?': 'boolean',
+    'path?': type(vfsPath).describe('vfs:/// file or folder to search (default vfs:///)'),
+    'regex?': type('boolean').describe(
+      'treat pattern as an RE2 regular expression (default false: substring)',
+    ),
+    'case_sensitive?': type('boolean').describe('default true'),
     'include?': type('string > 0').describe('glob the file path (relative to path) must match'),
-    'context_before?': 'number.integer >= 0',
-    'context_after?': 'number.integer >= 0',
-    'count_only?': 'boolean',
-    'max_results?': 'number.integer >= 1',
-    'respect_gitignore?': 'boolean',
+    'context_before?': type('number.integer >= 0').describe('lines to show before each match'),
+    'context_after?': type('number.integer >= 0').describe('lines to show after each match'),
+    'count_only?': type('boolean').describe('return match counts per file instead of lines'),
+    'max_results?': type('number.integer >= 1').describe(
+      'most matching lines to return (capped by the server)',
+    ),
+    'respect_gitignore?': type('boolean').describe('skip files that .gitignore files ignore (default true)'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(input, { fs, options }) {

@@ -10,7 +10,10 @@ export const treeTool = defineTool({
   name: 'tree',
   title: 'Folder tree',
   description: 'The folder tree below a path, down to depth levels (default 3). Folders end with /.',
-  input: type({ path: type(vfsPath).describe('vfs:/// path of a folder'), 'depth?': 'number.integer >= 1' }),
+  input: type({
+    path: type(vfsPath).describe('vfs:/// path of a folder'),
+    'depth?': type('number.integer >= 1').describe('levels to show (default 3)'),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(input, { fs, options }) {
     const root = posix(input.path)
