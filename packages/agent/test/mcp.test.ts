@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenMcpHttp } from '../src/mcp/http.js'
 import { createMemoryStores, type StoreProvider } from '../src/mcp/stores.js'
@@ -82,6 +83,33 @@ describe('MCP over stdio', () => {
       expect(t.description!.length).toBeGreaterThan(40)
     }
     expect(tools.map((t) => t.name)).toContain('stores')
+  })
+
+  it('every input schema is valid JSON Schema 2020-12 and agrees with the server on what is valid', async () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true })
+    const { tools } = await client.listTools()
+    for (const t of tools) {
+      const validate = ajv.compile(t.inputSchema)
+      type Prop = { type?: string; description?: string; anyOf?: unknown }
+      const props = (t.inputSchema.properties ?? {}) as Record<string, Prop>
+      const args: Record<string, unknown> = {}
+      for (const key of t.inputSchema.required ?? []) {
+        const p = props[key]!
+        args[key] = p.description?.startsWith('vfs:///') ? 'vfs:///none' : p.type === 'integer' ? 1 : 'x'
+      }
+      if (t.name === 'stores') args.action = 'list'
+      expect(validate(args), `${t.name} ${JSON.stringify(validate.errors)}`).toBe(true)
+      const accepted = await call(client, t.name, args)
+      expect(accepted.content[0]!.text, t.name).not.toContain('invalid arguments')
+      // A wrong type for each property: the schema and the server both refuse it.
+      for (const [key, p] of Object.entries(props)) {
+        const wrong = { ...args, [key]: p.type === 'string' || p.anyOf ? 42 : 'not-a-number-or-boolean' }
+        expect(validate(wrong), `${t.name}.${key}`).toBe(false)
+        const refused = await call(client, t.name, wrong)
+        expect(refused.isError, `${t.name}.${key}`).toBe(true)
+        expect(refused.content[0]!.text, `${t.name}.${key}`).toContain('invalid arguments')
+      }
+    }
   })
 
   it('runs a realistic agent session', async () => {
