@@ -7,10 +7,9 @@ import { isFsError } from '@yfs/core'
 import { type } from 'arktype'
 import type { ToolResult } from './tool.js'
 import { ToolError } from './tool-error.js'
+import { toVfsPath, vfsMessage } from './vfs-path.js'
 
 export { ToolError }
-
-import { toVfsPath, vfsMessage } from './vfs-path.js'
 
 const hints: Record<string, string> = {
   ENOENT: 'Check the path with list_directory or glob; paths are vfs:/// URLs.',
@@ -28,6 +27,7 @@ const hints: Record<string, string> = {
   ENOMATCH: 'Read the file again; old_text must match exactly, including whitespace.',
 }
 
+/** Turn any failure into an `isError` tool result (FsError, ToolError, arktype errors, or a bug). */
 export function errorResult(error: unknown): ToolResult {
   let code = 'EIO'
   let message = 'internal error'

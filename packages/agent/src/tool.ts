@@ -37,11 +37,22 @@ export interface ToolOutput {
 }
 
 export interface Tool<I = unknown> {
+  /** snake_case verb, unique in a registry (`read_file`). */
   name: string
+  /** Short human title (MCP `title` and `annotations.title`). */
   title: string
+  /** Written for a model: what the tool does, its defaults, limits and how it fails. */
   description: string
+  /** Input type; every field has a `.describe()` and paths are vfs:/// URLs. */
   input: Type<I>
   annotations: ToolAnnotations
+  /**
+   * Run with validated input. Paths in the result are vfs:/// URLs. Throw an
+   * `FsError` or a `ToolError` for a failure the model should see and correct;
+   * the registry turns any throw into an `isError` result (a non-errno throw
+   * is reported as EIO, as a bug). Must be safe to run concurrently with any
+   * other call on the same filesystem: keep no state between calls.
+   */
   run(input: I, ctx: ToolContext): Promise<ToolOutput>
 }
 
