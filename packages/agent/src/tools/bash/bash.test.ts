@@ -28,4 +28,16 @@ describe('bash', () => {
     expect(slow.structuredContent.exit_code).not.toBe(0)
     expect(slow.structuredContent.stdout).not.toContain('never')
   })
+  it('takes cwd as a POSIX path or a vfs:/// URL, and refuses one that is not a folder', async () => {
+    const { ok, err } = setupTools()
+    await ok('write_file', { path: 'vfs:///src/a.ts', content: 'x' })
+    for (const cwd of ['/src', 'src', 'vfs:///src', '/x/../src'])
+      expect((await ok('bash', { script: 'pwd; ls', cwd })).structuredContent.stdout).toBe('/src\na.ts\n')
+    expect(await err('bash', { script: 'pwd', cwd: '/nope' })).toMatchObject({
+      code: 'ENOTDIR',
+      path: 'vfs:///nope',
+    })
+    expect((await err('bash', { script: 'pwd', cwd: 'vfs:///src/a.ts' })).code).toBe('ENOTDIR')
+    expect((await err('bash', { script: 'pwd', cwd: '/a\0b' })).code).toBe('EINVAL')
+  })
 })

@@ -2,9 +2,18 @@
  * bash: one just-bash script on the workspace, through the exec backend;
  * stdout and stderr capped, the files it changed listed.
  */
+import { isFsError } from '@yfs/core'
 import { type } from 'arktype'
 import { capText } from '../../cap-text.js'
+import { ToolError } from '../../errors.js'
 import { defineTool } from '../../tool.js'
+import { posix, vfs } from '../shared.js'
+
+/** `undefined` for a path that does not resolve (ENOENT, ENOTDIR, ELOOP); other failures propagate. */
+const orMissing = (error: unknown): undefined => {
+  if (isFsError(error)) return undefined
+  throw error
+}
 
 export const bashTool = defineTool({
   name: 'bash',
@@ -13,12 +22,17 @@ export const bashTool = defineTool({
     'Run a bash script (just-bash: grep, find, sed, awk, jq, sort, pipes, redirections, loops; no network, no real processes) on the workspace. Paths inside the script are plain POSIX paths (/src/a.ts, not vfs:///). Returns stdout, stderr, exit code and the files it changed. Output is capped and scripts are limited in time, loop iterations and commands.',
   input: type({
     script: type('string > 0').describe('the bash script'),
-    'cwd?': type('string').describe('working directory (POSIX path, default /)'),
+    'cwd?': type('string > 0').describe('working directory: a POSIX path or a vfs:/// URL (default /)'),
     'timeout_ms?': type('1 <= number.integer <= 120000').describe('wall-clock limit (default 30000)'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  async run(input, { exec, options }) {
-    const r = await exec.run(input.script, [], { cwd: input.cwd ?? '/', timeout: input.timeout_ms ?? 30_000 })
+  async run(input, { fs, exec, options }) {
+    // A missing or non-folder cwd would only show up as a confusing shell error: say it up front.
+    const cwd =
+      input.cwd === undefined ? '/' : posix(/^vfs:/i.test(input.cwd) ? input.cwd : `vfs:///${input.cwd}`)
+    if (!(await fs.stat(cwd).catch(orMissing))?.isDirectory)
+      throw new ToolError('ENOTDIR', `cwd ${vfs(cwd)} is not a folder of the workspace`, vfs(cwd))
+    const r = await exec.run(input.script, [], { cwd, timeout: input.timeout_ms ?? 30_000 })
     const half = Math.floor(options.maxOutputChars / 2)
     const stdout = capText(r.stdout, half)
     const stderr = capText(r.stderr, half)
