@@ -3,6 +3,7 @@
 import { ConnectError, connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 describe('@yfs/client connectWorkspace', () => {
@@ -99,6 +100,45 @@ describe('@yfs/client connectWorkspace', () => {
     const w = await connect(tokens.write)
     expect(w.readOnly).toBe(false)
     expect(await w.fs.exists('/from-reader.txt')).toBe(false)
+  })
+
+  it('contentAwareness gives open content docs a presence channel (off by default)', async () => {
+    const a = await connectWorkspace({
+      url: t.url,
+      workspace: 'cw',
+      token: tokens.write,
+      contentAwareness: true,
+    })
+    const b = await connectWorkspace({
+      url: t.url,
+      workspace: 'cw',
+      token: tokens.read,
+      contentAwareness: true,
+    })
+    const plain = await connect(tokens.write)
+    open.push(a, b)
+    expect(a.awarenessOf(a.fs.doc)).toBe(a.main.awareness)
+    await a.fs.writeFile('/presence.txt', 'hello')
+    await a.flush()
+    const id = a.fs.index.lookup('/presence.txt')!
+    using ha = await a.fs.pool.acquire(id)
+    using hb = await b.fs.pool.acquire(id)
+    using hp = await plain.fs.pool.acquire(id)
+    expect(plain.awarenessOf(hp.doc)).toBeUndefined()
+    const awA = a.awarenessOf(ha.doc)!
+    const awB = b.awarenessOf(hb.doc)!
+    expect(awA).toBeDefined()
+    expect(awA).not.toBe(a.main.awareness)
+    // A read token may still announce where it is (presence is not a write).
+    awB.setLocalStateField('user', { name: 'reader' })
+    awA.setLocalStateField('user', { name: 'writer' })
+    const names = (aw: typeof awA) => [...aw.getStates().values()].map((s) => s.user?.name).sort()
+    await waitFor(
+      () => names(awA).join() === 'reader,writer' && names(awB).join() === 'reader,writer',
+      'presence',
+    )
+    // A doc that is not connected has none.
+    expect(a.awarenessOf(new Y.Doc())).toBeUndefined()
   })
 
   it('refusals reject with the server reason', async () => {

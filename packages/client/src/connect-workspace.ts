@@ -14,6 +14,11 @@
  * that stays connected until the server acknowledges it, so evicting never
  * drops an edit. `flush()` waits for every document to be acknowledged.
  *
+ * Content docs have no awareness (presence) unless `contentAwareness` is
+ * set (a browser editor showing remote cursors): y-protocols' Awareness runs
+ * a timer per doc, which costs a little on every open and which agents and
+ * the daemon do not need.
+ *
  * What it deliberately doesn't do: offline persistence (IndexedDB), token
  * refresh, or making a read-token filesystem refuse writes (writes are kept
  * locally and never acknowledged; see `readOnly`).
@@ -36,7 +41,12 @@ export interface ConnectWorkspaceOptions {
   timeoutMs?: number
   /** Filesystem options (limits, author, codecs, pool tuning). */
   fs?: Omit<CreateFileSystemOptions, 'doc' | 'connect'>
+  /** Give every content doc an awareness (remote cursors in editors); see `awarenessOf`. Default `false`. */
+  contentAwareness?: boolean
 }
+
+/** Presence state of one document (y-protocols' Awareness, as the provider holds it). */
+export type DocAwareness = NonNullable<HocuspocusProvider['awareness']>
 
 export interface WorkspaceConnection {
   readonly fs: YjsFileSystem
@@ -49,6 +59,13 @@ export interface WorkspaceConnection {
   readonly main: HocuspocusProvider
   /** Number of content docs currently connected. */
   readonly openDocuments: number
+  /**
+   * The awareness of a connected doc: the main doc, or a content doc the pool
+   * has open (hold a `fs.pool.acquire` handle while using it). `undefined`
+   * for a doc that is not connected, and for content docs unless the
+   * connection was made with `contentAwareness: true`.
+   */
+  awarenessOf(doc: Y.Doc): DocAwareness | undefined
   /** Resolves once the server has acknowledged every local change (main doc and content docs). */
   flush(timeoutMs?: number): Promise<void>
   /** Flush (best effort, at most `flushTimeoutMs`, default 5 s), then close every provider and the socket, and destroy the filesystem. */
@@ -87,10 +104,11 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     WebSocketPolyfill: options.WebSocket ?? (await defaultWebSocket()),
   })
   const providers = new Set<HocuspocusProvider>()
+  const byDoc = new WeakMap<Y.Doc, HocuspocusProvider>()
   const lingering = new Set<Promise<void>>()
 
-  // Content docs get no awareness: y-protocols' Awareness starts a setInterval, which just-bash
-  // forbids while a script runs (and the pool opens docs from inside scripts).
+  // Content docs get awareness only on request (see the header); provider code runs in the host
+  // context (host-context.ts), so the Awareness timer is allowed even when a script opens the doc.
   const open = (name: string, doc: Y.Doc, awareness = false): HocuspocusProvider => {
     const provider = new HocuspocusProvider({
       websocketProvider: socket,
@@ -101,10 +119,12 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     })
     provider.attach()
     providers.add(provider)
+    byDoc.set(doc, provider)
     return provider
   }
   const drop = (provider: HocuspocusProvider) => {
     providers.delete(provider)
+    if (byDoc.get(provider.document) === provider) byDoc.delete(provider.document)
     provider.destroy()
   }
 
@@ -144,7 +164,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     // Runs in the host context: the pool calls it from inside just-bash scripts (see host-context.ts).
     connect: (doc) =>
       host(() => {
-        const provider = open(contentDocName(options.workspace, doc.guid), doc)
+        const provider = open(contentDocName(options.workspace, doc.guid), doc, options.contentAwareness)
         const known = fs?.table.has(asFileId(doc.guid)) ?? true
         const synced = known ? whenSynced(provider, timeoutMs) : Promise.resolve()
         return {
@@ -162,6 +182,10 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     main,
     get openDocuments() {
       return providers.size - 1
+    },
+    awarenessOf(doc) {
+      const provider = byDoc.get(doc)
+      return provider && providers.has(provider) ? (provider.awareness ?? undefined) : undefined
     },
     async flush(flushTimeoutMs = timeoutMs) {
       const deadline = Date.now() + flushTimeoutMs
