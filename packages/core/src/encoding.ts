@@ -48,9 +48,16 @@ export function getEncoding(options?: { encoding?: BufferEncoding | null } | Buf
   return options?.encoding ?? 'utf8'
 }
 
-/** String content in `encoding` → bytes. */
+/**
+ * String content in `encoding` → bytes. Bytes pass through as they are (a
+ * `Buffer` or a view with an offset included); other views (`DataView`,
+ * `Uint16Array`, which Node's `fs.writeFile` also takes) become a
+ * `Uint8Array` over the same bytes.
+ */
 export function toBytes(content: string | Uint8Array, encoding: BufferEncoding): Uint8Array {
   if (content instanceof Uint8Array) return content
+  if (ArrayBuffer.isView(content))
+    return new Uint8Array(content.buffer, content.byteOffset, content.byteLength)
   switch (encoding) {
     case 'base64':
       return bytesFromLatin1(atob(content.replace(/[^A-Za-z0-9+/=]/g, '')))

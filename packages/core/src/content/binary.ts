@@ -3,6 +3,12 @@
  * stored byte-exact in `Y.Map(BINARY_KEY)` under `bytes`, whatever the file's
  * name. While that entry exists the file is binary; writing text deletes it.
  * Detection is by content, not by extension.
+ *
+ * The bytes are copied into a plain `Uint8Array` before they reach Yjs: Yjs
+ * accepts only that exact constructor (a Node `Buffer` throws "Unexpected
+ * content type"), a view (`subarray`, a `Buffer` from the pool) must store
+ * only its own bytes, and a caller that reuses its buffer must not change
+ * what was written.
  */
 import type * as Y from 'yjs'
 
@@ -28,8 +34,9 @@ export function readBinary(doc: Y.Doc): Uint8Array | undefined {
   return value instanceof Uint8Array ? value : undefined
 }
 
+/** Store a copy of `bytes` (any `Uint8Array` subclass or view) as the file's content. */
 export function writeBinary(doc: Y.Doc, bytes: Uint8Array): void {
-  doc.getMap<unknown>(BINARY_KEY).set(BYTES, bytes)
+  doc.getMap<unknown>(BINARY_KEY).set(BYTES, new Uint8Array(bytes))
 }
 
 export function clearBinary(doc: Y.Doc): void {

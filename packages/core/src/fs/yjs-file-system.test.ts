@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -203,6 +204,43 @@ describe('content', () => {
     // Text written over a binary file makes it text again.
     await fs.writeFile('/copy.bin', 'now text')
     expect(await fs.readFile('/copy.bin')).toBe('now text')
+  })
+  it('every Uint8Array subclass and view is stored byte-exact, also on a peer', async () => {
+    const fs = createFileSystem()
+    const gz = gzipSync('hello\n'.repeat(100))
+    const backing = new Uint8Array([9, 9, 0, 1, 2, 0xff, 9, 9])
+    class Bytes extends Uint8Array {}
+    const reused = Buffer.from([0, 0xfe, 7])
+    const cases: [string, Uint8Array, number[]][] = [
+      ['/x.gz', gz, [...gz]],
+      ['/pooled.bin', Buffer.from([0, 0xc3, 0x28]), [0, 0xc3, 0x28]], // Buffer.from uses a shared pool (offset)
+      ['/sub.bin', backing.subarray(2, 6), [0, 1, 2, 0xff]],
+      ['/view.bin', new Uint8Array(new DataView(backing.buffer, 1, 4).buffer, 1, 4), [9, 0, 1, 2]],
+      ['/class.bin', Bytes.from([0xff, 0, 0xff]), [0xff, 0, 0xff]],
+      ['/reused.bin', reused, [0, 0xfe, 7]],
+      ['/text-buffer.txt', Buffer.from('plain text\n'), [...Buffer.from('plain text\n')]],
+    ]
+    for (const [path, bytes] of cases) await fs.writeFile(path, bytes)
+    reused.fill(1) // the caller reusing its buffer must not change the file
+    await fs.appendFile('/pooled.bin', Buffer.from([0xff]))
+    cases[1]![2].push(0xff)
+    // DataView and other typed arrays are what Node's fs.writeFile takes too.
+    await fs.writeFile('/dataview.bin', new DataView(backing.buffer, 2, 3) as unknown as Uint8Array)
+    cases.push(['/dataview.bin', new Uint8Array(), [0, 1, 2]])
+    const peer = createFileSystem()
+    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(fs.doc))
+    for (const [path, , expected] of cases) {
+      expect([...(await fs.readFileBuffer(path))], path).toEqual(expected)
+      expect((await fs.stat(path)).size, path).toBe(expected.length)
+      const id = fs.index.lookup(path)!
+      const [mine, theirs] = [await fs.pool.acquire(id), await peer.pool.acquire(id)]
+      Y.applyUpdate(theirs.doc, Y.encodeStateAsUpdate(mine.doc))
+      mine.release()
+      theirs.release()
+      expect([...(await peer.readFileBuffer(path))], path).toEqual(expected)
+    }
+    expect(gunzipSync(await peer.readFileBuffer('/x.gz')).toString()).toBe('hello\n'.repeat(100))
+    expect(await fs.readFile('/text-buffer.txt')).toBe('plain text\n')
   })
   it('utf-8 text keeps its characters and byte size', async () => {
     const fs = createFileSystem()
