@@ -19,15 +19,24 @@
  * a timer per doc, which costs a little on every open and which agents and
  * the daemon do not need.
  *
- * What it deliberately doesn't do: offline persistence (IndexedDB), token
- * refresh, or making a read-token filesystem refuse writes (writes are kept
- * locally and never acknowledged; see `readOnly`).
+ * Offline: with a `persist` hook (persistence.ts) every document is loaded
+ * from the local store before it goes to the server, and keeps being stored.
+ * When the store already holds the main doc, connecting does not need the
+ * server: if the socket cannot connect (or the first sync takes longer than
+ * `offlineAfterMs`) the connection opens from the local copy and syncs when
+ * the server is back. `status()` / `onStatus()` report online/offline and how
+ * many documents hold changes the server has not acknowledged yet.
+ *
+ * What it deliberately doesn't do: token refresh, or storing anything itself
+ * (the caller brings the store, e.g. y-indexeddb in a browser).
  */
-import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
+import { HocuspocusProvider, HocuspocusProviderWebsocket, WebSocketStatus } from '@hocuspocus/provider'
 import { asFileId, type CreateFileSystemOptions, createFileSystem, type YjsFileSystem } from '@yfs/core'
 import * as Y from 'yjs'
+import { ConnectError } from './connect-error.js'
 import { contentDocName, mainDocName } from './doc-names.js'
 import { captureHostContext } from './host-context.js'
+import type { DocPersistence, PersistDoc } from './persistence.js'
 import { whenAcknowledged, whenSynced } from './provider-sync.js'
 
 export interface ConnectWorkspaceOptions {
@@ -43,6 +52,22 @@ export interface ConnectWorkspaceOptions {
   fs?: Omit<CreateFileSystemOptions, 'doc' | 'connect'>
   /** Give every content doc an awareness (remote cursors in editors); see `awarenessOf`. Default `false`. */
   contentAwareness?: boolean
+  /** Local store for every document (offline use); see persistence.ts. */
+  persist?: PersistDoc
+  /**
+   * With `persist` and a stored main doc: open from the local copy when the
+   * server has not synced the main doc within this many ms (at once when the
+   * socket fails to connect). Default 3 s.
+   */
+  offlineAfterMs?: number
+}
+
+/** Connection state for a status bar. */
+export interface ConnectionStatus {
+  /** The socket is connected to the server. */
+  online: boolean
+  /** Documents (main and content) with local changes the server has not acknowledged yet. */
+  unacknowledged: number
 }
 
 /** Presence state of one document (y-protocols' Awareness, as the provider holds it). */
@@ -66,6 +91,12 @@ export interface WorkspaceConnection {
    * connection was made with `contentAwareness: true`.
    */
   awarenessOf(doc: Y.Doc): DocAwareness | undefined
+  /** `true` when the connection opened from the local store because the server was unreachable. */
+  readonly openedOffline: boolean
+  /** Online/offline and the number of unacknowledged documents, now. */
+  status(): ConnectionStatus
+  /** Call `fn` whenever `status()` may have changed; returns an unsubscribe. */
+  onStatus(fn: (status: ConnectionStatus) => void): () => void
   /** Resolves once the server has acknowledged every local change (main doc and content docs). */
   flush(timeoutMs?: number): Promise<void>
   /** Flush (best effort, at most `flushTimeoutMs`, default 5 s), then close every provider and the socket, and destroy the filesystem. */
@@ -106,6 +137,18 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const providers = new Set<HocuspocusProvider>()
   const byDoc = new WeakMap<Y.Doc, HocuspocusProvider>()
   const lingering = new Set<Promise<void>>()
+  const statusListeners = new Set<(status: ConnectionStatus) => void>()
+  const status = (): ConnectionStatus => {
+    let unacknowledged = lingering.size
+    for (const p of providers) if (p.unsyncedChanges > 0) unacknowledged++
+    return { online: socket.status === WebSocketStatus.Connected, unacknowledged }
+  }
+  const notify = () => {
+    if (statusListeners.size === 0) return
+    const now = status()
+    for (const fn of [...statusListeners]) fn(now)
+  }
+  socket.on('status', notify)
 
   // Content docs get awareness only on request (see the header); provider code runs in the host
   // context (host-context.ts), so the Awareness timer is allowed even when a script opens the doc.
@@ -117,6 +160,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       token: options.token,
       ...(awareness ? {} : { awareness: null }),
     })
+    provider.on('unsyncedChanges', notify)
     provider.attach()
     providers.add(provider)
     byDoc.set(doc, provider)
@@ -125,7 +169,9 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const drop = (provider: HocuspocusProvider) => {
     providers.delete(provider)
     if (byDoc.get(provider.document) === provider) byDoc.delete(provider.document)
+    provider.off('unsyncedChanges', notify)
     provider.destroy()
+    notify()
   }
 
   /** Disconnect a content doc; unacknowledged changes go to a copy that stays until the server has them. */
@@ -138,22 +184,31 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     const done = whenAcknowledged(heir, 24 * 60 * 60 * 1000)
       .catch(() => undefined)
       .then(() => {
+        lingering.delete(done)
         drop(heir)
         copy.destroy()
-        lingering.delete(done)
       })
     lingering.add(done)
   }
 
   const mainDoc = new Y.Doc()
-  const main = open(mainDocName(options.workspace), mainDoc, true)
+  const mainName = mainDocName(options.workspace)
+  const mainStore = options.persist?.(mainName, mainDoc)
+  if (mainStore) await mainStore.whenLoaded
+  // The store had this workspace: the server is not needed to open it.
+  const stored = mainStore !== undefined && mainDoc.store.clients.size > 0
+  const main = open(mainName, mainDoc, true)
+  let openedOffline = false
   try {
-    await whenSynced(main, timeoutMs)
+    if (stored) openedOffline = !(await whenSyncedOrOffline(main, socket, options.offlineAfterMs ?? 3_000))
+    else await whenSynced(main, timeoutMs)
   } catch (error) {
     drop(main)
     socket.destroy()
+    await mainStore?.destroy()
     throw error
   }
+  const stores = new Set<DocPersistence>(mainStore ? [mainStore] : [])
 
   let fs: YjsFileSystem | undefined
   fs = createFileSystem({
@@ -164,12 +219,30 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     // Runs in the host context: the pool calls it from inside just-bash scripts (see host-context.ts).
     connect: (doc) =>
       host(() => {
-        const provider = open(contentDocName(options.workspace, doc.guid), doc, options.contentAwareness)
+        const name = contentDocName(options.workspace, doc.guid)
+        const store = options.persist?.(name, doc)
+        if (store) stores.add(store)
+        const provider = open(name, doc, options.contentAwareness)
         const known = fs?.table.has(asFileId(doc.guid)) ?? true
-        const synced = known ? whenSynced(provider, timeoutMs) : Promise.resolve()
+        // With a local store a read needs the server only while it is reachable.
+        const synced = !known
+          ? Promise.resolve()
+          : store
+            ? store.whenLoaded.then(async () => {
+                if (socket.status === WebSocketStatus.Connected)
+                  await whenSyncedOrOffline(provider, socket, timeoutMs)
+              })
+            : whenSynced(provider, timeoutMs)
         return {
           whenSynced: synced,
-          destroy: () => host(() => close(provider, doc)),
+          destroy: () =>
+            host(() => {
+              close(provider, doc)
+              if (store) {
+                stores.delete(store)
+                void store.destroy()
+              }
+            }),
         }
       }),
   })
@@ -177,15 +250,21 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const connection: WorkspaceConnection = {
     fs,
     workspace: options.workspace,
-    readOnly: main.authorizedScope === 'readonly',
+    readOnly: fs.readOnly,
     socket,
     main,
+    openedOffline,
     get openDocuments() {
       return providers.size - 1
     },
     awarenessOf(doc) {
       const provider = byDoc.get(doc)
       return provider && providers.has(provider) ? (provider.awareness ?? undefined) : undefined
+    },
+    status,
+    onStatus(fn) {
+      statusListeners.add(fn)
+      return () => statusListeners.delete(fn)
     },
     async flush(flushTimeoutMs = timeoutMs) {
       const deadline = Date.now() + flushTimeoutMs
@@ -210,9 +289,48 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       if (flushTimeoutMs > 0) await connection.flush(flushTimeoutMs).catch(() => undefined)
       fs?.destroy()
       fs = undefined
+      statusListeners.clear()
       for (const provider of [...providers]) drop(provider)
+      socket.off('status', notify)
       socket.destroy()
+      await Promise.all([...stores].map((s) => s.destroy()))
+      stores.clear()
     },
   }
   return connection
+}
+
+/**
+ * Resolves `true` once the provider has synced, `false` when the server is
+ * unreachable (the socket disconnects before the sync, or `offlineMs` pass).
+ * Rejects with ConnectError when the server refuses the document.
+ */
+function whenSyncedOrOffline(
+  provider: HocuspocusProvider,
+  socket: HocuspocusProviderWebsocket,
+  offlineMs: number,
+): Promise<boolean> {
+  if (provider.isSynced) return Promise.resolve(true)
+  return new Promise((resolve, reject) => {
+    const finish = (synced: boolean) => {
+      cleanup()
+      resolve(synced)
+    }
+    const onSynced = () => finish(true)
+    const onDisconnect = () => finish(false)
+    const refused = ({ reason }: { reason: string }) => {
+      cleanup()
+      reject(new ConnectError(reason, provider.configuration.name))
+    }
+    const timer = setTimeout(() => finish(false), offlineMs)
+    const cleanup = () => {
+      clearTimeout(timer)
+      provider.off('synced', onSynced)
+      provider.off('authenticationFailed', refused)
+      socket.off('disconnect', onDisconnect)
+    }
+    provider.on('synced', onSynced)
+    provider.on('authenticationFailed', refused)
+    socket.on('disconnect', onDisconnect)
+  })
 }
