@@ -8,6 +8,7 @@
  * secrets need not appear in process listings.
  */
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createMcpCommand } from '@yfs/agent'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type LogLevel } from './logger.js'
@@ -21,6 +22,9 @@ interface StoreFlags {
   postgres?: string
   pgSchema?: string
 }
+
+/** The monorepo's web app build (`apps/web/dist`), next to this package. */
+export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
 function integer(value: string): number {
   const n = Number(value)
@@ -72,6 +76,9 @@ export function createProgram(): Command {
         .default('info'),
     )
     .addOption(new Option('--name <name>', 'instance name in logs').env('YFS_NAME'))
+    .addOption(
+      new Option('--app <dir>', 'built web app served at /').env('YFS_APP_DIR').default(DEFAULT_APP_DIR),
+    )
     .action(async (flags) => {
       const logger = createLogger({ level: flags.logLevel as LogLevel })
       const store = await openStore(flags)
@@ -83,6 +90,7 @@ export function createProgram(): Command {
         redisPrefix: flags.redisPrefix,
         maxMessageBytes: flags.maxMessageBytes,
         name: flags.name,
+        appDir: flags.app,
       })
       let stopping = false
       const stop = async (signal: string) => {

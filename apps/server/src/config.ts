@@ -29,6 +29,8 @@ export interface ServerConfig {
   pingTimeoutMs?: number
   /** Structured logger. Default: JSON lines on stdout at `info`. */
   logger?: Logger
+  /** Folder of the built web app served at `/` (`apps/web/dist`); without it `/` answers 503 with how to build it. */
+  appDir?: string
   /** Instance name in logs and health output. */
   name?: string
 }

@@ -6,6 +6,8 @@
  *   GET /healthz      liveness + counts (+ `?detail=1`: loaded docs per workspace;
  *                     `?gc=1`: collect garbage first, if started with --expose-gc)
  *   /api/…            admin API (see http/admin-api.ts)
+ *   /mcp              agent tools over MCP Streamable HTTP
+ *   GET /…            the built web app with its Content-Security-Policy (http/web-app.ts)
  *
  * Behaviour lives in Hocuspocus extensions (auth, persistence, logging,
  * Redis); this module wires them, owns the sockets and shuts down in order:
@@ -32,6 +34,8 @@ import { createRedisExtension } from './extensions/redis.js'
 import { createAdminApi } from './http/admin-api.js'
 import { sendJson } from './http/json.js'
 import { createMcpEndpoint } from './http/mcp-endpoint.js'
+import { requestUrl } from './http/request-url.js'
+import { createWebApp } from './http/web-app.js'
 import { createLogger } from './logger.js'
 import { createCompactor } from './persistence/compactor.js'
 import { guardHocuspocusSocket } from './protocol/message-guard.js'
@@ -59,7 +63,7 @@ export interface YfsServer {
   listen(port?: number, host?: string): Promise<AddressInfo>
   /** Graceful shutdown; safe to call twice. Does not close the store. */
   close(): Promise<void>
-  /** Serve `/healthz` and `/api/*`; resolves `false` for other paths. */
+  /** Serve `/healthz`, `/mcp`, `/api/*` and the web app (GET/HEAD); resolves `false` for anything else. */
   handleRequest(request: IncomingMessage, response: ServerResponse): Promise<boolean>
   /** Take over a WebSocket upgrade; `false` when closing (the caller should destroy the socket). */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean
@@ -128,6 +132,7 @@ export function createServer(config: ServerConfig): YfsServer {
   let closing: Promise<void> | undefined
 
   const handleAdmin = createAdminApi({ store, adminToken: config.adminToken, logger })
+  const handleWebApp = createWebApp({ dir: config.appDir })
   // Agent tools over MCP; their workspaces connect back to this server's own socket.
   let ownUrl: string | undefined
   const mcp = createMcpEndpoint({ store, wsUrl: () => ownUrl })
@@ -161,7 +166,7 @@ export function createServer(config: ServerConfig): YfsServer {
   }
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
-    const url = new URL(request.url ?? '/', 'http://localhost')
+    const url = requestUrl(request)
     if (url.pathname === '/healthz') {
       // Only when the process runs with --expose-gc (benchmarks): measure live memory, not garbage.
       const gc = (globalThis as { gc?: () => void }).gc
@@ -178,12 +183,13 @@ export function createServer(config: ServerConfig): YfsServer {
       else await mcp.handle(request, response)
       return true
     }
-    return handleAdmin(request, response)
+    if (await handleAdmin(request, response)) return true
+    return handleWebApp(request, response)
   }
 
   function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     if (closing) return false
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname
+    const path = requestUrl(request).pathname
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws)
       ws.once('close', () => sockets.delete(ws))

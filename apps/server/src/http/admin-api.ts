@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../logger.js'
 import { type DocumentStore, isValidWorkspaceId, ROLES, type Role } from '../persistence/document-store.js'
 import { HttpError, readJson, sendJson } from './json.js'
+import { requestUrl } from './request-url.js'
 
 export interface AdminApiOptions {
   store: DocumentStore
@@ -73,7 +74,7 @@ export function createAdminApi(options: AdminApiOptions) {
   }
 
   return async function handleAdmin(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname
+    const path = requestUrl(request).pathname
     if (path !== '/api' && !path.startsWith('/api/')) return false
     try {
       await route(request, response, path)

@@ -23,6 +23,7 @@ import * as Y from 'yjs'
 import { AuthError } from '../auth/auth-error.js'
 import type { Authorizer, Grant } from '../auth/authorizer.js'
 import type { Persistence } from '../extensions/persistence.js'
+import { requestUrl } from '../http/request-url.js'
 import type { Logger } from '../logger.js'
 
 /** URL prefix of the y-websocket path. */
@@ -173,7 +174,7 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
   }
 
   async function serve(socket: WebSocket, request: IncomingMessage): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://localhost')
+    const url = requestUrl(request)
     const docName = decodeURIComponent(url.pathname.slice(YWS_PREFIX.length))
     // Frames that arrive while we authenticate and load are kept in order.
     const early: Uint8Array[] = []
