@@ -1,6 +1,7 @@
 // Entry point: mounts the app. The only module with import-time side effects.
 import { mount } from 'svelte'
 import App from './App.svelte'
+import './app.css'
 
 const target = document.getElementById('app')
 if (!target) throw new TypeError('index.html has no #app element')
