@@ -112,7 +112,11 @@ export class FileTree {
       children.push({ id: row.id, name, kind: row.type })
     }
     children.sort((a, b) =>
-      a.kind !== b.kind ? (a.kind === 'folder' ? -1 : 1) : collator.compare(a.name, b.name) || (a.name < b.name ? -1 : 1),
+      a.kind !== b.kind
+        ? a.kind === 'folder'
+          ? -1
+          : 1
+        : collator.compare(a.name, b.name) || (a.name < b.name ? -1 : 1),
     )
     this.#sorted.set(names, children)
     return children
