@@ -9,13 +9,23 @@
  * editing another paragraph at the same time keeps their edit. Front matter
  * is updated key by key.
  *
- * Reading is normalising (CommonMark serializer): `read(write(x))` may differ
- * from `x` the first time, and is a fixed point after that.
+ * Reading gives back what was written, byte for byte, for every part nobody
+ * has edited since: each top-level block keeps its source (see parse.ts and
+ * serialize.ts), and the front matter block keeps its text in
+ * `Y.Map(MARKDOWN_META_KEY)` with a fingerprint of the data it parsed to.
+ * Edited parts come back in the normalised form, which is a fixed point.
  */
 import type { ContentCodec } from '@yfs/core'
 import { updateYFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror'
 import type * as Y from 'yjs'
-import { readFrontMatter, splitFrontMatter, stringifyFrontMatter, updateFrontMatter } from './front-matter.js'
+import { hashString } from './fingerprint.js'
+import {
+  type FrontMatter,
+  readFrontMatter,
+  splitFrontMatter,
+  stringifyFrontMatter,
+  updateFrontMatter,
+} from './front-matter.js'
 import { parseMarkdown } from './parse.js'
 import { markdownSchema } from './schema.js'
 import { serializeMarkdown } from './serialize.js'
@@ -24,6 +34,25 @@ import { serializeMarkdown } from './serialize.js'
 export const RICHTEXT_KEY = 'richtext'
 /** Root key of the front matter map. */
 export const FRONTMATTER_KEY = 'frontmatter'
+/** Root key of codec metadata: the front matter's source text and the fingerprint of its data. */
+export const MARKDOWN_META_KEY = 'markdown'
+const FRONT_SOURCE = 'frontMatterSource'
+const FRONT_HASH = 'frontMatterHash'
+
+// Key order of nested objects is kept by Y.Map values; top-level keys are sorted by readFrontMatter.
+const frontHash = (data: FrontMatter) => hashString(JSON.stringify(data))
+
+/** The front matter block of a content doc: its stored source while the data still matches, else YAML. */
+export function readFrontMatterText(doc: Y.Doc): string {
+  const front = doc.share.has(FRONTMATTER_KEY) ? readFrontMatter(doc.getMap(FRONTMATTER_KEY)) : {}
+  if (doc.share.has(MARKDOWN_META_KEY)) {
+    const meta = doc.getMap<string>(MARKDOWN_META_KEY)
+    const source = meta.get(FRONT_SOURCE)
+    if (typeof source === 'string' && source !== '' && meta.get(FRONT_HASH) === frontHash(front))
+      return source
+  }
+  return stringifyFrontMatter(front)
+}
 
 const MARKDOWN_NAME = /\.(md|markdown)$/i
 
@@ -41,14 +70,24 @@ export const markdownCodec: ContentCodec = {
   id: 'markdown',
   matches: (name) => MARKDOWN_NAME.test(name),
   read(doc) {
-    const front = doc.share.has(FRONTMATTER_KEY) ? readFrontMatter(doc.getMap(FRONTMATTER_KEY)) : {}
-    return stringifyFrontMatter(front) + readMarkdownBody(doc)
+    return readFrontMatterText(doc) + readMarkdownBody(doc)
   },
   write(doc, text, origin) {
     const { data, body } = splitFrontMatter(text)
+    const source = text.slice(0, text.length - body.length)
     const pNode = parseMarkdown(body)
     doc.transact(() => {
-      updateFrontMatter(doc.getMap(FRONTMATTER_KEY), data)
+      const map = doc.getMap(FRONTMATTER_KEY)
+      updateFrontMatter(map, data)
+      const meta = doc.getMap<string>(MARKDOWN_META_KEY)
+      if (source === '') {
+        meta.delete(FRONT_SOURCE)
+        meta.delete(FRONT_HASH)
+      } else {
+        const hash = frontHash(readFrontMatter(map))
+        if (meta.get(FRONT_SOURCE) !== source) meta.set(FRONT_SOURCE, source)
+        if (meta.get(FRONT_HASH) !== hash) meta.set(FRONT_HASH, hash)
+      }
       updateYFragment(doc, doc.getXmlFragment(RICHTEXT_KEY), pNode, emptyMeta())
     }, origin)
   },

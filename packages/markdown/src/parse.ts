@@ -1,19 +1,96 @@
 /**
- * Markdown text → ProseMirror document, headless (markdown-it, no DOM).
- * CommonMark plus `~~strikethrough~~`; raw HTML is kept as text.
+ * Markdown text → ProseMirror document of `markdownSchema`, headless
+ * (markdown-it, no DOM): CommonMark + GFM tables, task lists, strikethrough
+ * and autolinks (`linkify`, scheme or `www.` required), footnotes, raw HTML
+ * kept as HTML nodes, and link reference definitions as nodes of their own.
  *
- * Soft line breaks stay line breaks (a `\n` in the text) instead of
- * becoming spaces, so wrapped prose, GFM tables and HTML blocks — which this
- * schema has no nodes for — keep their lines through a round trip.
+ * Every top-level block gets its source (the lines it was parsed from plus
+ * the blank lines after it; the first block also takes any blank lines
+ * before it) and a fingerprint of its content (see schema.ts), so the
+ * concatenated sources are exactly the input text.
+ *
+ * Soft line breaks stay line breaks (a `\n` in the text) instead of becoming
+ * spaces, so wrapped prose keeps its lines even when a block is re-serialised.
  */
-import MarkdownIt from 'markdown-it'
-import { defaultMarkdownParser, MarkdownParser } from 'prosemirror-markdown'
-import type { Node } from 'prosemirror-model'
+import MarkdownIt, { type PluginSimple } from 'markdown-it'
+import type StateBlock from 'markdown-it/lib/rules_block/state_block.mjs'
+import type Token from 'markdown-it/lib/token.mjs'
+import footnotePlugin from 'markdown-it-footnote'
+import { MarkdownParser } from 'prosemirror-markdown'
+import { Fragment, type Mark, type Node } from 'prosemirror-model'
+import { fingerprint, hashString } from './fingerprint.js'
 import { markdownSchema } from './schema.js'
 
-const tokenizer = MarkdownIt('commonmark', { html: false }).enable('strikethrough')
-tokenizer.core.ruler.push('yfs_keep_soft_breaks', (state) => {
-  for (const token of state.tokens) {
+type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean
+
+/** The markdown-it instance behind `parseMarkdown` (GFM + footnotes, HTML on). */
+export const tokenizer: MarkdownIt = MarkdownIt('commonmark', { html: true, linkify: true })
+  .enable(['strikethrough', 'table', 'linkify'])
+  // @types/markdown-it-footnote targets markdown-it's CJS typings; the plugin is the same function.
+  .use(footnotePlugin as unknown as PluginSimple)
+tokenizer.linkify.set({ fuzzyLink: false })
+// Footnote definitions stay where they were written (the plugin moves them to the end) and `^[inline]` notes are not GFM.
+tokenizer.core.ruler.disable(['footnote_tail'])
+tokenizer.inline.ruler.disable(['footnote_inline'])
+
+function ruleOf(name: string): BlockRule {
+  // markdown-it keeps its rules in `__rules__` only; there is no public getter.
+  const rules = (tokenizer.block.ruler as unknown as { __rules__: { name: string; fn: BlockRule }[] })
+    .__rules__
+  const rule = rules.find((r) => r.name === name)
+  if (!rule) throw new TypeError(`markdown-it has no block rule ${name}`)
+  return rule.fn
+}
+
+// Reads one definition's label, destination and title (a plain instance: no wrapped rules, no recursion).
+const definitions = MarkdownIt('commonmark')
+
+// Link reference definitions produce no token in markdown-it: emit one, so the definition is a node.
+const reference = ruleOf('reference')
+tokenizer.block.ruler.at('reference', (state, startLine, endLine, silent) => {
+  if (!reference(state, startLine, endLine, silent)) return false
+  if (silent) return true
+  const lines: string[] = []
+  for (let l = startLine; l < state.line; l++)
+    lines.push(state.src.slice(state.bMarks[l]! + state.tShift[l]!, state.eMarks[l]))
+  const text = lines.join('\n')
+  const env: { references?: Record<string, { href: string; title: string }> } = {}
+  definitions.block.parse(text, definitions, env, [])
+  const parsed = Object.values(env.references ?? {})[0]
+  const token = state.push('link_definition', '', 0)
+  token.map = [startLine, state.line]
+  token.meta = {
+    label: /^\[((?:[^\\\]]|\\.)*)\]/.exec(text)?.[1] ?? '',
+    href: parsed?.href ?? '',
+    title: parsed?.title ? parsed.title : null,
+  }
+  return true
+})
+
+// The footnote plugin's definition tokens carry no line map and are not marked as block tokens: fix both.
+const footnoteDef = ruleOf('footnote_def')
+tokenizer.block.ruler.at(
+  'footnote_def',
+  (state, startLine, endLine, silent) => {
+    const first = state.tokens.length
+    if (!footnoteDef(state, startLine, endLine, silent)) return false
+    const open = state.tokens[first]
+    const close = state.tokens.at(-1)
+    if (!silent && open && close) {
+      open.map = [startLine, state.line]
+      open.block = true
+      close.block = true
+    }
+    return true
+  },
+  { alt: ['paragraph', 'reference'] },
+)
+
+tokenizer.core.ruler.push('yfs_soft_breaks_and_tasks', (state) => {
+  const tokens = state.tokens
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!
+    if (token.type === 'list_item_open') markTask(token, tokens[i + 1], tokens[i + 2])
     for (const child of token.children ?? []) {
       if (child.type === 'softbreak') {
         child.type = 'text'
@@ -23,12 +100,168 @@ tokenizer.core.ruler.push('yfs_keep_soft_breaks', (state) => {
   }
 })
 
-export const markdownParser = new MarkdownParser(markdownSchema, tokenizer, {
-  ...defaultMarkdownParser.tokens,
-  s: { mark: 'strikethrough' },
-})
+const TASK = /^\[([ xX])\](?:[ \t]+|$)/
 
-/** Parse a Markdown body (no front matter) into a document of `markdownSchema`. */
+// GFM task item: `[ ]`/`[x]` written (not escaped) at the start of the item's first paragraph.
+function markTask(item: Token, open: Token | undefined, inline: Token | undefined): void {
+  if (open?.type !== 'paragraph_open' || inline?.type !== 'inline' || !TASK.test(inline.content)) return
+  const first = inline.children?.[0]
+  const m = first?.type === 'text' ? TASK.exec(first.content) : null
+  if (!first || !m) return
+  first.content = first.content.slice(m[0].length)
+  if (first.content === '') inline.children!.shift()
+  item.meta = { ...item.meta, checked: m[1] !== ' ' }
+}
+
+const listIsTight = (tokens: Token[], i: number) => {
+  while (++i < tokens.length) if (tokens[i]!.type !== 'list_item_open') return tokens[i]!.hidden
+  return false
+}
+
+const cellAttrs = (tok: Token) => {
+  const align = /text-align:\s*(left|center|right)/.exec(tok.attrGet('style') ?? '')?.[1]
+  return { align: align ?? null }
+}
+
+// The tokenizer as prosemirror-markdown sees it: also leaves the tokens in the env, for the source map.
+const recordingTokenizer = {
+  parse(text: string, env: { tokens?: Token[] }): Token[] {
+    const tokens = tokenizer.parse(text, env)
+    env.tokens = tokens
+    return tokens
+  },
+}
+
+/** Token → node mapping (prosemirror-markdown's `MarkdownParser`); use `parseMarkdown` for source-preserving parses. */
+export const markdownParser: MarkdownParser = new MarkdownParser(
+  markdownSchema,
+  recordingTokenizer as unknown as MarkdownIt,
+  {
+    blockquote: { block: 'blockquote' },
+    paragraph: { block: 'paragraph' },
+    list_item: { block: 'list_item', getAttrs: (tok) => ({ checked: tok.meta?.checked ?? null }) },
+    bullet_list: {
+      block: 'bullet_list',
+      getAttrs: (tok, tokens, i) => ({ tight: listIsTight(tokens, i), bullet: tok.markup || null }),
+    },
+    ordered_list: {
+      block: 'ordered_list',
+      getAttrs: (tok, tokens, i) => ({
+        order: +(tok.attrGet('start') ?? 1),
+        tight: listIsTight(tokens, i),
+        delimiter: tok.markup || null,
+      }),
+    },
+    heading: { block: 'heading', getAttrs: (tok) => ({ level: +tok.tag.slice(1) }) },
+    code_block: { block: 'code_block', noCloseToken: true },
+    fence: { block: 'code_block', getAttrs: (tok) => ({ params: tok.info || '' }), noCloseToken: true },
+    html_block: { block: 'html_block', noCloseToken: true },
+    hr: { node: 'horizontal_rule', getAttrs: (tok) => ({ markup: tok.markup || null }) },
+    table: { block: 'table' },
+    thead: { ignore: true },
+    tbody: { ignore: true },
+    tr: { block: 'table_row' },
+    th: { block: 'table_header', getAttrs: cellAttrs },
+    td: { block: 'table_cell', getAttrs: cellAttrs },
+    footnote_reference: {
+      block: 'footnote_definition',
+      getAttrs: (tok) => ({ label: tok.meta?.label ?? '' }),
+    },
+    link_definition: { node: 'link_definition', getAttrs: (tok) => ({ ...tok.meta }) },
+    image: {
+      node: 'image',
+      getAttrs: (tok) => ({
+        src: tok.attrGet('src') ?? '',
+        title: tok.attrGet('title') || null,
+        alt: tok.children?.[0]?.content || null,
+      }),
+    },
+    hardbreak: { node: 'hard_break' },
+    html_inline: { node: 'html_inline', getAttrs: (tok) => ({ html: tok.content }) },
+    footnote_ref: { node: 'footnote_ref', getAttrs: (tok) => ({ label: tok.meta?.label ?? '' }) },
+    em: { mark: 'em' },
+    strong: { mark: 'strong' },
+    s: { mark: 'strikethrough' },
+    link: {
+      mark: 'link',
+      getAttrs: (tok) => ({ href: tok.attrGet('href') ?? '', title: tok.attrGet('title') || null }),
+    },
+    code_inline: { mark: 'code', noCloseToken: true },
+  },
+)
+
+// y-prosemirror keeps no marks on inline nodes: move a link into the image's attributes and drop the rest.
+function withoutAtomMarks(node: Node): Node {
+  if (node.isTextblock) {
+    let changed = false
+    const children: Node[] = []
+    node.forEach((child) => {
+      if (child.isText || child.marks.length === 0) {
+        children.push(child)
+        return
+      }
+      changed = true
+      const link: Mark | undefined = child.marks.find((m) => m.type.name === 'link')
+      const attrs =
+        child.type.name === 'image' && link
+          ? { ...child.attrs, href: link.attrs.href, linkTitle: link.attrs.title }
+          : child.attrs
+      children.push(child.type.create(attrs, child.content, []))
+    })
+    return changed ? node.copy(Fragment.fromArray(children)) : node
+  }
+  if (node.isLeaf || node.inlineContent) return node
+  let changed = false
+  const children: Node[] = []
+  node.forEach((child) => {
+    const next = withoutAtomMarks(child)
+    if (next !== child) changed = true
+    children.push(next)
+  })
+  return changed ? node.copy(Fragment.fromArray(children)) : node
+}
+
+const LINE_END = /\r\n?|\n/g
+
+// Offsets of the start of every line of `text` (markdown-it's line numbers: \r\n, \r and \n all end a line).
+function lineStarts(text: string): number[] {
+  const starts = [0]
+  for (const m of text.matchAll(LINE_END)) starts.push(m.index + m[0].length)
+  return starts
+}
+
+/** Parse a Markdown body (no front matter) into a document of `markdownSchema` whose top-level blocks keep their source. */
 export function parseMarkdown(text: string): Node {
-  return markdownParser.parse(text)
+  const env: { tokens?: Token[] } = {}
+  const parsed = withoutAtomMarks(markdownParser.parse(text, env))
+  const tokens = env.tokens ?? []
+  const starts: number[] = []
+  for (const t of tokens) if (t.level === 0 && t.nesting >= 0 && t.block && t.map) starts.push(t.map[0])
+  if (starts.length === 0) {
+    // Blank text: the parser's one empty paragraph keeps the whitespace.
+    const only = parsed.firstChild!
+    if (text === '' || parsed.childCount !== 1) return parsed
+    return parsed.copy(
+      Fragment.from(
+        only.type.create({ ...only.attrs, mdSource: text, mdHash: fingerprint(only) }, only.content),
+      ),
+    )
+  }
+  if (starts.length !== parsed.childCount) return parsed // should not happen; the blocks then serialise normalised
+  const offsets = lineStarts(text)
+  const at = (line: number) => (line < offsets.length ? offsets[line]! : text.length)
+  const sources = starts.map((line, i) =>
+    text.slice(i === 0 ? 0 : at(line), i + 1 < starts.length ? at(starts[i + 1]!) : text.length),
+  )
+  const children: Node[] = []
+  parsed.forEach((child, _, i) => {
+    const attrs = {
+      ...child.attrs,
+      mdSource: sources[i],
+      mdHash: fingerprint(child),
+      mdNext: i + 1 < sources.length ? hashString(sources[i + 1]!) : null,
+    }
+    children.push(child.type.create(attrs, child.content, child.marks))
+  })
+  return parsed.copy(Fragment.fromArray(children))
 }

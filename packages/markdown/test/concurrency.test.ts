@@ -103,5 +103,5 @@ describe('Markdown concurrency', () => {
       }),
       { numRuns: 200, seed: 11 },
     )
-  })
+  }, 60_000) // 200 runs of three replicas: seconds on a loaded 2-core machine
 })

@@ -43,21 +43,15 @@ describe('edit_file', () => {
     expect(await fs.readFile('/u.txt')).toBe('naïve thé 🍵 end')
   })
 
-  it('says when a markdown file was stored normalised, and diffs what is stored', async () => {
+  it('markdown is stored as written (no normalized flag), and edit_file diffs what is stored', async () => {
     const { ok, fs } = setupTools()
     const w = await ok('write_file', { path: 'vfs:///l.md', content: '* a\n* b\n' })
-    expect(w.structuredContent).toMatchObject({ normalized: true })
-    expect(w.structuredContent.note).toContain('read_file before edit_file')
-    expect(
-      (await ok('write_file', { path: 'vfs:///k.md', content: '- a\n' })).structuredContent.normalized,
-    ).toBe(undefined)
-    const e = await ok('edit_file', { path: 'vfs:///l.md', old_text: '- b', new_text: '* c' })
-    expect(e.structuredContent).toMatchObject({ normalized: true })
-    // A new bullet character starts a second list, which markdown keeps apart with blank lines.
-    const stored = await fs.readFile('/l.md')
-    expect(stored).not.toBe('- a\n* c\n')
-    for (const line of stored.split('\n').slice(1, -1))
-      expect(e.structuredContent.diff as string).toContain(`\n+${line}\n`)
+    expect(w.structuredContent.normalized).toBe(undefined)
+    const e = await ok('edit_file', { path: 'vfs:///l.md', old_text: '* b', new_text: '+ c' })
+    expect(e.structuredContent.normalized).toBe(undefined)
+    // A new bullet character starts a second list; the file still holds exactly what was written.
+    expect(await fs.readFile('/l.md')).toBe('* a\n+ c\n')
+    expect(e.structuredContent.diff as string).toContain('\n++ c\n')
   })
 
   it('refuses to overwrite a change the agent has not seen (expected_version)', async () => {
