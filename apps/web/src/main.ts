@@ -2,7 +2,9 @@
 import { mount } from 'svelte'
 import App from './App.svelte'
 import './app.css'
+import { registerOfflineApp } from './lib/yfs/offline-app.js'
 
 const target = document.getElementById('app')
 if (!target) throw new TypeError('index.html has no #app element')
 mount(App, { target })
+void registerOfflineApp()

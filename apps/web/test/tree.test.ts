@@ -7,8 +7,9 @@
  */
 import { createToolRegistry } from '@yfs/agent'
 import type { WorkspaceConnection } from '@yfs/client'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { personContext, treeItem, until } from './app-helpers.js'
 import {
   describeBrowser,
   launchBrowser,
@@ -19,29 +20,7 @@ import {
   type TestWorkspace,
 } from './harness.js'
 
-/** A browser context whose person is already named (localStorage), like a returning user. */
-export async function personContext(browser: Browser, name: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  await context.addInitScript((person) => {
-    if (!localStorage.getItem('yfs.user')) localStorage.setItem('yfs.user', JSON.stringify({ name: person }))
-  }, name)
-  return context
-}
-
-/** Poll until `check` holds (Node-side state), failing after `timeoutMs`. */
-async function until(
-  check: () => Promise<boolean> | boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-const item = (page: Page, name: string) => page.getByRole('treeitem', { name, exact: true })
+const item = treeItem
 
 describeBrowser('file tree', () => {
   let server: TestServer

@@ -1,0 +1,41 @@
+/**
+ * Helpers for the app's browser tests (on top of harness.ts): a context whose person is already
+ * named, tree locators, and a bounded wait for Node-side state.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+
+/** A browser context whose person is already named (localStorage), like a returning user. */
+export async function personContext(browser: Browser, name: string): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  await context.addInitScript((person) => {
+    if (!localStorage.getItem('yfs.user')) localStorage.setItem('yfs.user', JSON.stringify({ name: person }))
+  }, name)
+  return context
+}
+
+/** The tree row named `name`. */
+export const treeItem = (page: Page, name: string) => page.getByRole('treeitem', { name, exact: true })
+
+/** The status bar's connection phase: `online`, `offline` or `syncing`. */
+export const connectionPhase = (page: Page) => page.locator('[data-phase]').getAttribute('data-phase')
+
+/** Poll until `check` holds (Node-side state), failing after `timeoutMs`. */
+export async function until(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** Create a file at the selected folder through the toolbar, and wait for its row. */
+export async function createFile(page: Page, name: string): Promise<void> {
+  await page.getByRole('button', { name: 'New file' }).click()
+  await page.getByLabel('New file in').fill(name)
+  await page.getByLabel('New file in').press('Enter')
+  await treeItem(page, name).waitFor()
+}

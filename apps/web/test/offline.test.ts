@@ -1,0 +1,129 @@
+/**
+ * Offline in Chromium: one context goes offline (Playwright `setOffline`: the app closes its socket on
+ * the browser's `offline` event), both contexts change the tree, and after reconnecting both changes
+ * are everywhere, the Node client included; the status bar says offline and counts the documents not
+ * yet acknowledged. Then the server itself goes down: a reload still opens the app (service worker)
+ * and the workspace (IndexedDB) with the edits made meanwhile, which reach the server once it is back.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connectWorkspace } from '@yfs/client'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { connectionPhase, createFile, personContext, treeItem, until } from './app-helpers.js'
+import {
+  describeBrowser,
+  launchBrowser,
+  openPage,
+  screenshot,
+  startServer,
+  type TestServer,
+} from './harness.js'
+
+const item = treeItem
+const phase = connectionPhase
+
+// The browser logs refused WebSocket connections and failed loads while the server is down.
+const SERVER_DOWN = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/, /Failed to load resource/]
+
+describeBrowser('offline', () => {
+  let browser: Browser
+  const servers: TestServer[] = []
+
+  beforeAll(async () => {
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    for (const s of servers) await s.stop()
+  })
+
+  it('offline edits in one context and online edits in another merge on reconnect', async () => {
+    const server = await startServer()
+    servers.push(server)
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.writeFile('/README.md', '# Shared\n')
+    await node.flush()
+    const a = await personContext(browser, 'Ana')
+    const b = await personContext(browser, 'Bo')
+    const { page: pa } = await openPage(a, ws.appUrl())
+    const { page: pb } = await openPage(b, ws.appUrl())
+    await item(pa, 'README.md').waitFor()
+    await item(pb, 'README.md').waitFor()
+    await expect.poll(() => phase(pa)).toBe('online')
+
+    await a.setOffline(true)
+    await expect.poll(() => phase(pa)).toBe('offline')
+    await createFile(pa, 'from-a.txt')
+    await item(pa, 'README.md').click()
+    await pa.keyboard.press('F2')
+    await pa.getByLabel('New name for README.md').fill('README-renamed-offline.md')
+    await pa.keyboard.press('Enter')
+    await item(pa, 'README-renamed-offline.md').waitFor()
+    await createFile(pb, 'from-b.txt')
+    await expect
+      .poll(() => pa.getByRole('status').first().textContent())
+      .toMatch(/Offline: \d+ documents? saved on this device/)
+    await screenshot(pa, 'offline')
+    // Really offline: neither the other browser nor the Node client has A's changes yet.
+    await until(() => node.fs.exists('/from-b.txt'), 'Node has B’s file')
+    expect(await node.fs.exists('/from-a.txt')).toBe(false)
+    expect(await item(pb, 'from-a.txt').count()).toBe(0)
+
+    await a.setOffline(false)
+    await item(pa, 'from-b.txt').waitFor()
+    await item(pb, 'from-a.txt').waitFor()
+    await item(pb, 'README-renamed-offline.md').waitFor()
+    await until(
+      async () =>
+        (await node.fs.exists('/from-a.txt')) && (await node.fs.exists('/README-renamed-offline.md')),
+      'Node has A’s offline changes',
+    )
+    expect(await node.fs.readFile('/README-renamed-offline.md')).toBe('# Shared\n')
+    await expect.poll(() => phase(pa)).toBe('online')
+    await a.close()
+    await b.close()
+  })
+
+  it('with the server down, a reload opens the app and the workspace from this device', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'yfs-web-offline-'))
+    try {
+      const first = await startServer({ args: ['--data', data] })
+      const ws = await first.createWorkspace()
+      const node = await ws.connect()
+      await node.fs.mkdir('/notes')
+      await node.fs.writeFile('/notes/a.md', '# A\n')
+      await node.flush()
+      const context = await personContext(browser, 'Ana')
+      const { page } = await openPage(context, ws.appUrl(), { allow: SERVER_DOWN })
+      await item(page, 'notes').waitFor()
+      // The service worker has the app, y-indexeddb the workspace.
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null)
+
+      await first.stop()
+      await expect.poll(() => phase(page)).toBe('offline')
+      await createFile(page, 'written-while-down.txt')
+      await page.reload()
+      await item(page, 'written-while-down.txt').waitFor()
+      await item(page, 'notes').click()
+      await item(page, 'a.md').waitFor()
+      expect(await phase(page)).toBe('offline')
+      await screenshot(page, 'offline-reload')
+
+      const second = await startServer({ args: ['--data', data, '--port', String(first.port)] })
+      servers.push(second)
+      await expect.poll(() => phase(page), { timeout: 30_000 }).toBe('online')
+      const check = await connectWorkspace({ url: second.ws, workspace: ws.name, token: ws.writeToken })
+      try {
+        await until(() => check.fs.exists('/written-while-down.txt'), 'the server has the offline file')
+      } finally {
+        await check.close(0)
+      }
+      await context.close()
+    } finally {
+      await rm(data, { recursive: true, force: true })
+    }
+  })
+})
