@@ -13,8 +13,8 @@
  * - `link` (hard links) is ENOSYS; symlinks are rows of type `symlink`.
  * - Concurrent creates of one name by two peers show display suffixes
  *   (`a (1).md`); the stored names are not rewritten.
- * - `/bin`, `/usr`, `/dev` and `/proc` are a per-instance local layer (an
- *   InMemoryFs) that is never shared: command stubs and `/dev/null` writes
+ * - `/bin`, `/usr`, `/dev` and `/proc` are a per-instance local layer (a
+ *   MemoryFs; core loads no just-bash code at runtime) that is never shared: command stubs and `/dev/null` writes
  *   of one peer are invisible to others. Shared folders with those names
  *   are hidden behind it.
  * - mtime (`updatedAt`) also changes on rename/move, which is what the
@@ -31,7 +31,6 @@ import type {
   MkdirOptions,
   RmOptions,
 } from 'just-bash'
-import { InMemoryFs } from 'just-bash'
 import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, readBinary, writeBinary } from '../content/binary.js'
@@ -71,6 +70,7 @@ import * as paths from '../path.js'
 import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
 import { suffixedName } from '../sibling-names.js'
 import { createEventHub, type FsEvent, type FsEventHandler, type FsEventType } from './events.js'
+import { MemoryFs } from './memory-fs.js'
 import { validateName } from './names.js'
 import { type FsOp, runOp, type TransactionResult } from './transaction.js'
 
@@ -205,7 +205,7 @@ export class YjsFileSystem implements IFileSystem {
   readonly pool: ContentDocPool
   readonly limits: FileSystemLimits
   readonly codecs: readonly ContentCodec[]
-  readonly #local = new InMemoryFs()
+  readonly #local = new MemoryFs()
   readonly #clock: () => number
   readonly author: string
   readonly readOnly: boolean
