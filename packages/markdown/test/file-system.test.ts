@@ -2,7 +2,7 @@
  * @yfs/markdown plugged into @yfs/core: bash on .md files, convert-on-switch
  * when a rename changes the kind, self-healing, row size upkeep and history.
  */
-import { createFileSystem, TEXT_KEY, type YjsFileSystem } from '@yfs/core'
+import { createFileSystem, isFsError, TEXT_KEY, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -92,5 +92,37 @@ describe('Markdown files in YjsFileSystem', () => {
     expect(await fs.readVersion('/h.md', versions[0]!.id)).toBe('- plain dash list\n')
     expect(await fs.readVersion('/h.md', versions[1]!.id)).toBe('- plain dash list\n')
     expect(await fs.diff('/h.md', versions[1]!.id)).toContain('+- more')
+  })
+
+  it('a peer created without the Markdown codec never reads a rich-text .md as empty and never writes Y.Text into it', async () => {
+    const rich = make()
+    const plain = createFileSystem() // no codecs: a peer set up without @yfs/markdown
+    await rich.writeFile('/plan.md', NOTE)
+    await rich.writeFile('/empty.md', '')
+    Y.applyUpdate(plain.doc, Y.encodeStateAsUpdate(rich.doc))
+    for (const path of ['/plan.md', '/empty.md']) {
+      const id = rich.index.lookup(path)!
+      const h = await plain.pool.acquire(id)
+      Y.applyUpdate(h.doc, Y.encodeStateAsUpdate(await docOf(rich, path)))
+      h.release()
+    }
+    expect((await plain.stat('/plan.md')).size).toBe(NOTE.length)
+    const read = await plain.readFile('/plan.md').then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isFsError(read, 'ENOSYS')).toBe(true)
+    expect((read as Error).message).toBe(
+      "ENOSYS: content is in the 'markdown' format and this filesystem has no 'markdown' codec (createFileSystem({ codecs: [markdownCodec] }) from @yfs/markdown), open '/plan.md'",
+    )
+    await expect(plain.writeFile('/plan.md', 'overwritten\n')).rejects.toMatchObject({ code: 'ENOSYS' })
+    await expect(plain.appendFile('/plan.md', 'more\n')).rejects.toMatchObject({ code: 'ENOSYS' })
+    const doc = await docOf(plain, '/plan.md')
+    expect(doc.share.has(TEXT_KEY) && doc.getText(TEXT_KEY).length > 0).toBe(false)
+    // An empty Markdown file is empty for everyone; a new .md on the plain peer is plain text as before.
+    expect(await plain.readFile('/empty.md')).toBe('')
+    await plain.writeFile('/new.md', '# new\n')
+    expect(await plain.readFile('/new.md')).toBe('# new\n')
+    expect(await rich.readFile('/plan.md')).toBe(NOTE)
   })
 })

@@ -19,6 +19,10 @@
  *   are hidden behind it.
  * - mtime (`updatedAt`) also changes on rename/move, which is what the
  *   concurrent-move rule of the path index orders by.
+ * - A file whose content was written by a codec this filesystem lacks (a
+ *   `.md` file on a filesystem created without `markdownCodec`) is ENOSYS
+ *   to read (unless empty) and to write, with the missing codec named; it is
+ *   never read as empty text, and plain text is never written into it.
  */
 
 import { createTwoFilesPatch } from 'diff'
@@ -451,6 +455,29 @@ export class YjsFileSystem implements IFileSystem {
     return codec.read(doc)
   }
 
+  /**
+   * The id of the codec that last wrote `doc` when this filesystem lacks it and
+   * the file's own codec finds no content (a peer created without that codec).
+   */
+  #missingCodec(doc: Y.Doc, name: string): string | undefined {
+    if (this.codecFor(name).hasContent(doc)) return undefined
+    const last = listStoredVersions(doc).at(-1)
+    if (last === undefined || this.codecs.some((c) => c.id === last.codec)) return undefined
+    // Renamed to another kind since (e.g. `.md` → `.txt`): that file's codec is ours now.
+    const ext = (n: string) => /\.[^./]*$/.exec(n)?.[0].toLowerCase() ?? ''
+    return ext(last.name) === ext(name) ? last.codec : undefined
+  }
+
+  #noCodec(syscall: string, id: FileId, name: string, codec: string): FsError {
+    const hint =
+      codec === 'markdown' ? ' (createFileSystem({ codecs: [markdownCodec] }) from @yfs/markdown)' : ''
+    return enosys(
+      syscall,
+      this.index.pathOf(id) ?? name,
+      `content is in the '${codec}' format and this filesystem has no '${codec}' codec${hint}`,
+    )
+  }
+
   async #readContent(id: FileId, row: FileRow): Promise<FileContentValue> {
     const cached = this.index.plaintext.get(id)
     if (cached !== undefined) return { text: cached }
@@ -458,6 +485,8 @@ export class YjsFileSystem implements IFileSystem {
     try {
       const bytes = readBinary(handle.doc)
       if (bytes) return { bytes }
+      const missing = this.#missingCodec(handle.doc, row.name)
+      if (missing !== undefined && row.size > 0) throw this.#noCodec('open', id, row.name, missing)
       const text = this.#readText(handle.doc, row.name)
       this.index.plaintext.set(id, text)
       return { text }
@@ -476,6 +505,11 @@ export class YjsFileSystem implements IFileSystem {
     const handle = await this.pool.acquire(id)
     try {
       const doc = handle.doc
+      if (!value.bytes) {
+        // Never write plain text into content another codec owns.
+        const missing = this.#missingCodec(doc, name)
+        if (missing !== undefined) throw this.#noCodec('open', id, name, missing)
+      }
       let size = 0
       let text: string | undefined
       // One transaction: the edit and its history entry travel as one update.
@@ -739,6 +773,8 @@ export class YjsFileSystem implements IFileSystem {
         const doc = handle.doc
         const existingBytes = readBinary(doc)
         const codec = this.codecFor(row.name)
+        const missing = existingBytes ? undefined : this.#missingCodec(doc, row.name)
+        if (missing !== undefined) throw this.#noCodec('open', target.id, row.name, missing)
         if (!existingBytes && value.text !== undefined && codec === textCodec) {
           // A true append: concurrent appends from two peers both survive.
           const ytext = doc.getText('text')
