@@ -12,6 +12,8 @@ export type {
 export { ContentDocPool } from './content/doc-pool.js'
 export { TEXT_KEY, textCodec } from './content/text-codec.js'
 export { applyTextDiff } from './content/text-diff.js'
+export type { ConflictRegion, TextMergeResult, UnitRange } from './content/three-way-merge.js'
+export { mergeText, mergeUnits, splitLines } from './content/three-way-merge.js'
 export { utf8Length } from './encoding.js'
 export type { ErrnoCode } from './errors.js'
 // Errors
@@ -21,6 +23,7 @@ export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table
 export { createFilesTable, FILES_TABLE_KEY, FileRowSchema } from './files-table.js'
 export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
 export { validateName } from './fs/names.js'
+export type { WriteBase, WriteOptions, WriteReport } from './fs/stale-write.js'
 export type { FsOp, TransactionError, TransactionResult } from './fs/transaction.js'
 export type {
   CheckpointDiff,

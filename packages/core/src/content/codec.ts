@@ -31,4 +31,9 @@ export interface ContentCodec {
   hasContent(doc: Y.Doc): boolean
   /** Calls `onChange` after every change to the codec's keys; returns an unsubscribe. */
   observe(doc: Y.Doc, onChange: (origin: unknown) => void): () => void
+  /**
+   * Split text (as `read` returns it) into the units a stale write merges by
+   * (three-way-merge.ts); `units.join('')` must be the text. Lines when absent.
+   */
+  mergeUnits?(text: string): string[]
 }

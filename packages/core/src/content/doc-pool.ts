@@ -46,7 +46,7 @@ export interface ContentDocPoolOptions {
   /** Called when a doc is evicted (before it is destroyed). */
   onClose?: (id: FileId, doc: Y.Doc) => void
   /** Memory mode: shrink a doc's encoded state before keeping it (e.g. `compactContentState`). */
-  compact?: (state: Uint8Array) => Uint8Array
+  compact?: (state: Uint8Array, id: FileId) => Uint8Array
 }
 
 interface Slot {
@@ -182,7 +182,7 @@ export class ContentDocPool {
     this.#slots.delete(id)
     if (!this.#options.connect) {
       const state = Y.encodeStateAsUpdate(slot.doc)
-      this.#dormant.set(id, this.#options.compact ? this.#options.compact(state) : state)
+      this.#dormant.set(id, this.#options.compact ? this.#options.compact(state, id) : state)
     }
     this.#close(id, slot)
   }

@@ -5,9 +5,17 @@
  * has no event. A folder move is one `rename` event for the folder, not one
  * per descendant (like inotify).
  */
+import type { ConflictRegion } from '../content/three-way-merge.js'
 import type { FileId } from '../ids.js'
 
-export type FsEventType = 'write' | 'delete' | 'rename' | 'mkdir' | 'restore'
+/**
+ * `merge`: a whole-file write from a stale instance merged changes it had not
+ * seen; `conflict`: such a write overwrote part of them (the writer's version
+ * of a region both changed won; `conflicts` says which lines, `versionId` which
+ * history version keeps the replaced text). Both follow the `write` event of
+ * the same write and are only seen by the writing instance.
+ */
+export type FsEventType = 'write' | 'delete' | 'rename' | 'mkdir' | 'restore' | 'merge' | 'conflict'
 
 export interface FsEvent {
   type: FsEventType
@@ -19,6 +27,10 @@ export interface FsEvent {
   size?: number
   origin: 'local' | 'remote'
   transactionId?: string
+  /** `conflict`: line regions where the writer's version won (empty: the whole file was replaced). */
+  conflicts?: ConflictRegion[]
+  /** `conflict`: the history version holding the content the write replaced. */
+  versionId?: string
 }
 
 export type FsEventHandler = (event: FsEvent) => void

@@ -21,8 +21,10 @@
  * main-doc update takes to arrive; content docs are separate Yjs documents,
  * so no single Yjs update can span them.
  */
+
 import type { FileContent } from 'just-bash'
 import { eisdir, enotdir, type FsError } from '../errors.js'
+import type { WriteReport } from './stale-write.js'
 
 export type FsOp =
   | { type: 'writeFile'; path: string; content: FileContent }
@@ -40,6 +42,8 @@ export interface TransactionResult {
   contentChanges: number
   /** Number of rows created or changed. */
   rowChanges: number
+  /** Files whose content changed since this instance last read them: merged as stale writes (see `YjsFileSystem.write`). */
+  merges: WriteReport[]
 }
 
 /** An FsError from a transaction, with the index of the op that failed. */

@@ -62,6 +62,7 @@ import {
   type FileVersion,
   hasUnversionedChanges,
   listStoredVersions,
+  readSnapshotContent,
   readVersionContent,
   recordVersion,
   type StoredVersion,
@@ -74,8 +75,17 @@ import * as paths from '../path.js'
 import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
 import { suffixedName } from '../sibling-names.js'
 import { createEventHub, type FsEvent, type FsEventHandler, type FsEventType } from './events.js'
+import { LastSeenTracker } from './last-seen.js'
 import { MemoryFs } from './memory-fs.js'
 import { validateName } from './names.js'
+import {
+  type ContentValue,
+  normalizeWithCodec,
+  resolveStaleWrite,
+  type WriteBase,
+  type WriteOptions,
+  type WriteReport,
+} from './stale-write.js'
 import { type FsOp, runOp, type TransactionResult } from './transaction.js'
 
 type ReadFileOptions = Parameters<IFileSystem['readFile']>[1]
@@ -217,6 +227,8 @@ export class YjsFileSystem implements IFileSystem {
   readonly #events = createEventHub()
   readonly #pendingSize = new Set<FileId>()
   readonly #docCleanup = new Map<FileId, () => void>()
+  // What this instance last saw of each file it read whole or wrote: the base of its stale writes.
+  readonly #seen = new LastSeenTracker(FS_ORIGIN)
   #queue: Promise<unknown> = Promise.resolve()
   #transactionId: string | undefined
   // Index listener for change events, attached only while someone watches (it costs a path walk per change).
@@ -238,8 +250,12 @@ export class YjsFileSystem implements IFileSystem {
       maxIdle: options.maxIdle,
       onOpen: (id, doc) => this.#watchContent(id, doc),
       // Small docs have little to drop; compacting them would cost more than it saves.
-      compact: (state) => (state.byteLength > COMPACT_ABOVE_BYTES ? compactContentState(state) : state),
-      onClose: (id) => {
+      compact: (state, id) =>
+        state.byteLength > COMPACT_ABOVE_BYTES
+          ? compactContentState(state, this.#seen.snapshotsOf(id))
+          : state,
+      onClose: (id, doc) => {
+        if (options.connect) this.#seen.freeze(id, doc)
         this.#docCleanup.get(id)?.()
         this.#docCleanup.delete(id)
         // With a provider the doc may change while unloaded: the cache would go stale.
@@ -402,7 +418,11 @@ export class YjsFileSystem implements IFileSystem {
       if (tr.local && tr.origin !== FS_ORIGIN && !this.readOnly) this.#scheduleSizeUpdate(id)
     }
     doc.on('afterTransaction', onTransaction)
-    this.#docCleanup.set(id, () => doc.off('afterTransaction', onTransaction))
+    const detach = this.#seen.attach(id, doc)
+    this.#docCleanup.set(id, () => {
+      doc.off('afterTransaction', onTransaction)
+      detach()
+    })
   }
 
   #scheduleSizeUpdate(id: FileId): void {
@@ -478,11 +498,16 @@ export class YjsFileSystem implements IFileSystem {
     )
   }
 
-  async #readContent(id: FileId, row: FileRow): Promise<FileContentValue> {
+  /** Content of a file; `seen`: a whole-file read by a caller, remembered as the base of its next write. */
+  async #readContent(id: FileId, row: FileRow, seen = false): Promise<FileContentValue> {
     const cached = this.index.plaintext.get(id)
-    if (cached !== undefined) return { text: cached }
+    if (cached !== undefined) {
+      if (seen) this.#seen.markSeen(id, this.codecFor(row.name).id)
+      return { text: cached }
+    }
     const handle = await this.pool.acquire(id)
     try {
+      if (seen) this.#seen.markSeen(id, this.codecFor(row.name).id)
       const bytes = readBinary(handle.doc)
       if (bytes) return { bytes }
       const missing = this.#missingCodec(handle.doc, row.name)
@@ -501,6 +526,7 @@ export class YjsFileSystem implements IFileSystem {
     name: string,
     value: FileContentValue,
     reason: VersionReason = 'write',
+    stale?: { base?: WriteBase; report: WriteReport },
   ): Promise<number> {
     const handle = await this.pool.acquire(id)
     try {
@@ -510,6 +536,7 @@ export class YjsFileSystem implements IFileSystem {
         const missing = this.#missingCodec(doc, name)
         if (missing !== undefined) throw this.#noCodec('open', id, name, missing)
       }
+      if (stale) value = this.#mergeStale(id, doc, name, value, stale)
       let size = 0
       let text: string | undefined
       // One transaction: the edit and its history entry travel as one update.
@@ -527,11 +554,79 @@ export class YjsFileSystem implements IFileSystem {
         }
         this.#recordVersion(doc, name, size, reason)
       }, FS_ORIGIN)
+      this.#seen.markSeen(id, this.codecFor(name).id)
       // After the transaction: its observer clears the cache entry.
       if (text !== undefined) this.index.plaintext.set(id, text)
       return size
     } finally {
       handle.release()
+    }
+  }
+
+  /**
+   * A whole-file write against what the writer saw (`stale.base`, else this
+   * instance's last-seen state): returns what to write, fills in the report,
+   * and keeps the current content as a version when part of it is overwritten.
+   */
+  #mergeStale(
+    id: FileId,
+    doc: Y.Doc,
+    name: string,
+    value: FileContentValue,
+    stale: { base?: WriteBase; report: WriteReport },
+  ): FileContentValue {
+    const codec = this.codecFor(name)
+    const base = this.#baseOf(id, doc, codec, stale.base)
+    if (base === undefined) return value
+    const bytes = readBinary(doc)
+    const theirs: ContentValue = bytes ? { bytes } : { text: this.#readText(doc, name) }
+    // Compare and merge what the codec would store (Markdown re-serialises).
+    const ours =
+      value.text !== undefined && codec !== textCodec
+        ? { text: normalizeWithCodec(codec, value.text) }
+        : value
+    const r = resolveStaleWrite(
+      base ?? { bytes: new Uint8Array() },
+      ours,
+      theirs,
+      codec.mergeUnits?.bind(codec),
+    )
+    stale.report.merged = r.merged
+    stale.report.conflicts = r.conflicts
+    if (r.overwritten || base === null) {
+      stale.report.conflict = true
+      let last = listStoredVersions(doc).at(-1)
+      if (!last || hasUnversionedChanges(doc))
+        last = this.#recordVersion(
+          doc,
+          name,
+          theirs.bytes?.byteLength ?? utf8Length(theirs.text ?? ''),
+          'conflict',
+        )
+      stale.report.replacedVersion = toFileVersion(last)
+    }
+    return r.merged ? r.value : value
+  }
+
+  /** The base of a stale write: explicit, or the last-seen snapshot; `undefined` when fresh or never seen, `null` when unreadable. */
+  #baseOf(
+    id: FileId,
+    doc: Y.Doc,
+    codec: ContentCodec,
+    explicit?: WriteBase,
+  ): ContentValue | null | undefined {
+    if (explicit && 'snapshot' in explicit)
+      return readSnapshotContent(doc, Y.decodeSnapshot(explicit.snapshot), codec)
+    if (explicit) return explicit
+    const seen = this.#seen.get(id)
+    if (seen?.kind !== 'snapshot') return undefined
+    const seenCodec = this.codecs.find((c) => c.id === seen.codec) ?? textCodec
+    try {
+      return readSnapshotContent(doc, seen.snapshot, seenCodec)
+    } catch (error) {
+      // A snapshot the doc can no longer rebuild (content dropped elsewhere): the writer wins, theirs is kept as a version.
+      if (error instanceof Error) return null
+      throw error
     }
   }
 
@@ -544,7 +639,7 @@ export class YjsFileSystem implements IFileSystem {
     if (loc.kind === 'system') return this.#local.readFile(loc.path, options)
     const row = this.#row(loc.id)
     if (!row || row.type === 'folder') throw eisdir('read', path)
-    const content = await this.#readContent(loc.id, row)
+    const content = await this.#readContent(loc.id, row, true)
     if (content.text !== undefined) {
       if (encoding === 'utf8' || encoding === 'utf-8') return content.text
       return fromBytes(encodeUtf8(content.text), encoding)
@@ -558,7 +653,7 @@ export class YjsFileSystem implements IFileSystem {
     if (loc.kind === 'system') return this.#local.readFileBuffer(loc.path)
     const row = this.#row(loc.id)
     if (!row || row.type === 'folder') throw eisdir('read', path)
-    const content = await this.#readContent(loc.id, row)
+    const content = await this.#readContent(loc.id, row, true)
     return content.bytes ?? encodeUtf8(content.text ?? '')
   }
 
@@ -568,7 +663,7 @@ export class YjsFileSystem implements IFileSystem {
     if (loc.kind === 'system') return (await this.#local.readFileBytes(loc.path)) as never
     const row = this.#row(loc.id)
     if (!row || row.type === 'folder') throw eisdir('read', path)
-    const content = await this.#readContent(loc.id, row)
+    const content = await this.#readContent(loc.id, row, true)
     let latin1: string
     if (content.bytes) latin1 = latin1FromBytes(content.bytes)
     // ASCII text is its own byte string; only non-ASCII needs encoding.
@@ -672,9 +767,53 @@ export class YjsFileSystem implements IFileSystem {
   async writeFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
     const normalized = this.#norm(path, 'write')
     if (isSystemPath(normalized)) return this.#local.writeFile(normalized, content, options)
+    await this.write(path, content, { encoding: getEncoding(options) })
+  }
+
+  /**
+   * Write a whole file and say what happened. When the file changed since this
+   * instance last read or wrote it (or since `options.base`), the write is a
+   * three-way merge: edits that do not overlap all survive; where both changed
+   * the same lines (Markdown: blocks) the written version wins, the replaced
+   * content is kept as a history version (`replacedVersion`) and a `conflict`
+   * event names the lines. Binary content and empty writes replace the whole
+   * file (the previous content becomes a version). A file this instance never
+   * saw is replaced, like `writeFile` always did. Throws like `writeFile`.
+   * @example
+   * const r = await fs.write('/notes.md', text)
+   * if (r.conflict) await fs.diff('/notes.md', r.replacedVersion!.id)
+   */
+  async write(path: string, content: FileContent, options: WriteOptions = {}): Promise<WriteReport> {
+    const normalized = this.#norm(path, 'write')
+    const report: WriteReport = {
+      path: normalized,
+      size: 0,
+      created: false,
+      merged: false,
+      conflict: false,
+      conflicts: [],
+    }
+    if (isSystemPath(normalized)) {
+      await this.#local.writeFile(normalized, content, options.encoding)
+      report.size = (await this.#local.stat(normalized)).size
+      return report
+    }
     this.#writable('open', path)
-    const value = this.#toContentValue(content, getEncoding(options))
-    await this.#exclusive(() => this.#write(normalized, path, value, 'write'))
+    const value = this.#toContentValue(content, options.encoding ?? 'utf8')
+    const stale = { base: options.base, report }
+    await this.#exclusive(() => this.#write(normalized, path, value, 'write', stale))
+    return report
+  }
+
+  /** Encoded Yjs snapshot of a file's content doc now: a `base` for a later `write` (`{ snapshot }`). */
+  async contentSnapshot(path: string): Promise<Uint8Array> {
+    const row = this.#fileAt(path, 'open')
+    const handle = await this.pool.acquire(row.id)
+    try {
+      return Y.encodeSnapshot(Y.snapshot(handle.doc))
+    } finally {
+      handle.release()
+    }
   }
 
   #toContentValue(content: FileContent, encoding: BufferEncoding): FileContentValue {
@@ -695,23 +834,31 @@ export class YjsFileSystem implements IFileSystem {
     original: string,
     value: FileContentValue,
     syscall: string,
+    stale?: { base?: WriteBase; report: WriteReport },
   ): Promise<FileId> {
     const target = this.#resolveWriteTarget(normalized, syscall, original)
     const newSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    if (stale) stale.report.path = target.path
     if (target.id !== undefined) {
       const row = this.table.get(target.id)!
       if (row.type === 'folder') throw eisdir('open', original)
       this.#checkSize(newSize, row.size, syscall, original)
-      const size = await this.#writeContent(target.id, row.name, value)
+      const size = await this.#writeContent(target.id, row.name, value, 'write', stale)
       this.table.update(target.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      if (stale) {
+        stale.report.size = size
+        this.#emitMerge(target.id, stale.report)
+      }
       return target.id
     }
+    if (stale) stale.report.created = true
     this.#checkName(target.name, syscall, original)
     this.#checkNewPath(target.path, syscall, original)
     this.#checkSize(newSize, 0, syscall, original)
     const id = createFileId()
     // Content first, row last: a peer never sees a row whose content is still to come.
     const size = await this.#writeContent(id, target.name, value)
+    if (stale) stale.report.size = size
     const now = this.#clock()
     this.table.set(
       {
@@ -1217,6 +1364,7 @@ export class YjsFileSystem implements IFileSystem {
         }
         const transactionId = nanoid(12)
         let contentChanges = 0
+        const merges: { id: FileId; report: WriteReport }[] = []
         for (const id of [...stage.pool.loaded()]) {
           const row = stage.table.get(id)
           const staged = stage.pool.peek(id)
@@ -1225,7 +1373,23 @@ export class YjsFileSystem implements IFileSystem {
           const value: FileContentValue = bytes ? { bytes } : { text: stage.#readText(staged, row.name) }
           const liveRow = this.table.get(id)
           if (liveRow && sameContent(await this.#readContent(id, liveRow), value)) continue
-          await this.#writeContent(id, row.name, value)
+          // Content read through this instance before the transaction (apply_patch) merges like a stale write.
+          const report: WriteReport = {
+            path: stage.index.pathOf(id) ?? '/',
+            size: 0,
+            created: !liveRow,
+            merged: false,
+            conflict: false,
+            conflicts: [],
+          }
+          report.size = await this.#writeContent(
+            id,
+            row.name,
+            value,
+            'write',
+            liveRow ? { report } : undefined,
+          )
+          if (report.merged) merges.push({ id, report })
           contentChanges++
         }
         const changed: FileRow[] = []
@@ -1238,10 +1402,16 @@ export class YjsFileSystem implements IFileSystem {
           this.table.batch(() => {
             for (const row of changed) this.table.set(row, FS_ORIGIN)
           }, FS_ORIGIN)
+          for (const m of merges) this.#emitMerge(m.id, m.report)
         } finally {
           this.#transactionId = undefined
         }
-        return { transactionId, contentChanges, rowChanges: changed.length }
+        return {
+          transactionId,
+          contentChanges,
+          rowChanges: changed.length,
+          merges: merges.map((m) => m.report),
+        }
       } finally {
         stage.destroy()
       }
@@ -1498,6 +1668,7 @@ export class YjsFileSystem implements IFileSystem {
       for (const id of doomed) {
         if (!referenced.has(id)) this.pool.forget(id)
         this.index.plaintext.delete(id)
+        this.#seen.forget(id)
       }
       return doomed.size
     },
@@ -1534,6 +1705,26 @@ export class YjsFileSystem implements IFileSystem {
       }
       if (event) this.#events.emit(event)
     }
+  }
+
+  /** `merge` / `conflict` event of a stale write (after its `write` event). */
+  #emitMerge(id: FileId, report: WriteReport): void {
+    if (!this.#events.active || !report.merged) return
+    const base = {
+      id,
+      origin: 'local',
+      path: report.path,
+      size: report.size,
+      transactionId: this.#transactionId,
+    } as const
+    if (!report.conflict) this.#events.emit({ ...base, type: 'merge' })
+    else
+      this.#events.emit({
+        ...base,
+        type: 'conflict',
+        conflicts: report.conflicts,
+        versionId: report.replacedVersion?.id,
+      })
   }
 
   /** Stop observing; the docs stay usable by their owner. */

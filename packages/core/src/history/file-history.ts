@@ -27,7 +27,8 @@ import type { ContentCodec } from '../content/codec.js'
 /** Root key of the versions array in a content doc. */
 export const VERSIONS_KEY = 'versions'
 
-export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save'
+/** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
+export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
 
 /** A version as stored (with its snapshot). */
 export interface StoredVersion {
@@ -222,16 +223,17 @@ export function readVersionContent(
   version: StoredVersion,
   codecs: readonly ContentCodec[],
 ): VersionContent {
+  const codec = codecs.find((c) => c.id === version.codec) ?? codecs[codecs.length - 1]!
+  return readSnapshotContent(doc, versionSnapshot(doc, version), codec)
+}
+
+/** The content a doc had at `snapshot`, read with `codec` (bytes when it was binary). */
+export function readSnapshotContent(doc: Y.Doc, snapshot: Y.Snapshot, codec: ContentCodec): VersionContent {
   if (doc.gc) throw new TypeError('history needs a content doc with gc: false')
-  const old = Y.createDocFromSnapshot(
-    doc,
-    versionSnapshot(doc, version),
-    new Y.Doc({ guid: 'yfs-history', gc: false }),
-  )
+  const old = Y.createDocFromSnapshot(doc, snapshot, new Y.Doc({ guid: 'yfs-history', gc: false }))
   try {
     const bytes = readBinary(old)
     if (bytes) return { bytes }
-    const codec = codecs.find((c) => c.id === version.codec) ?? codecs[codecs.length - 1]!
     return { text: codec.read(old) }
   } finally {
     old.destroy()
@@ -242,13 +244,14 @@ export function readVersionContent(
  * Drop deleted content that no version references from an encoded content-doc
  * state. The result has the same state vector and syncs with every replica
  * (deleted items become GC ranges, as in any gc-enabled Yjs doc); every
- * version stays readable.
+ * version stays readable, and so does every snapshot in `keep` (the states
+ * a filesystem instance last saw, the bases of later stale writes).
  */
-export function compactContentState(update: Uint8Array): Uint8Array {
+export function compactContentState(update: Uint8Array, keep: readonly Y.Snapshot[] = []): Uint8Array {
   const full = new Y.Doc({ guid: 'yfs-history', gc: false })
   Y.applyUpdate(full, update)
   const versions = listStoredVersions(full)
-  const snapshots = versions.map((v) => versionSnapshot(full, v, versions))
+  const snapshots = [...versions.map((v) => versionSnapshot(full, v, versions)), ...keep]
   full.destroy()
   const referenced = (item: Y.Item) =>
     snapshots.some((s) => item.id.clock < (s.sv.get(item.id.client) ?? 0) && !Y.isDeleted(s.ds, item.id))
