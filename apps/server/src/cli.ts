@@ -1,5 +1,6 @@
 /**
  * The `yfs` command line (commander). `serve` starts the sync server;
+ * `mcp` (from @yfs/agent) and `sync` (from @yfs/sync) are mounted here;
  * `workspace create` and `token create` administer a store directly (no
  * server needed), for set-up scripts and recovery.
  *
@@ -10,6 +11,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createMcpCommand } from '@yfs/agent'
+import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type LogLevel } from './logger.js'
 import type { DocumentStore, Role } from './persistence/document-store.js'
@@ -53,6 +55,8 @@ export function createProgram(): Command {
   const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
   // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent.
   program.addCommand(createMcpCommand())
+  // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
+  program.addCommand(createSyncCommand())
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(

@@ -1,0 +1,89 @@
+/**
+ * `yfs sync <dir> --server URL --workspace W --token T`: connect to a sync
+ * server and mirror the workspace into `<dir>` until SIGINT/SIGTERM, which
+ * finish in-flight writes, flush to the server and exit 0.
+ *
+ * Mounted into the `yfs` command by apps/server (like `yfs mcp`); also runs
+ * alone through src/main.ts. Every option has an environment fallback
+ * (YFS_SERVER, YFS_WORKSPACE, YFS_TOKEN), so the token need not appear in
+ * process listings.
+ */
+import { hostname } from 'node:os'
+import { connectWorkspace } from '@yfs/client'
+import { markdownCodec } from '@yfs/markdown'
+import { Command, Option } from 'commander'
+import { createReporter } from './output.js'
+import { syncFolder } from './sync-folder.js'
+
+interface SyncFlags {
+  server: string
+  workspace: string
+  token: string
+  verbose: boolean
+  json: boolean
+  ignore: string[]
+  defaultIgnores: boolean
+  poll: boolean
+  progress: boolean
+}
+
+/** The `sync` subcommand (commander). */
+export function createSyncCommand(): Command {
+  return new Command('sync')
+    .description('mirror a workspace to a folder, both ways, until stopped')
+    .argument('<dir>', 'folder to mirror into (created when missing)')
+    .addOption(
+      new Option('--server <url>', 'sync server WebSocket URL').env('YFS_SERVER').makeOptionMandatory(),
+    )
+    .addOption(new Option('--workspace <id>', 'workspace id').env('YFS_WORKSPACE').makeOptionMandatory())
+    .addOption(new Option('--token <t>', 'workspace token').env('YFS_TOKEN').makeOptionMandatory())
+    .option('--verbose', 'one line per change, with its direction', false)
+    .option('--json', 'one JSON line per event', false)
+    .option('--ignore <pattern...>', 'extra ignore patterns (.gitignore syntax)', [])
+    .option('--no-default-ignores', 'do not ignore .git/ and node_modules/ by default')
+    .option('--poll', 'poll the folder instead of native file events', false)
+    .option('--no-progress', 'no progress bar for the initial pass')
+    .action(async (dir: string, flags: SyncFlags) => {
+      const reporter = createReporter({
+        verbose: flags.verbose,
+        json: flags.json,
+        ...(flags.progress ? {} : { progress: false }),
+      })
+      const connection = await connectWorkspace({
+        url: flags.server,
+        workspace: flags.workspace,
+        token: flags.token,
+        fs: { codecs: [markdownCodec], author: `sync:${hostname()}` },
+      })
+      const sync = await syncFolder({
+        fs: connection.fs,
+        dir,
+        workspace: `${flags.server}#${flags.workspace}`,
+        ignore: flags.ignore,
+        useDefaultIgnores: flags.defaultIgnores,
+        usePolling: flags.poll,
+        onEvent: reporter,
+      }).catch(async (error: unknown) => {
+        await connection.close()
+        throw error
+      })
+      let stopping = false
+      const stop = async (signal: string) => {
+        if (stopping) process.exit(1)
+        stopping = true
+        try {
+          await sync.close()
+          await connection.close(10_000)
+          reporter.stop()
+          process.exit(0)
+        } catch (error) {
+          process.stderr.write(
+            `yfs sync: ${signal}: ${error instanceof Error ? error.message : String(error)}\n`,
+          )
+          process.exit(1)
+        }
+      }
+      process.on('SIGINT', () => void stop('SIGINT'))
+      process.on('SIGTERM', () => void stop('SIGTERM'))
+    })
+}

@@ -1,0 +1,140 @@
+/**
+ * Disk writer: every change the daemon makes to the folder.
+ *
+ * Files are written atomically: a temp file in the same folder (so the
+ * rename never crosses a filesystem), written in full, fsynced, given its
+ * mode and mtime, then renamed over the target. A crash at any point leaves
+ * either the old file or the new one, plus at worst a stray temp file that
+ * `removeStrayTemps` deletes at the next start. Symlinks are replaced the
+ * same way (a temp link, then rename).
+ *
+ * Temp names start with TEMP_PREFIX, which the watcher ignores, so a write in
+ * progress is never read back as a change.
+ *
+ * It does not check paths: callers pass host paths from root-guard.
+ */
+import { randomBytes } from 'node:crypto'
+import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink, utimes } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+
+/** Prefix of the daemon's temp files; ignored by the watcher and the scan. */
+export const TEMP_PREFIX = '.yfs-sync-tmp-'
+
+function tempPath(host: string): string {
+  return join(dirname(host), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}-${basename(host).slice(0, 64)}`)
+}
+
+export interface WriteOptions {
+  /** Permission bits (e.g. 0o755); default 0o644. */
+  mode?: number
+  /** Modification time, ms since the epoch. */
+  mtimeMs?: number
+}
+
+/** Write `bytes` to `host` atomically (temp + fsync + rename); creates missing parent folders. */
+export async function writeFileAtomic(
+  host: string,
+  bytes: Uint8Array,
+  options: WriteOptions = {},
+): Promise<void> {
+  await mkdir(dirname(host), { recursive: true })
+  const temp = tempPath(host)
+  const mode = options.mode ?? 0o644
+  const handle = await open(temp, 'wx', mode)
+  try {
+    try {
+      await handle.writeFile(bytes)
+      await handle.sync()
+      // The umask may have dropped bits given to open(); chmod sets them exactly.
+      await handle.chmod(mode)
+    } finally {
+      await handle.close()
+    }
+    if (options.mtimeMs !== undefined) {
+      const t = new Date(options.mtimeMs)
+      await utimes(temp, t, t)
+    }
+    await rename(temp, host)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** Make `host` a symlink to `target`, replacing whatever file or link is there (not folders). */
+export async function writeSymlinkAtomic(host: string, target: string): Promise<void> {
+  await mkdir(dirname(host), { recursive: true })
+  const temp = tempPath(host)
+  await symlink(target, temp)
+  try {
+    await rename(temp, host)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** Remove a file or symlink; a missing one is fine. */
+export async function removeFile(host: string): Promise<void> {
+  try {
+    await unlink(host)
+  } catch (error) {
+    // Already gone: the goal of the call is reached.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}
+
+/**
+ * Remove a folder if it is empty. Returns false when it still holds entries
+ * (ignored files the daemon must not delete), true when it is gone.
+ */
+export async function removeEmptyFolder(host: string): Promise<boolean> {
+  try {
+    await rmdir(host)
+    return true
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // ENOENT: already gone. ENOTEMPTY/EEXIST: untracked or ignored entries remain, which we keep.
+    if (code === 'ENOENT') return true
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return false
+    throw error
+  }
+}
+
+/** Create a folder (and missing parents). */
+export async function makeFolder(host: string, mode?: number): Promise<void> {
+  await mkdir(host, { recursive: true, mode })
+}
+
+/** Move a file or folder within the root; creates the destination's parents. */
+export async function moveEntry(fromHost: string, toHost: string): Promise<void> {
+  await mkdir(dirname(toHost), { recursive: true })
+  await rename(fromHost, toHost)
+}
+
+/** Delete temp files left by a crash (anywhere below `root`, skipping `skip` folder names). */
+export async function removeStrayTemps(root: string, skip: ReadonlySet<string>): Promise<number> {
+  let removed = 0
+  const walk = async (dir: string): Promise<void> => {
+    let entries: import('node:fs').Dirent[]
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch (error) {
+      // A folder removed while we walk has no temps left to remove.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw error
+    }
+    for (const entry of entries) {
+      const full = join(dir, entry.name)
+      if (entry.name.startsWith(TEMP_PREFIX)) {
+        const st = await lstat(full)
+        if (!st.isDirectory()) {
+          await removeFile(full)
+          removed++
+        }
+      } else if (entry.isDirectory() && !skip.has(entry.name)) await walk(full)
+    }
+  }
+  await walk(root)
+  return removed
+}

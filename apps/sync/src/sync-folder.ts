@@ -1,0 +1,1020 @@
+/**
+ * syncFolder: keep a folder on disk and a workspace (any `YjsFileSystem`)
+ * equal, both ways, until closed.
+ *
+ * How it works:
+ * - Start: scan the folder, snapshot the workspace rows, load the sync
+ *   state, and apply `reconcile` (first-run and offline merge rules are
+ *   documented there). A progress event is emitted as operations complete.
+ * - Live, workspace → disk: row changes from peers (files-table observer,
+ *   non-local transactions) mark file ids dirty; each id is compared with
+ *   the state by id, so renames, moves, trash and restore become a rename,
+ *   a delete or a create on disk, and content changes a download.
+ * - Live, disk → workspace: the watcher marks paths dirty; after a short
+ *   debounce each path is looked at on disk (not trusted from the event).
+ *   Unchanged hash → nothing (this is what stops echoes of our own writes).
+ *   A vanished path waits `moveWindowMs` for the same bytes to appear
+ *   elsewhere (a rename or move, applied as `fs.mv`, so ids and history
+ *   stay); otherwise it is deleted (to the workspace trash).
+ * - Every step runs on one serial queue, and every disk write is atomic
+ *   (disk-writer), so a crash leaves old or new files and a state that
+ *   describes completed steps; the next start reconciles the rest.
+ *
+ * It deliberately does not: follow symlinks, mirror sockets/devices, or
+ * keep ignored paths in step (they are left alone on both sides).
+ */
+import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import {
+  decodeTextOrBinary,
+  type FileId,
+  type FileRow,
+  FS_ORIGIN,
+  isFsError,
+  paths,
+  SYSTEM_ROOTS,
+  type YjsFileSystem,
+} from '@yfs/core'
+import { hashBytes, inspect, type ScannedNode, scanDisk } from './disk-scan.js'
+import {
+  makeFolder,
+  moveEntry,
+  removeEmptyFolder,
+  removeFile,
+  removeStrayTemps,
+  TEMP_PREFIX,
+  writeFileAtomic,
+  writeSymlinkAtomic,
+} from './disk-writer.js'
+import { createIgnoreRules, type IgnoreRules, STATE_DIR } from './ignore-rules.js'
+import { forEachLimited } from './limit.js'
+import { conflictName, mergeText } from './merge.js'
+import { type NodeKind, reconcile, type StateNode, type SyncOp, type WorkspaceNode } from './reconcile.js'
+import { assertParentInside, RootGuardError, symlinkEscapeReason, toHostPath } from './root-guard.js'
+import type { SyncAction, SyncDirection, SyncEventHandler } from './sync-events.js'
+import { openSyncState, type SyncEntry, type SyncState } from './sync-state.js'
+import { type FolderWatcher, watchFolder } from './watcher.js'
+import { writeFromDisk } from './workspace-writer.js'
+
+/** Text files up to this size keep their last synced text in the state (the merge base). */
+const MAX_BASE_BYTES = 1024 * 1024
+
+export interface SyncFolderOptions {
+  /** The workspace. */
+  fs: YjsFileSystem
+  /** The folder (created when missing). */
+  dir: string
+  /** Name the sync state is pinned to (a folder syncs with one workspace only). Default `'workspace'`. */
+  workspace?: string
+  /** Extra ignore patterns (.gitignore syntax). */
+  ignore?: readonly string[]
+  /** Apply the default ignores (`.git/`, `node_modules/`). Default true. The state folder is always ignored. */
+  useDefaultIgnores?: boolean
+  onEvent?: SyncEventHandler
+  /** Quiet time before disk events are processed (ms). Default 30. */
+  debounceMs?: number
+  /** How long a vanished disk path waits for its bytes to reappear as a move (ms). Default 150. */
+  moveWindowMs?: number
+  /** Transfers in flight during the initial pass. Default 16. */
+  concurrency?: number
+  /** Poll the folder instead of native events. Default false. */
+  usePolling?: boolean
+}
+
+export interface FolderSync {
+  /** The folder, absolute. */
+  readonly dir: string
+  /** Resolves once every change seen so far (both ways) has been applied. */
+  idle(timeoutMs?: number): Promise<void>
+  /** Compare everything again, as at start-up. */
+  rescan(): Promise<void>
+  /** Finish in-flight work, stop watching and close the state. */
+  close(): Promise<void>
+}
+
+const stampOf = (row: FileRow): string => `${row.updatedAt}:${row.size}:${row.mode ?? ''}:${row.target ?? ''}`
+const depth = (path: string) => path.split('/').length
+const encoder = new TextEncoder()
+
+function isSystemPath(path: string): boolean {
+  return SYSTEM_ROOTS.includes(paths.split(path)[0] ?? '')
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0
+}
+
+async function readBytes(host: string): Promise<Uint8Array | undefined> {
+  try {
+    // A plain Uint8Array view: yjs stores binary only when `constructor === Uint8Array` (not Buffer).
+    const buffer = await readFile(host)
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+  } catch (error) {
+    // Gone (or replaced by a folder) since we looked: nothing to read.
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'EISDIR') return undefined
+    throw error
+  }
+}
+
+async function exists(host: string): Promise<boolean> {
+  try {
+    await lstat(host)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+}
+
+class SyncEngine implements FolderSync {
+  readonly dir: string
+  readonly #fs: YjsFileSystem
+  readonly #state: SyncState
+  readonly #rules: IgnoreRules
+  readonly #emit: SyncEventHandler
+  readonly #debounceMs: number
+  readonly #moveWindowMs: number
+  readonly #concurrency: number
+  #realRoot = ''
+  #watcher: FolderWatcher | undefined
+  #unobserve: (() => void) | undefined
+  #chain: Promise<void> = Promise.resolve()
+  #pendingTasks = 0
+  #diskDirty = new Set<string>()
+  #diskTimer: NodeJS.Timeout | undefined
+  #wsDirty = new Set<FileId>()
+  #wsTimer: NodeJS.Timeout | undefined
+  #pendingDeletes = new Map<string, number>()
+  #deleteTimer: NodeJS.Timeout | undefined
+  #live = false
+  #closed = false
+  #meta = new Map<FileId, Partial<FileRow>>()
+  #metaFlush: Promise<void> | undefined
+  #counts = { toWorkspace: 0, toDisk: 0 }
+
+  constructor(options: SyncFolderOptions, state: SyncState, dir: string) {
+    this.dir = dir
+    this.#fs = options.fs
+    this.#state = state
+    this.#rules = createIgnoreRules(dir, { patterns: options.ignore, useDefaults: options.useDefaultIgnores })
+    const handler = options.onEvent
+    this.#emit = (event) => {
+      try {
+        handler?.(event)
+      } catch (error) {
+        // A failing reporter must not stop the sync; surface it without breaking the queue.
+        queueMicrotask(() => {
+          throw error
+        })
+      }
+    }
+    this.#debounceMs = options.debounceMs ?? 30
+    this.#moveWindowMs = options.moveWindowMs ?? 150
+    this.#concurrency = options.concurrency ?? 16
+  }
+
+  // ------------------------------------------------------------ start and stop
+
+  async start(usePolling: boolean): Promise<void> {
+    this.#realRoot = await realpath(this.dir)
+    await removeStrayTemps(this.dir, new Set([STATE_DIR, '.git', 'node_modules']))
+    await this.#rules.reload('/')
+    // Watch first, so changes made during the initial pass are not missed; they wait in the dirty set.
+    this.#watcher = watchFolder(this.dir, {
+      ignored: (path, isDir) => this.#ignored(path, isDir),
+      onChange: (path) => this.#diskChanged(path),
+      onError: (error) => this.#emit({ type: 'error', message: String(error) }),
+      usePolling,
+    })
+    this.#unobserve = this.#fs.table.observe((changes, tr) => {
+      if (tr.local) return
+      for (const id of changes.keys()) this.#wsDirty.add(id)
+      this.#scheduleWs()
+    })
+    const started = Date.now()
+    await this.#enqueue(() => this.#fullReconcile(true))
+    await this.#watcher.ready
+    this.#live = true
+    this.#emit({ type: 'ready', entries: this.#state.size, ...this.#counts, ms: Date.now() - started })
+    this.#scheduleDisk()
+    this.#scheduleWs()
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    await this.#watcher?.close()
+    this.#unobserve?.()
+    clearTimeout(this.#diskTimer)
+    clearTimeout(this.#wsTimer)
+    clearTimeout(this.#deleteTimer)
+    // Finish what was already seen: pending disk changes, remote changes and deletes.
+    if (this.#diskDirty.size > 0) await this.#enqueue(() => this.#processDisk())
+    if (this.#wsDirty.size > 0) await this.#enqueue(() => this.#processRemote())
+    if (this.#pendingDeletes.size > 0) await this.#enqueue(() => this.#applyDeletes(true))
+    await this.#chain
+    await this.#metaFlush
+    this.#state.close()
+    this.#emit({ type: 'stopped' })
+  }
+
+  async idle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const busy =
+        this.#pendingTasks > 0 ||
+        this.#diskDirty.size > 0 ||
+        this.#wsDirty.size > 0 ||
+        this.#pendingDeletes.size > 0 ||
+        this.#meta.size > 0
+      if (!busy) return
+      if (Date.now() > deadline) throw new Error('sync did not become idle in time')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+
+  rescan(): Promise<void> {
+    return this.#enqueue(() => this.#fullReconcile(false))
+  }
+
+  // ------------------------------------------------------------ queue and scheduling
+
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    this.#pendingTasks++
+    const run = this.#chain.then(task).catch((error: unknown) => this.#report(error))
+    this.#chain = run.finally(() => {
+      this.#pendingTasks--
+    })
+    return this.#chain
+  }
+
+  #report(error: unknown, path?: string): void {
+    if (error instanceof RootGuardError) {
+      this.#emit({ type: 'skip', path: error.path, code: 'EACCES', reason: error.reason })
+      return
+    }
+    const message = isFsError(error) ? error.message : error instanceof Error ? error.message : String(error)
+    this.#emit({ type: 'error', ...(path ? { path } : {}), message })
+  }
+
+  #ignored(path: string, isDir: boolean | undefined): boolean {
+    if (paths.basename(path).startsWith(TEMP_PREFIX)) return true
+    if (path === `/${STATE_DIR}` || path.startsWith(`/${STATE_DIR}/`)) return true
+    if (isDir === undefined) return this.#rules.ignores(path, false) && this.#rules.ignores(path, true)
+    return this.#rules.ignores(path, isDir)
+  }
+
+  #diskChanged(path: string): void {
+    if (this.#closed) return
+    this.#diskDirty.add(path)
+    if (this.#live) this.#scheduleDisk()
+  }
+
+  #scheduleDisk(): void {
+    if (this.#diskTimer || this.#closed || this.#diskDirty.size === 0) return
+    this.#diskTimer = setTimeout(() => {
+      this.#diskTimer = undefined
+      void this.#enqueue(() => this.#processDisk())
+    }, this.#debounceMs)
+  }
+
+  #scheduleWs(): void {
+    if (this.#wsTimer || this.#closed || !this.#live || this.#wsDirty.size === 0) return
+    this.#wsTimer = setTimeout(() => {
+      this.#wsTimer = undefined
+      void this.#enqueue(() => this.#processRemote())
+    }, 5)
+  }
+
+  #scheduleDeletes(): void {
+    if (this.#deleteTimer || this.#closed || this.#pendingDeletes.size === 0) return
+    this.#deleteTimer = setTimeout(() => {
+      this.#deleteTimer = undefined
+      void this.#enqueue(() => this.#applyDeletes(false))
+    }, this.#moveWindowMs)
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  #host(path: string): string {
+    return toHostPath(this.dir, path)
+  }
+
+  async #guardedHost(path: string): Promise<string> {
+    const host = this.#host(path)
+    await assertParentInside(this.#realRoot, host, path)
+    return host
+  }
+
+  #change(
+    direction: SyncDirection,
+    action: SyncAction,
+    path: string,
+    extra: { from?: string; kind?: string } = {},
+  ) {
+    if (direction === 'to-workspace') this.#counts.toWorkspace++
+    else this.#counts.toDisk++
+    this.#emit({ type: 'change', direction, action, path, ...extra })
+  }
+
+  /** The workspace node at `path`, without following a symlink in the last component. */
+  #wsRow(path: string): FileRow | undefined {
+    const id = this.#fs.index.lookup(path)
+    return id === undefined ? undefined : this.#fs.table.get(id)
+  }
+
+  #workspaceSnapshot(): Map<string, WorkspaceNode> {
+    const out = new Map<string, WorkspaceNode>()
+    for (const row of this.#fs.table.rows()) {
+      if (row.trashedAt !== null) continue
+      const path = this.#fs.index.pathOf(row.id)
+      if (path === undefined || path === '/' || isSystemPath(path)) continue
+      if (this.#ignored(path, row.type === 'folder')) continue
+      out.set(path, { kind: row.type, id: row.id, stamp: stampOf(row) })
+    }
+    return out
+  }
+
+  #stateSnapshot(): Map<string, StateNode> {
+    const out = new Map<string, StateNode>()
+    for (const e of this.#state.entries()) out.set(e.path, e)
+    return out
+  }
+
+  /** Set row metadata (mtime, mode) for many files in one main-doc transaction. */
+  #setMeta(id: FileId, patch: Partial<FileRow>): Promise<void> {
+    this.#meta.set(id, { ...this.#meta.get(id), ...patch })
+    this.#metaFlush ??= new Promise((resolveFlush) =>
+      setTimeout(() => {
+        const batch = this.#meta
+        this.#meta = new Map()
+        this.#metaFlush = undefined
+        this.#fs.table.batch(() => {
+          for (const [rowId, p] of batch)
+            if (this.#fs.table.get(rowId)) this.#fs.table.update(rowId, p, FS_ORIGIN)
+        }, FS_ORIGIN)
+        resolveFlush()
+      }, 0),
+    )
+    return this.#metaFlush
+  }
+
+  /** Create the workspace parent folders of `path` when missing. */
+  async #ensureWsParent(path: string): Promise<void> {
+    const parent = paths.dirname(path)
+    if (parent === '/' || this.#fs.index.lookup(parent) !== undefined) return
+    await this.#fs.mkdir(parent, { recursive: true })
+  }
+
+  #putFolder(path: string, mode = 0o755): void {
+    const row = this.#wsRow(path)
+    if (!row) return
+    this.#state.put({
+      path,
+      kind: 'folder',
+      id: row.id,
+      hash: '',
+      size: 0,
+      mtimeMs: 0,
+      mode,
+      stamp: stampOf(row),
+    })
+  }
+
+  #putFile(path: string, bytes: Uint8Array, mtimeMs: number, mode: number): void {
+    const row = this.#wsRow(path)
+    if (!row) return
+    const text = bytes.byteLength <= MAX_BASE_BYTES ? decodeTextOrBinary(bytes) : undefined
+    this.#state.put({
+      path,
+      kind: 'file',
+      id: row.id,
+      hash: hashBytes(bytes),
+      size: bytes.byteLength,
+      mtimeMs,
+      mode,
+      stamp: stampOf(row),
+      ...(text === undefined ? {} : { base: text }),
+    })
+  }
+
+  #putSymlink(path: string, target: string, mtimeMs: number): void {
+    const row = this.#wsRow(path)
+    if (!row) return
+    this.#state.put({
+      path,
+      kind: 'symlink',
+      id: row.id,
+      hash: `link:${target}`,
+      size: Buffer.byteLength(target),
+      mtimeMs,
+      mode: 0o777,
+      stamp: stampOf(row),
+    })
+  }
+
+  // ------------------------------------------------------------ full reconcile
+
+  async #fullReconcile(initial: boolean): Promise<void> {
+    await this.#rules.reload('/')
+    for (let round = 0; round < 5; round++) {
+      const scan = await scanDisk(this.dir, {
+        rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) },
+        maxFileSize: this.#fs.limits.maxFileSize,
+        knownHash: (path, size, mtimeMs) => {
+          const e = this.#state.get(path)
+          return e && e.kind === 'file' && e.size === size && e.mtimeMs === mtimeMs ? e.hash : undefined
+        },
+      })
+      for (const [path] of scan.nodes)
+        if (isSystemPath(path)) {
+          scan.nodes.delete(path)
+          if (round === 0 && depth(path) === 2)
+            this.#emit({
+              type: 'skip',
+              path,
+              code: 'EINVAL',
+              reason: 'reserved top-level name in a workspace',
+            })
+        }
+      if (round === 0) for (const s of scan.skipped) this.#emit({ type: 'skip', ...s })
+      const ops = reconcile({
+        disk: scan.nodes,
+        workspace: this.#workspaceSnapshot(),
+        state: this.#stateSnapshot(),
+      })
+      if (ops.length === 0) return
+      await this.#execute(ops, scan.nodes, initial && round === 0)
+      if (!ops[0]!.type.startsWith('move-')) return
+    }
+  }
+
+  async #execute(ops: SyncOp[], disk: Map<string, ScannedNode>, progress: boolean): Promise<void> {
+    const total = ops.length
+    let done = 0
+    let lastReport = 0
+    const tick = () => {
+      done++
+      const now = Date.now()
+      if (progress && (now - lastReport > 100 || done === total)) {
+        lastReport = now
+        this.#emit({ type: 'progress', phase: 'initial', done, total })
+      }
+    }
+    const runOne = async (op: SyncOp) => {
+      try {
+        await this.#runOp(op, disk)
+      } catch (error) {
+        this.#report(error, op.path)
+      }
+      tick()
+    }
+    const transfers = ops.filter(
+      (op) => op.type !== 'delete-local' && op.type !== 'delete-remote' && op.type !== 'forget',
+    )
+    const sequential = transfers.filter(
+      (op) =>
+        op.type.startsWith('move-') ||
+        disk.get(op.path)?.kind === 'folder' ||
+        this.#wsRow(op.path)?.type === 'folder',
+    )
+    const sequentialSet = new Set<SyncOp>(sequential)
+    const transferSet = new Set<SyncOp>(transfers)
+    const parallel = transfers.filter((op) => !sequentialSet.has(op))
+    for (const op of sequential) await runOne(op)
+    await forEachLimited(parallel, this.#concurrency, runOne)
+    for (const op of ops.filter((o) => !transferSet.has(o))) await runOne(op)
+    await this.#metaFlush
+  }
+
+  async #runOp(op: SyncOp, disk: Map<string, ScannedNode>): Promise<void> {
+    switch (op.type) {
+      case 'upload':
+        return this.#upload(op.path, disk.get(op.path), op.restoreId)
+      case 'download':
+        return this.#download(op.path)
+      case 'compare':
+      case 'merge':
+        return this.#mergeBoth(op.path, op.type === 'merge' ? this.#state.get(op.path)?.base : '')
+      case 'record': {
+        const d = disk.get(op.path)
+        if (d?.kind === 'folder') this.#putFolder(op.path, d.mode)
+        return
+      }
+      case 'delete-remote':
+        return this.#deleteRemote(op.path)
+      case 'delete-local':
+        return this.#deleteLocal(op.path)
+      case 'move-local': {
+        await moveEntry(await this.#guardedHost(op.from), await this.#guardedHost(op.path))
+        this.#state.move(op.from, op.path)
+        this.#restamp(op.path)
+        this.#change('to-disk', 'move', op.path, { from: op.from })
+        return
+      }
+      case 'move-remote':
+        return this.#moveRemote(op.from, op.path)
+      case 'forget':
+        this.#state.delete(op.path)
+        return
+      case 'kind-conflict':
+        this.#emit({
+          type: 'skip',
+          path: op.path,
+          code: 'EEXIST',
+          reason: 'a file on one side and a folder on the other: resolve by renaming one',
+        })
+        return
+    }
+  }
+
+  #restamp(path: string): void {
+    const e = this.#state.get(path)
+    const row = this.#wsRow(path)
+    if (e && row) this.#state.put({ ...e, id: row.id, stamp: stampOf(row) })
+  }
+
+  // ------------------------------------------------------------ disk → workspace
+
+  async #upload(path: string, node: ScannedNode | undefined, restoreId?: string): Promise<void> {
+    const host = this.#host(path)
+    const st = await lstat(host).catch(() => undefined)
+    if (!st) return
+    if (st.isDirectory()) {
+      await this.#fs.mkdir(path, { recursive: true })
+      this.#putFolder(path, st.mode & 0o777)
+      this.#change('to-workspace', 'mkdir', path)
+      return
+    }
+    await this.#ensureWsParent(path)
+    if (restoreId) await this.#restoreFromTrash(restoreId as FileId, path)
+    if (st.isSymbolicLink()) {
+      const t = node?.kind === 'symlink' ? node.hash.slice('link:'.length) : await readlink(host)
+      const reason = symlinkEscapeReason(this.dir, host, t)
+      if (reason) throw new RootGuardError(path, reason)
+      const existing = this.#wsRow(path)
+      if (existing) await this.#fs.rm(path, { recursive: existing.type === 'folder' })
+      await this.#fs.symlink(t, path)
+      this.#putSymlink(path, t, st.mtimeMs)
+      this.#change('to-workspace', existing ? 'update' : 'create', path, { kind: 'symlink' })
+      return
+    }
+    const bytes = await readBytes(host)
+    if (!bytes) return
+    if (bytes.byteLength > this.#fs.limits.maxFileSize) {
+      this.#emit({ type: 'skip', path, code: 'EFBIG', reason: 'file larger than the workspace limit' })
+      return
+    }
+    const entry = this.#state.get(path)
+    const before = this.#wsRow(path)
+    if (!entry && before?.type === 'file') return this.#mergeBoth(path, '')
+    if (before && before.type !== 'file') {
+      this.#emit({
+        type: 'skip',
+        path,
+        code: 'EEXIST',
+        reason: 'a folder or symlink in the workspace has this path',
+      })
+      return
+    }
+    const result = await writeFromDisk(this.#fs, path, {
+      bytes,
+      base: entry?.base,
+      workspaceUnchanged: !entry || !before || (before.id === entry.id && stampOf(before) === entry.stamp),
+    })
+    const row = this.#wsRow(path)
+    if (!row) return
+    const mode = st.mode & 0o777
+    await this.#setMeta(row.id, {
+      updatedAt: Math.round(st.mtimeMs),
+      ...((row.mode ?? 0o644) !== mode ? { mode } : {}),
+    })
+    let mtimeMs = st.mtimeMs
+    if (result.merged) {
+      await writeFileAtomic(host, result.bytes, { mode })
+      mtimeMs = (await lstat(host)).mtimeMs
+    }
+    this.#putFile(path, result.bytes, mtimeMs, mode)
+    this.#change(
+      'to-workspace',
+      result.conflict ? 'conflict' : result.merged ? 'merge' : before ? 'update' : 'create',
+      path,
+    )
+  }
+
+  /** An edit beats a delete: bring the trashed file back (same id and history) before writing. */
+  async #restoreFromTrash(id: FileId, path: string): Promise<void> {
+    const row = this.#fs.table.get(id)
+    if (!row || row.trashedAt === null || this.#wsRow(path)) return
+    const restored = this.#fs.trash.restore(id)
+    if (restored !== path && !this.#wsRow(path)) await this.#fs.mv(restored, path)
+  }
+
+  async #moveRemote(from: string, to: string): Promise<void> {
+    await this.#ensureWsParent(to)
+    await this.#fs.mv(from, to)
+    this.#state.move(from, to)
+    this.#restamp(to)
+    this.#change('to-workspace', 'move', to, { from })
+  }
+
+  /** The disk no longer has `path` (and everything below it): delete what we synced there from the workspace. */
+  async #deleteRemote(path: string): Promise<void> {
+    const entries = [...this.#state.entries()]
+      .filter((e) => e.path === path || e.path.startsWith(`${path}/`))
+      .sort((a, b) => depth(b.path) - depth(a.path))
+    let deleted = false
+    for (const e of entries) {
+      const row = this.#wsRow(e.path)
+      // Only what we synced: a different file created there meanwhile stays.
+      if (row && row.id === e.id) {
+        if (row.type === 'folder') {
+          // Entries the mirror does not know (ignored here, or new) keep the folder alive.
+          if ((await this.#fs.readdir(e.path)).length === 0) await this.#fs.rm(e.path, { recursive: true })
+        } else await this.#fs.rm(e.path)
+        deleted = true
+      }
+      this.#state.delete(e.path)
+    }
+    if (deleted) this.#change('to-workspace', 'delete', path)
+  }
+
+  // ------------------------------------------------------------ workspace → disk
+
+  async #download(path: string): Promise<void> {
+    const row = this.#wsRow(path)
+    if (!row) return
+    const host = await this.#guardedHost(path)
+    if (row.type === 'folder') {
+      const st = await lstat(host).catch(() => undefined)
+      if (st && !st.isDirectory()) {
+        this.#emit({
+          type: 'skip',
+          path,
+          code: 'EEXIST',
+          reason: 'a file on disk has the path of a workspace folder',
+        })
+        return
+      }
+      if (!st) await makeFolder(host)
+      this.#putFolder(path)
+      if (!st) this.#change('to-disk', 'mkdir', path)
+      return
+    }
+    if (row.type === 'symlink') {
+      const target = row.target ?? ''
+      const reason = symlinkEscapeReason(this.dir, host, target)
+      if (reason) throw new RootGuardError(path, reason)
+      const st = await lstat(host).catch(() => undefined)
+      if (st?.isDirectory()) {
+        this.#emit({
+          type: 'skip',
+          path,
+          code: 'EEXIST',
+          reason: 'a folder on disk has the path of a workspace symlink',
+        })
+        return
+      }
+      await writeSymlinkAtomic(host, target)
+      this.#putSymlink(path, target, (await lstat(host)).mtimeMs)
+      this.#change('to-disk', st ? 'update' : 'create', path, { kind: 'symlink' })
+      return
+    }
+    const bytes = new Uint8Array(await this.#fs.readFileBuffer(path))
+    const entry = this.#state.get(path)
+    const current = await inspect(this.dir, host, path, {
+      rules: this.#rules,
+      maxFileSize: Number.POSITIVE_INFINITY,
+    })
+    if (current.node && current.node.kind !== 'file') {
+      this.#emit({ type: 'skip', path, code: 'EEXIST', reason: 'a folder or symlink on disk has this path' })
+      return
+    }
+    if (current.node && current.node.hash !== (entry?.hash ?? '') && current.node.hash !== hashBytes(bytes)) {
+      // The disk file changed too (and was not synced yet): merge instead of overwriting it.
+      return this.#mergeBoth(path, entry?.base ?? '')
+    }
+    const mode = (row.mode ?? 0o644) & 0o777
+    if (current.node && current.node.hash === hashBytes(bytes)) {
+      this.#putFile(path, bytes, current.node.mtimeMs, current.node.mode)
+      return
+    }
+    await writeFileAtomic(host, bytes, { mode, mtimeMs: row.updatedAt })
+    this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode)
+    this.#change('to-disk', current.node ? 'update' : 'create', path)
+  }
+
+  async #deleteLocal(path: string): Promise<void> {
+    const e = this.#state.get(path)
+    const host = this.#host(path)
+    const st = await lstat(host).catch(() => undefined)
+    if (st?.isDirectory()) {
+      if (await removeEmptyFolder(host)) this.#change('to-disk', 'delete', path)
+    } else if (st && e) {
+      // Only delete what we last synced: a file edited since is kept (and uploaded again).
+      const now = await inspect(this.dir, host, path, {
+        rules: this.#rules,
+        maxFileSize: Number.POSITIVE_INFINITY,
+      })
+      if (now.node?.hash === e.hash) {
+        await removeFile(host)
+        this.#change('to-disk', 'delete', path)
+      } else {
+        this.#state.delete(path)
+        this.#diskChanged(path)
+        return
+      }
+    }
+    this.#state.delete(path)
+  }
+
+  /**
+   * Both sides have content at `path` that differs: text is merged
+   * three-way against `base` ('' on a first run); binary keeps the
+   * workspace version at `path` and the disk version beside it as
+   * `name (conflict).ext`, on both sides.
+   */
+  async #mergeBoth(path: string, base: string | undefined): Promise<void> {
+    const host = await this.#guardedHost(path)
+    const diskBytes = await readBytes(host)
+    const row = this.#wsRow(path)
+    if (!diskBytes || !row || row.type !== 'file') return
+    const wsBytes = new Uint8Array(await this.#fs.readFileBuffer(path))
+    const st = await lstat(host)
+    const mode = st.mode & 0o777
+    if (sameBytes(diskBytes, wsBytes)) {
+      this.#putFile(path, diskBytes, st.mtimeMs, mode)
+      return
+    }
+    const diskText = decodeTextOrBinary(diskBytes)
+    const wsText = decodeTextOrBinary(wsBytes)
+    if (diskText !== undefined && wsText !== undefined && base !== undefined) {
+      const merged = mergeText(base, diskText, wsText)
+      if (merged.text !== wsText) await this.#fs.writeFile(path, merged.text)
+      const bytes = encoder.encode(merged.text)
+      if (merged.text !== diskText) await writeFileAtomic(host, bytes, { mode })
+      this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode)
+      this.#change('to-workspace', merged.conflict ? 'conflict' : 'merge', path)
+      return
+    }
+    // Binary (or no base): both kept.
+    const taken = (p: string) => this.#fs.index.lookup(p) !== undefined || this.#state.get(p) !== undefined
+    const copy = conflictName(path, taken)
+    const copyHost = await this.#guardedHost(copy)
+    await moveEntry(host, copyHost)
+    await this.#fs.writeFile(copy, diskBytes)
+    this.#putFile(copy, diskBytes, st.mtimeMs, mode)
+    await writeFileAtomic(host, wsBytes, { mode: (row.mode ?? 0o644) & 0o777, mtimeMs: row.updatedAt })
+    this.#putFile(path, wsBytes, (await lstat(host)).mtimeMs, (row.mode ?? 0o644) & 0o777)
+    this.#change('to-workspace', 'conflict', copy, { from: path })
+  }
+
+  // ------------------------------------------------------------ live: workspace changes
+
+  async #processRemote(): Promise<void> {
+    const ids = [...this.#wsDirty]
+    this.#wsDirty.clear()
+    const queue = [...ids]
+    const seen = new Set<FileId>()
+    while (queue.length > 0) {
+      const id = queue.shift()!
+      if (seen.has(id)) continue
+      seen.add(id)
+      try {
+        await this.#processRemoteId(id, queue)
+      } catch (error) {
+        this.#report(error, this.#fs.index.pathOf(id))
+      }
+    }
+    await this.#metaFlush
+  }
+
+  async #processRemoteId(id: FileId, queue: FileId[]): Promise<void> {
+    const row = this.#fs.table.get(id)
+    let path = row && row.trashedAt === null ? this.#fs.index.pathOf(id) : undefined
+    if (
+      path !== undefined &&
+      (path === '/' || isSystemPath(path) || this.#ignored(path, row?.type === 'folder'))
+    )
+      path = undefined
+    const old = this.#state.pathOfId(id)
+    if (path === undefined || !row) {
+      if (old !== undefined) await this.#removeLocalTree(old)
+      return
+    }
+    if (old !== undefined && old !== path) {
+      const from = await this.#guardedHost(old)
+      const to = await this.#guardedHost(path)
+      if ((await exists(from)) && !(await exists(to))) {
+        await moveEntry(from, to)
+        this.#state.move(old, path)
+        this.#restamp(path)
+        this.#change('to-disk', 'move', path, { from: old })
+      } else await this.#removeLocalTree(old)
+    }
+    const e = this.#state.get(path)
+    if (row.type === 'folder') {
+      if (!e || e.id !== id) {
+        await this.#download(path)
+        // A folder that appears (restored, moved in from an ignored place) brings its subtree.
+        const walk = (folder: FileId) => {
+          for (const child of this.#fs.index.allChildren(folder)) {
+            queue.push(child)
+            walk(child)
+          }
+        }
+        walk(id)
+      } else this.#restamp(path)
+      return
+    }
+    if (e && e.id === id && e.stamp === stampOf(row)) return
+    await this.#download(path)
+  }
+
+  /** The workspace no longer has `path`: remove what we synced there, keeping files edited on disk since. */
+  async #removeLocalTree(path: string): Promise<void> {
+    const entries = [...this.#state.entries()]
+      .filter((e) => e.path === path || e.path.startsWith(`${path}/`))
+      .sort((a, b) => depth(b.path) - depth(a.path))
+    for (const e of entries) await this.#deleteLocal(e.path)
+  }
+
+  // ------------------------------------------------------------ live: disk changes
+
+  async #processDisk(): Promise<void> {
+    const dirty = [...this.#diskDirty].sort((a, b) => depth(a) - depth(b))
+    this.#diskDirty.clear()
+    const present: [string, ScannedNode][] = []
+    let rulesChanged = false
+    const scanOptions = { rules: this.#rules, maxFileSize: this.#fs.limits.maxFileSize }
+    for (const path of dirty) {
+      try {
+        if (this.#rules.isRulesFile(path)) rulesChanged = true
+        const host = this.#host(path)
+        const seen = await inspect(this.dir, host, path, scanOptions)
+        if (seen.skipped) this.#emit({ type: 'skip', ...seen.skipped })
+        if (seen.node && (this.#ignored(path, seen.node.kind === 'folder') || isSystemPath(path))) continue
+        if (!seen.node) {
+          if (this.#state.get(path)) this.#pendingDeletes.set(path, Date.now())
+          continue
+        }
+        present.push([path, seen.node])
+      } catch (error) {
+        this.#report(error, path)
+      }
+    }
+    // New folders first (parents before children): a folder whose children match a vanished folder's is a move.
+    for (const [path, node] of present) {
+      if (node.kind !== 'folder') continue
+      try {
+        const e = this.#state.get(path)
+        if (e?.kind === 'folder') continue
+        const from = await this.#matchVanishedFolder(path)
+        if (from !== undefined) {
+          await this.#moveRemote(from, path)
+          for (const p of this.#pendingDeletes.keys())
+            if (p === from || p.startsWith(`${from}/`)) this.#pendingDeletes.delete(p)
+        } else {
+          await this.#fs.mkdir(path, { recursive: true })
+          this.#putFolder(path, node.mode)
+          this.#change('to-workspace', 'mkdir', path)
+        }
+        // Whatever is inside (moved in, copied in) is looked at too.
+        const sub = await scanDisk(
+          this.dir,
+          { ...scanOptions, rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) } },
+          path,
+        )
+        for (const [p, n] of sub.nodes) if (!present.some(([q]) => q === p)) present.push([p, n])
+      } catch (error) {
+        this.#report(error, path)
+      }
+    }
+    for (const [path, node] of present) {
+      if (node.kind === 'folder') continue
+      try {
+        const e = this.#state.get(path)
+        if (e && e.kind === node.kind && e.hash === node.hash) {
+          if (node.kind === 'file' && (e.mode & 0o111) !== (node.mode & 0o111))
+            await this.#uploadMode(path, e, node)
+          continue
+        }
+        if (!e && node.kind === 'file') {
+          const from = await this.#matchVanishedFile(path, node.hash)
+          if (from !== undefined) {
+            this.#pendingDeletes.delete(from)
+            await this.#moveRemote(from, path)
+            continue
+          }
+        }
+        await this.#upload(path, node)
+      } catch (error) {
+        this.#report(error, path)
+      }
+    }
+    await this.#metaFlush
+    if (rulesChanged) await this.#fullReconcile(false)
+    this.#scheduleDeletes()
+  }
+
+  async #uploadMode(path: string, e: SyncEntry, node: ScannedNode): Promise<void> {
+    const row = this.#wsRow(path)
+    if (!row) return
+    await this.#fs.chmod(path, node.mode)
+    this.#state.put({
+      ...e,
+      mode: node.mode,
+      mtimeMs: node.mtimeMs,
+      stamp: stampOf(this.#wsRow(path) ?? row),
+    })
+    this.#change('to-workspace', 'mode', path)
+  }
+
+  /**
+   * The synced path whose file vanished from disk and whose bytes now appear
+   * at `path`: a rename or move. chokidar reports the new name first (it holds
+   * unlinks back briefly to spot atomic saves), so vanished files are found
+   * by looking at the disk, not only among reported deletes.
+   */
+  async #matchVanishedFile(path: string, hash: string): Promise<string | undefined> {
+    const candidates: string[] = []
+    for (const e of this.#state.entries())
+      if (e.kind === 'file' && e.hash === hash && e.path !== path) candidates.push(e.path)
+    const base = paths.basename(path)
+    candidates.sort((a, b) => Number(paths.basename(b) === base) - Number(paths.basename(a) === base))
+    for (const candidate of candidates) {
+      if (this.#pendingDeletes.has(candidate) || !(await exists(this.#host(candidate)))) return candidate
+    }
+    return undefined
+  }
+
+  /** A synced folder that vanished from disk and whose children's names all appear in the new folder `path`. */
+  async #matchVanishedFolder(path: string): Promise<string | undefined> {
+    const names = new Set(
+      (await readdir(this.#host(path)).catch(() => [] as string[])).filter((n) => !n.startsWith(TEMP_PREFIX)),
+    )
+    if (names.size === 0) return undefined
+    const children = new Map<string, string[]>()
+    for (const e of this.#state.entries()) {
+      const parent = paths.dirname(e.path)
+      const list = children.get(parent)
+      if (list) list.push(paths.basename(e.path))
+      else children.set(parent, [paths.basename(e.path)])
+    }
+    for (const [candidate, list] of children) {
+      if (candidate === path || candidate === '/' || this.#state.get(candidate)?.kind !== 'folder') continue
+      if (list.length !== names.size || !list.every((n) => names.has(n))) continue
+      if (this.#pendingDeletes.has(candidate) || !(await exists(this.#host(candidate)))) return candidate
+    }
+    return undefined
+  }
+
+  async #applyDeletes(all: boolean): Promise<void> {
+    const now = Date.now()
+    const due = [...this.#pendingDeletes]
+      .filter(([, at]) => all || now - at >= this.#moveWindowMs)
+      .map(([p]) => p)
+      .sort((a, b) => depth(b) - depth(a))
+    for (const path of due) {
+      this.#pendingDeletes.delete(path)
+      try {
+        if (await exists(this.#host(path))) {
+          this.#diskChanged(path)
+          continue
+        }
+        if (this.#state.get(path)) await this.#deleteRemote(path)
+      } catch (error) {
+        this.#report(error, path)
+      }
+    }
+    this.#scheduleDeletes()
+  }
+}
+
+/**
+ * Start mirroring `options.fs` to the folder `options.dir`: runs the
+ * initial reconcile (first-run merge, or catching up after a restart),
+ * then keeps both sides equal until `close()`. Rejects when the folder is
+ * pinned to another workspace.
+ *
+ * @example
+ * const sync = await syncFolder({ fs: connection.fs, dir: './mirror', workspace: 'demo' })
+ * // … edit either side …
+ * await sync.close()
+ */
+export async function syncFolder(options: SyncFolderOptions): Promise<FolderSync> {
+  const dir = resolve(options.dir)
+  await makeFolder(dir)
+  const state = openSyncState(dir, options.workspace ?? 'workspace')
+  const engine = new SyncEngine(options, state, dir)
+  try {
+    await engine.start(options.usePolling ?? false)
+  } catch (error) {
+    await engine.close().catch(() => undefined)
+    throw error
+  }
+  return engine
+}
+
+export type { NodeKind, SyncEntry }

@@ -1,0 +1,161 @@
+/**
+ * Test harness for the daemon: a real `yfs serve` child process (SQLite in
+ * a temp folder), workspaces and tokens through its admin API, real
+ * `@yfs/client` connections, temp folders, and bounded waits.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { markdownCodec } from '@yfs/markdown'
+import { adminSetup, type ServerProcess, spawnServer } from '../../server/test/spawn-server.js'
+import type { SyncEvent } from '../src/sync-events.js'
+import { type FolderSync, type SyncFolderOptions, syncFolder } from '../src/sync-folder.js'
+
+export const ADMIN = 'sync-test-admin'
+const BIN = fileURLToPath(new URL('../../server/bin/yfs.js', import.meta.url))
+
+/** Poll `check` until it is truthy; throws after `timeoutMs` with `what`. */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value) return value
+    } catch (error) {
+      last = error
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+export function tempDir(prefix = 'yfs-sync-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export interface SyncTestEnv {
+  server: ServerProcess
+  /** A fresh workspace with a write token. */
+  workspace(id: string): Promise<{ id: string; token: string }>
+  connect(workspace: { id: string; token: string }): Promise<WorkspaceConnection>
+  /** syncFolder over a new connection; events are collected. */
+  startSync(
+    workspace: { id: string; token: string },
+    dir: string,
+    options?: Partial<SyncFolderOptions>,
+  ): Promise<{
+    sync: FolderSync
+    connection: WorkspaceConnection
+    events: SyncEvent[]
+    stop(): Promise<void>
+  }>
+  /** Remove temp folders, close connections and stop the server. */
+  close(): Promise<void>
+  dirs: string[]
+}
+
+export async function startEnv(): Promise<SyncTestEnv> {
+  const data = tempDir('yfs-sync-server-')
+  const server = await spawnServer(['--data', data, '--admin-token', ADMIN])
+  const closers: (() => Promise<void>)[] = []
+  const dirs: string[] = [data]
+  const env: SyncTestEnv = {
+    server,
+    dirs,
+    async workspace(id) {
+      return { id, token: await adminSetup(server.http, ADMIN, id) }
+    },
+    async connect(ws) {
+      const c = await connectWorkspace({
+        url: server.url,
+        workspace: ws.id,
+        token: ws.token,
+        fs: { codecs: [markdownCodec], author: 'user:test' },
+      })
+      closers.push(() => c.close(2000))
+      return c
+    },
+    async startSync(ws, dir, options = {}) {
+      const connection = await env.connect(ws)
+      const events: SyncEvent[] = []
+      const sync = await syncFolder({
+        fs: connection.fs,
+        dir,
+        workspace: ws.id,
+        onEvent: (e) => events.push(e),
+        ...options,
+      })
+      let stopped = false
+      const stop = async () => {
+        if (stopped) return
+        stopped = true
+        await sync.close()
+        await connection.flush(10_000)
+      }
+      closers.push(stop)
+      return { sync, connection, events, stop }
+    },
+    async close() {
+      for (const c of closers.reverse()) await c().catch(() => undefined)
+      await server.stop('SIGTERM')
+      for (const d of dirs) rmSync(d, { recursive: true, force: true })
+    },
+  }
+  return env
+}
+
+export interface DaemonProcess {
+  child: ChildProcess
+  events: Record<string, unknown>[]
+  stderr(): string
+  /** Resolves once the daemon printed its `ready` event. */
+  ready: Promise<void>
+  exited: Promise<number | null>
+}
+
+/** Run `yfs sync <dir> --json` as a child process. */
+export function spawnDaemon(
+  server: ServerProcess,
+  ws: { id: string; token: string },
+  dir: string,
+  extra: string[] = [],
+): DaemonProcess {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token } },
+  )
+  const events: Record<string, unknown>[] = []
+  let stderr = ''
+  child.stderr!.on('data', (d) => {
+    stderr += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const ready = new Promise<void>((resolve, reject) => {
+    let buffered = ''
+    child.stdout!.on('data', (chunk) => {
+      buffered += chunk
+      let nl = buffered.indexOf('\n')
+      while (nl !== -1) {
+        const line = buffered.slice(0, nl)
+        buffered = buffered.slice(nl + 1)
+        nl = buffered.indexOf('\n')
+        try {
+          const event = JSON.parse(line) as Record<string, unknown>
+          events.push(event)
+          if (event.type === 'ready') resolve()
+        } catch {
+          // Not a JSON line: ignore.
+        }
+      }
+    })
+    void exited.then((code) => reject(new Error(`daemon exited with ${code}: ${stderr}`)))
+  })
+  ready.catch(() => undefined)
+  return { child, events, stderr: () => stderr, ready, exited }
+}
