@@ -33,13 +33,30 @@ const write = (text: string) => {
   return doc
 }
 
-// First top-level paragraph with text: its index.
-const editable = (pm: Node) => {
+// The paragraph a person edits: the first top-level one with text, else the first nested one, else
+// (documents of headings, tables or HTML only) the first text block of any kind.
+// Returns the top-level block index and the position at the end of the paragraph's content.
+const editable = (pm: Node): { block: number; end: number } | undefined => {
+  let pos = 0
   for (let i = 0; i < pm.childCount; i++) {
     const c = pm.child(i)
-    if (c.type.name === 'paragraph' && c.textContent.trim() !== '') return i
+    if (c.type.name === 'paragraph' && c.textContent.trim() !== '')
+      return { block: i, end: pos + c.nodeSize - 1 }
+    pos += c.nodeSize
   }
-  return -1
+  for (const kind of [(n: Node) => n.type.name === 'paragraph', (n: Node) => n.isTextblock]) {
+    let found: { block: number; end: number } | undefined
+    pm.descendants((node, p) => {
+      if (found) return false
+      if (kind(node) && node.textContent.trim() !== '') {
+        found = { block: pm.resolve(p).index(0), end: p + node.nodeSize - 1 }
+        return false
+      }
+      return true
+    })
+    if (found) return found
+  }
+  return undefined
 }
 
 describe('corpus', () => {
@@ -58,11 +75,9 @@ describe('corpus', () => {
       const doc = write(text)
       const fragment = doc.getXmlFragment(RICHTEXT_KEY)
       const before = yXmlFragmentToProseMirrorRootNode(fragment, markdownSchema)
-      const k = editable(before)
-      if (k === -1) return // no top-level paragraph with text: listed in docs/markdown.md
-      let pos = 0
-      for (let i = 0; i < k; i++) pos += before.child(i).nodeSize
-      const end = pos + before.child(k).nodeSize - 1
+      const target = editable(before)
+      expect(target).toBeDefined()
+      const { block: k, end } = target!
       const state = EditorState.create({ doc: before })
       const edited = state.apply(state.tr.insertText(' EDITED by a person', end)).doc
       updateYFragment(doc, fragment, edited, emptyMeta())
