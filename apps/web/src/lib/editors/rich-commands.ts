@@ -44,6 +44,11 @@ export interface RichAction {
 const isMac = typeof navigator !== 'undefined' && /Mac|iP(hone|[oa]d)/.test(navigator.platform)
 const MOD = isMac ? 'Cmd' : 'Ctrl'
 
+/** Lists start tight (no blank lines between items), the way people and agents usually write them. */
+function listAttrs(type: NodeType, attrs: Record<string, unknown> = {}): Record<string, unknown> {
+  return type.spec.attrs && 'tight' in type.spec.attrs ? { ...attrs, tight: true } : attrs
+}
+
 function markActive(state: EditorState, type: MarkType): boolean {
   const { from, $from, to, empty } = state.selection
   if (empty) return !!type.isInSet(state.storedMarks ?? $from.marks())
@@ -112,7 +117,7 @@ export function richActions(schema: Schema): RichAction[] {
       id: 'bullet_list',
       label: 'Bullet list',
       keys: `${MOD}+Shift+8`,
-      command: wrapInList(nodes.bullet_list),
+      command: wrapInList(nodes.bullet_list, listAttrs(nodes.bullet_list)),
       active: (s) => wrappedIn(s, nodes.bullet_list!),
     })
   if (nodes.ordered_list)
@@ -120,7 +125,7 @@ export function richActions(schema: Schema): RichAction[] {
       id: 'ordered_list',
       label: 'Numbered list',
       keys: `${MOD}+Shift+9`,
-      command: wrapInList(nodes.ordered_list),
+      command: wrapInList(nodes.ordered_list, listAttrs(nodes.ordered_list)),
       active: (s) => wrappedIn(s, nodes.ordered_list!),
     })
   if (nodes.blockquote)
@@ -187,8 +192,8 @@ export function richKeymap(schema: Schema): Record<string, Command> {
   if (marks.em) keys['Mod-i'] = toggleMark(marks.em)
   if (marks.code) keys['Mod-`'] = toggleMark(marks.code)
   if (marks.strikethrough) keys['Shift-Mod-x'] = toggleMark(marks.strikethrough)
-  if (nodes.bullet_list) keys['Shift-Mod-8'] = wrapInList(nodes.bullet_list)
-  if (nodes.ordered_list) keys['Shift-Mod-9'] = wrapInList(nodes.ordered_list)
+  if (nodes.bullet_list) keys['Shift-Mod-8'] = wrapInList(nodes.bullet_list, listAttrs(nodes.bullet_list))
+  if (nodes.ordered_list) keys['Shift-Mod-9'] = wrapInList(nodes.ordered_list, listAttrs(nodes.ordered_list))
   if (nodes.blockquote) keys['Shift-Mod-.'] = wrapIn(nodes.blockquote)
   if (nodes.hard_break) {
     const br = nodes.hard_break
@@ -227,11 +232,12 @@ export function richInputRules(schema: Schema): Plugin {
       wrappingInputRule(
         /^(\d+)\.\s$/,
         nodes.ordered_list,
-        (match) => ({ order: Number(match[1]) }),
+        (match) => listAttrs(nodes.ordered_list!, { order: Number(match[1]) }),
         (match, node) => node.childCount + node.attrs.order === Number(match[1]),
       ),
     )
-  if (nodes.bullet_list) rules.push(wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list))
+  if (nodes.bullet_list)
+    rules.push(wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list, listAttrs(nodes.bullet_list)))
   if (nodes.code_block) rules.push(textblockTypeInputRule(/^```$/, nodes.code_block))
   if (nodes.heading)
     rules.push(

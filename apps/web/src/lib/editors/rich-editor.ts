@@ -106,9 +106,12 @@ export function mountRichEditor(options: RichEditorOptions): RichEditor {
     }),
     nodeViews: richNodeViews(schema, options.resolveImage),
     markViews: richMarkViews(schema),
-    dispatchTransaction(tr) {
-      view.updateState(view.state.apply(tr))
-      options.onState?.(view.state)
+    // `this`, not `view`: plugin views (y-prosemirror's sync) dispatch while the constructor runs.
+    // A destroyed view can still get one: y-prosemirror batches awareness redraws in a timeout.
+    dispatchTransaction(this: EditorView, tr) {
+      if (this.isDestroyed) return
+      this.updateState(this.state.apply(tr))
+      options.onState?.(this.state)
     },
   })
   options.onState?.(view.state)

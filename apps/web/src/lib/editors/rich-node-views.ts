@@ -145,7 +145,7 @@ class ImageView implements NodeView {
     const src = String(this.#node.attrs.src ?? '')
     this.dom.replaceChildren()
     this.dom.classList.add('md-image-missing')
-    this.dom.textContent = `🖼 ${alt || 'image'} (${src}${src ? ': ' : ''}${reason})`
+    this.dom.textContent = `[image: ${alt || 'untitled'} (${src}${src ? ' — ' : ''}${reason})]`
   }
 
   #show(url: string, revoke: boolean): void {
