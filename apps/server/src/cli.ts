@@ -1,5 +1,6 @@
 /**
  * The `yfs` command line (commander). `serve` starts the sync server;
+ * `start` starts it with the web app and a demo workspace (`pnpm start`);
  * `mcp` (from @yfs/agent) and `sync` (from @yfs/sync) are mounted here;
  * `workspace create` and `token create` administer a store directly (no
  * server needed), for set-up scripts and recovery.
@@ -13,11 +14,12 @@ import { fileURLToPath } from 'node:url'
 import { createMcpCommand } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { createLogger, type LogLevel } from './logger.js'
+import { createLogger, type Logger, type LogLevel } from './logger.js'
 import type { DocumentStore, Role } from './persistence/document-store.js'
 import { createPostgresStore } from './persistence/postgres-store.js'
 import { createSqliteStore } from './persistence/sqlite-store.js'
-import { createServer } from './server.js'
+import { createServer, type YfsServer } from './server.js'
+import { startDemo } from './start.js'
 
 interface StoreFlags {
   data?: string
@@ -27,6 +29,29 @@ interface StoreFlags {
 
 /** The monorepo's web app build (`apps/web/dist`), next to this package. */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url))
+
+/** Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once). */
+function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger): void {
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) {
+      logger.warn('forced exit', { signal })
+      process.exit(1)
+    }
+    stopping = true
+    logger.info('signal', { signal })
+    try {
+      await server.close()
+      await store.close()
+      process.exit(0)
+    } catch (error) {
+      logger.error('shutdown failed', { error })
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
 
 function integer(value: string): number {
   const n = Number(value)
@@ -96,26 +121,55 @@ export function createProgram(): Command {
         name: flags.name,
         appDir: flags.app,
       })
-      let stopping = false
-      const stop = async (signal: string) => {
-        if (stopping) {
-          logger.warn('forced exit', { signal })
-          process.exit(1)
-        }
-        stopping = true
-        logger.info('signal', { signal })
-        try {
-          await server.close()
-          await store.close()
-          process.exit(0)
-        } catch (error) {
-          logger.error('shutdown failed', { error })
-          process.exit(1)
-        }
-      }
-      process.on('SIGTERM', () => void stop('SIGTERM'))
-      process.on('SIGINT', () => void stop('SIGINT'))
+      stopOnSignals(server, store, logger)
       await server.listen(flags.port, flags.host)
+    })
+
+  program
+    .command('start')
+    .description('run the server with the web app and a demo workspace (SQLite), and print its URL')
+    .addOption(
+      new Option('--port <n>', 'port (0: any free port)').env('YFS_PORT').default(4321).argParser(integer),
+    )
+    .addOption(new Option('--host <addr>', 'address to bind').env('YFS_HOST').default('127.0.0.1'))
+    .addOption(new Option('--data <dir>', 'SQLite data folder').env('YFS_DATA').default('./.yfs'))
+    .addOption(
+      new Option('--app <dir>', 'built web app served at /').env('YFS_APP_DIR').default(DEFAULT_APP_DIR),
+    )
+    .addOption(new Option('--admin-token <t>', 'token for the admin API').env('YFS_ADMIN_TOKEN'))
+    .addOption(
+      new Option('--log-level <level>', 'server log lines on stderr: debug | info | warn | error')
+        .env('YFS_LOG_LEVEL')
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('warn'),
+    )
+    .action(async (flags) => {
+      // Logs on stderr: stdout keeps only the lines a person reads (the URL above all).
+      const logger = createLogger({
+        level: flags.logLevel as LogLevel,
+        write: (line) => process.stderr.write(line),
+      })
+      const store = await openStore({ data: flags.data })
+      try {
+        const { server } = await startDemo({
+          store,
+          dataDir: flags.data,
+          port: flags.port,
+          host: flags.host,
+          appDir: flags.app,
+          logger,
+          adminToken: flags.adminToken,
+        })
+        stopOnSignals(server, store, logger)
+      } catch (error) {
+        await store.close()
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new Error(
+            `port ${flags.port} is in use: stop what uses it, or pick another (--port N or YFS_PORT=N)`,
+          )
+        }
+        throw error
+      }
     })
 
   const workspace = program.command('workspace').description('administer workspaces in a store')
