@@ -578,11 +578,7 @@ class SyncEngine implements FolderSync {
       })
       return
     }
-    const result = await writeFromDisk(this.#fs, path, {
-      bytes,
-      base: entry?.base,
-      workspaceUnchanged: !entry || !before || (before.id === entry.id && stampOf(before) === entry.stamp),
-    })
+    const result = await writeFromDisk(this.#fs, path, { bytes, base: entry?.base })
     const row = this.#wsRow(path)
     if (!row) return
     const mode = st.mode & 0o777
@@ -751,9 +747,10 @@ class SyncEngine implements FolderSync {
     const wsText = decodeTextOrBinary(wsBytes)
     if (diskText !== undefined && wsText !== undefined && base !== undefined) {
       const merged = mergeText(base, diskText, wsText)
-      if (merged.text !== wsText) await this.#fs.writeFile(path, merged.text)
-      const bytes = encoder.encode(merged.text)
-      if (merged.text !== diskText) await writeFileAtomic(host, bytes, { mode })
+      // Base = what we just read: an edit arriving meanwhile is merged in by core, not lost.
+      if (merged.text !== wsText) await this.#fs.write(path, merged.text, { base: { text: wsText } })
+      const bytes = new Uint8Array(await this.#fs.readFileBuffer(path))
+      if (!sameBytes(bytes, encoder.encode(diskText))) await writeFileAtomic(host, bytes, { mode })
       this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode)
       this.#change('to-workspace', merged.conflict ? 'conflict' : 'merge', path)
       return

@@ -1,39 +1,40 @@
 /**
  * The one way disk content enters the workspace (`writeFromDisk`), so the
- * strategy can change in one place.
+ * strategy lives in one place.
  *
- * Today: when the workspace file is unchanged since the last sync, a plain
- * `fs.writeFile` (core applies the smallest edit: common prefix/suffix and
- * a line diff, Markdown through its codec). When both changed, a three-way
- * merge against the last synced text (`merge.ts`) and a write of the
- * result, so an edit made in the workspace meanwhile survives.
+ * It uses core's `fs.write` with an explicit base: the text the daemon last
+ * synced for this path (from its persisted state, so it survives restarts).
+ * When the workspace still holds the base, the disk text is written as the
+ * smallest edit (Markdown through its codec). When someone changed the
+ * workspace meanwhile, core merges three-way inside its write queue, so no
+ * edit can slip in between a read and the write: non-overlapping edits all
+ * survive; where both changed the same lines the disk version wins and the
+ * replaced workspace content is kept as a history version (`conflict`).
  *
- * Known gap: between reading the workspace text and writing the merge,
- * another edit can arrive and would be diffed away. The stale-writes work
- * (issue 11) adds a core write against an explicit base that closes this
- * window; switch `writeFromDisk` over to it when it lands.
+ * After a merge the workspace holds neither side exactly; the result is
+ * returned so the caller can write it back to disk.
  */
-import { decodeTextOrBinary, isFsError, type YjsFileSystem } from '@yfs/core'
-import { mergeText } from './merge.js'
+import { decodeTextOrBinary, type YjsFileSystem } from '@yfs/core'
 
 export interface DiskWrite {
   /** What the disk holds now. */
   bytes: Uint8Array
   /** Text at the last sync, when known and text. */
   base: string | undefined
-  /** True when the workspace row has not changed since the last sync. */
-  workspaceUnchanged: boolean
 }
 
 export interface DiskWriteResult {
   /** What the workspace holds afterwards (differs from `bytes` after a merge). */
   bytes: Uint8Array
+  /** The workspace had changed too; the result combines both. */
   merged: boolean
-  /** The merge had overlapping changes: both sides kept between markers. */
+  /** Both changed the same region: the disk version won there, the workspace's is a history version. */
   conflict: boolean
 }
 
-const encoder = new TextEncoder()
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0
+}
 
 /** Write disk bytes into the workspace file at `path` (which must have a parent folder). */
 export async function writeFromDisk(
@@ -42,20 +43,12 @@ export async function writeFromDisk(
   write: DiskWrite,
 ): Promise<DiskWriteResult> {
   const text = decodeTextOrBinary(write.bytes)
-  if (text === undefined || write.workspaceUnchanged || write.base === undefined) {
-    await fs.writeFile(path, text ?? write.bytes)
-    return { bytes: write.bytes, merged: false, conflict: false }
-  }
-  let current: string
-  try {
-    current = decodeTextOrBinary(await fs.readFileBuffer(path)) ?? ''
-  } catch (error) {
-    // The file is gone from the workspace: the disk content simply creates it again.
-    if (!isFsError(error) || error.code !== 'ENOENT') throw error
-    await fs.writeFile(path, text)
-    return { bytes: write.bytes, merged: false, conflict: false }
-  }
-  const result = mergeText(write.base, text, current)
-  await fs.writeFile(path, result.text)
-  return { bytes: encoder.encode(result.text), merged: result.text !== text, conflict: result.conflict }
+  const report = await fs.write(
+    path,
+    text ?? write.bytes,
+    write.base === undefined ? {} : { base: { text: write.base } },
+  )
+  if (!report.merged) return { bytes: write.bytes, merged: false, conflict: false }
+  const now = new Uint8Array(await fs.readFileBuffer(path))
+  return { bytes: now, merged: !sameBytes(now, write.bytes), conflict: report.conflict }
 }
