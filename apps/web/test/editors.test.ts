@@ -208,6 +208,86 @@ describeBrowser('editors', () => {
     await screenshot(page, 'editor-rich-text')
   })
 
+  it("two people in the rich-text editor see each other's edits and named cursors", async () => {
+    const ws = await server.createWorkspace()
+    const agent = await agentClient(ws)
+    await agent.fs.writeFile('/shared.md', '# Shared\n\nAna writes here.\n\nBen writes here.\n')
+    await agent.flush()
+    const ana = await openFile(ws, '/shared.md', { name: 'Ana' })
+    const ben = await openFile(ws, '/shared.md', { name: 'Ben' })
+    const anaEditor = ana.getByRole('textbox', { name: '/shared.md' })
+    const benEditor = ben.getByRole('textbox', { name: '/shared.md' })
+    await anaEditor.getByText('Ana writes here.').click()
+    await ana.keyboard.press('End')
+    await ana.keyboard.type(' Hello from Ana.')
+    await benEditor.getByText('Ben writes here.').click()
+    await ben.keyboard.press('End')
+    await ben.keyboard.type(' Hi from Ben.')
+    await anaEditor.getByText('Ben writes here. Hi from Ben.').waitFor()
+    await benEditor.getByText('Ana writes here. Hello from Ana.').waitFor()
+    // Each sees the other's caret with their name.
+    await ana.locator('.ProseMirror-yjs-cursor', { hasText: 'Ben' }).waitFor()
+    await ben.locator('.ProseMirror-yjs-cursor', { hasText: 'Ana' }).waitFor()
+    await expect
+      .poll(() => agent.fs.readFile('/shared.md'))
+      .toBe('# Shared\n\nAna writes here. Hello from Ana.\n\nBen writes here. Hi from Ben.\n')
+    await screenshot(ana, 'editor-rich-presence')
+  })
+
+  it('renders every node of the Markdown schema; a task checkbox writes [x] back', async () => {
+    const ws = await server.createWorkspace()
+    const agent = await agentClient(ws)
+    await agent.fs.mkdir('/notes')
+    await agent.fs.writeFile('/notes/pixel.png', PNG)
+    const text = [
+      '# Release notes',
+      '',
+      'Ship the **editors** with ~~no~~ *some* `code` and a [link][docs].[^1]',
+      '',
+      '- [ ] write the tests',
+      '- [x] land the pane',
+      '',
+      '| Editor | Binding |',
+      '| :----- | ------: |',
+      '| Code | y-codemirror.next |',
+      '| Rich | y-prosemirror |',
+      '',
+      '> Quoted, with a picture: ![a pixel](pixel.png)',
+      '',
+      '```ts',
+      'const answer = 42',
+      '```',
+      '',
+      '<div class="raw">kept as source</div>',
+      '',
+      '---',
+      '',
+      '[^1]: A footnote.',
+      '',
+      '[docs]: https://example.com/docs "Docs"',
+      '',
+    ].join('\n')
+    await agent.fs.writeFile('/notes/release.md', text)
+    await agent.flush()
+    const page = await openFile(ws, '/notes/release.md')
+    const editor = page.getByRole('textbox', { name: '/notes/release.md' })
+    await editor.getByText('write the tests').waitFor()
+    expect(await editor.locator('table td').count()).toBe(4)
+    expect(await editor.locator('pre.md-html').textContent()).toBe('<div class="raw">kept as source</div>')
+    expect(await editor.locator('.raw').count()).toBe(0)
+    await editor.getByText('[docs]: https://example.com/docs').waitFor()
+    await editor.getByRole('img', { name: 'a pixel' }).waitFor()
+    const boxes = editor.getByRole('checkbox', { name: 'Done' })
+    expect(await boxes.count()).toBe(2)
+    expect(await boxes.nth(1).isChecked()).toBe(true)
+    await boxes.nth(0).click()
+    await expect.poll(() => agent.fs.readFile('/notes/release.md')).toContain('- [x] write the tests\n')
+    expect(await boxes.nth(0).isChecked()).toBe(true)
+    // Everything else is still byte-identical.
+    expect(await agent.fs.readFile('/notes/release.md')).toBe(text.replace('- [ ] write', '- [x] write'))
+    await screenshot(page, 'editor-rich-gfm')
+  })
+
   it('an agent edits and renames the open file: the editor follows without reload and keeps the cursor', async () => {
     const ws = await server.createWorkspace()
     const agent = await agentClient(ws)

@@ -77,7 +77,15 @@ const theme = EditorView.theme({
   '.cm-activeLine': { backgroundColor: '#f1f5f980' },
   '.cm-activeLineGutter': { backgroundColor: '#e2e8f0', color: '#334155' },
   '&.cm-focused': { outline: 'none' },
-  '.cm-ySelectionInfo': { fontFamily: 'system-ui, sans-serif', fontSize: '11px', padding: '1px 4px' },
+  // Names stay visible on remote carets (y-codemirror.next shows them on hover only), as in the rich editor.
+  '.cm-ySelectionInfo': {
+    fontFamily: 'system-ui, sans-serif',
+    fontSize: '11px',
+    fontWeight: '600',
+    padding: '1px 4px',
+    opacity: '1',
+    top: '-1.3em',
+  },
 })
 
 function labelAttributes(label: string): Extension {

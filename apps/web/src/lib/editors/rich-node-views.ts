@@ -49,12 +49,16 @@ class TaskItemView implements NodeView {
     this.#box.className = 'task-checkbox'
     this.#box.contentEditable = 'false'
     this.#box.setAttribute('aria-label', 'Done')
+    // Keep the editor's selection where it is when the box is clicked.
     this.#box.addEventListener('mousedown', (event) => event.preventDefault())
     this.#box.addEventListener('click', (event) => {
-      event.preventDefault()
       const pos = getPos()
-      if (pos === undefined || !view.editable) return
-      const checked = !this.#node.attrs.checked
+      if (pos === undefined || !view.editable) {
+        event.preventDefault()
+        return
+      }
+      // The browser has toggled the box already; the document follows it.
+      const checked = this.#box.checked
       view.dispatch(view.state.tr.setNodeMarkup(pos, undefined, { ...this.#node.attrs, checked }))
     })
     this.contentDOM = document.createElement('div')
