@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createFileId, TEXT_KEY } from '@yfs/core'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
@@ -380,8 +380,8 @@ function section(rows: Row[] | undefined, skipped?: string): string {
     '## Web app (`apps/web/bench/run.ts`: Chromium against a real `yfs serve` on loopback)',
     '',
     `Run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ` +
-      `Chromium headless; medians of ${RUNS} runs after a warm-up, (min–max); each reference is measured ` +
-      'interleaved in the same run.',
+      `Chromium headless, load average ${loadavg()[0]!.toFixed(1)} at the end; medians of ${RUNS} runs after a ` +
+      'warm-up, (min–max); each reference is measured interleaved in the same run.',
     '',
   ]
   if (!rows) return [...head, `Skipped: ${skipped}.`, '<!-- web:end -->'].join('\n')
@@ -406,8 +406,9 @@ function section(rows: Row[] | undefined, skipped?: string): string {
     'and syncing behind it is what the 0.5 s goal needs. The 1 MB open is timed from a click in the page',
     "to the file's first line in CodeMirror, including fetching its content doc; keystroke latency from",
     "the typing page's own echo to the other page's DOM (both in epoch time), at 25 keys/s, against one",
-    'Node client inserting into the same kind of Y.Text and another observing it. Goals are absolute; on',
-    'this shared 2-core machine several test runs of other work were going on, so read the ratios.',
+    'Node client inserting into the same kind of Y.Text and another observing it. Goals are absolute, but',
+    'this machine is shared (see the load average above; other test runs were going on), so absolute',
+    'times here are several times what a quiet machine gives: read the ratios.',
   ]
   return [...head, ...table, ...notes, '<!-- web:end -->'].join('\n')
 }
