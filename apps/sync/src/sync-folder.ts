@@ -50,7 +50,13 @@ import { createIgnoreRules, type IgnoreRules, STATE_DIR } from './ignore-rules.j
 import { forEachLimited } from './limit.js'
 import { conflictName, mergeText } from './merge.js'
 import { type NodeKind, reconcile, type StateNode, type SyncOp, type WorkspaceNode } from './reconcile.js'
-import { assertParentInside, RootGuardError, symlinkEscapeReason, toHostPath } from './root-guard.js'
+import {
+  assertParentInside,
+  invalidNameReason,
+  RootGuardError,
+  symlinkEscapeReason,
+  toHostPath,
+} from './root-guard.js'
 import type { SyncAction, SyncDirection, SyncEventHandler } from './sync-events.js'
 import { openSyncState, type SyncEntry, type SyncState } from './sync-state.js'
 import { type FolderWatcher, watchFolder } from './watcher.js'
@@ -259,6 +265,8 @@ class SyncEngine implements FolderSync {
   }
 
   #ignored(path: string, isDir: boolean | undefined): boolean {
+    // A hostile name ('..', 'a\\b') is not "ignored": it goes on to the root guard, which refuses and reports it.
+    if (path.split('/').some((part, i) => i > 0 && invalidNameReason(part) !== undefined)) return false
     if (paths.basename(path).startsWith(TEMP_PREFIX)) return true
     if (path === `/${STATE_DIR}` || path.startsWith(`/${STATE_DIR}/`)) return true
     if (isDir === undefined) return this.#rules.ignores(path, false) && this.#rules.ignores(path, true)
@@ -795,6 +803,8 @@ class SyncEngine implements FolderSync {
       (path === '/' || isSystemPath(path) || this.#ignored(path, row?.type === 'folder'))
     )
       path = undefined
+    // Refuse (and report) a path that could not live inside the folder before anything else.
+    if (path !== undefined) this.#host(path)
     const old = this.#state.pathOfId(id)
     if (path === undefined || !row) {
       if (old !== undefined) await this.#removeLocalTree(old)
