@@ -7,6 +7,11 @@
  * events (write, delete, rename, mkdir, restore) caused by the run. Events
  * of other writers during the run (another tool call, another session on a
  * shared store, a person) are left out (see recording-fs.ts).
+ *
+ * Each run starts in `cwd` (default `/`) with `HOME=/` and `TMPDIR=/tmp`:
+ * both exist in every workspace (`/tmp` is the instance-local scratch folder,
+ * see core's local-layer.ts), so `cd`, `~/x` and `$TMPDIR/x` never point at
+ * a missing folder.
  */
 import type { FsEvent, YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
@@ -66,7 +71,8 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
         const bash = new Bash({
           fs: recording.fs,
           cwd: options.cwd ?? '/',
-          env: options.env,
+          // Folders that exist in every workspace: `cd`, `~` and mktemp-style `$TMPDIR/x` work.
+          env: { HOME: '/', TMPDIR: '/tmp', ...options.env },
           executionLimits,
         })
         const result = await bash.exec(script, {

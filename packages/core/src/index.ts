@@ -22,6 +22,7 @@ export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table
 // Files table
 export { createFilesTable, FILES_TABLE_KEY, FileRowSchema } from './files-table.js'
 export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
+export { isLocalPath, SYSTEM_ROOTS, TMP_PATH } from './fs/local-layer.js'
 export { validateName } from './fs/names.js'
 export type { WriteBase, WriteOptions, WriteReport } from './fs/stale-write.js'
 export type { FsOp, TransactionError, TransactionResult } from './fs/transaction.js'
@@ -36,7 +37,6 @@ export {
   CHECKPOINTS_KEY,
   createFileSystem,
   FS_ORIGIN,
-  SYSTEM_ROOTS,
   YjsFileSystem,
 } from './fs/yjs-file-system.js'
 export type { FileVersion, VersionReason } from './history/file-history.js'

@@ -25,6 +25,8 @@ const fixture: [string, string][] = [
 
 async function populate(fs: IFileSystem): Promise<void> {
   let t = T0
+  // just-bash's default layout has /tmp; on YjsFileSystem it is always there (local to the instance).
+  if (!(await fs.exists('/tmp'))) await fs.mkdir('/tmp')
   for (const [path, content] of fixture) {
     vi.setSystemTime(t)
     t += 60_000

@@ -4,18 +4,16 @@
  * applied (each to the paths below its own folder), and the check that
  * patterns are relative to the search folder.
  */
-import type { YjsFileSystem } from '@yfs/core'
+import { isLocalPath, type YjsFileSystem } from '@yfs/core'
 import ignore, { type Ignore } from 'ignore'
 import { ToolError } from '../errors.js'
 import { vfs } from './shared.js'
-
-const SYSTEM = /^\/(bin|usr|dev|proc)(\/|$)/
 
 /** Workspace file paths below `base` (system paths excluded), honouring .gitignore files unless told not to. */
 export async function filesUnder(fs: YjsFileSystem, base: string, gitignore: boolean): Promise<string[]> {
   const all = fs.index
     .allPaths()
-    .filter((p) => !SYSTEM.test(p) && (base === '/' || p === base || p.startsWith(`${base}/`)))
+    .filter((p) => !isLocalPath(p) && (base === '/' || p === base || p.startsWith(`${base}/`)))
   if (!gitignore) return all
   // Each .gitignore applies to the paths below its folder.
   const rules: [string, Ignore][] = []

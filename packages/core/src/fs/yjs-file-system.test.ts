@@ -73,7 +73,7 @@ describe('YjsFileSystem errors carry POSIX codes and Node-style messages', () =>
     )
     expect(await code(fs.readdir('/file.txt'))).toBe("ENOTDIR ENOTDIR: not a directory, scandir '/file.txt'")
     expect(await fs.readdir('/dir')).toEqual(['a.txt', 'sub'])
-    expect(await fs.readdir('/')).toEqual(['bin', 'dev', 'dir', 'file.txt', 'proc', 'usr'])
+    expect(await fs.readdir('/')).toEqual(['bin', 'dev', 'dir', 'file.txt', 'proc', 'tmp', 'usr'])
     const typed = await fs.readdirWithFileTypes('/dir')
     expect(typed).toEqual([
       { name: 'a.txt', isFile: true, isDirectory: false, isSymbolicLink: false },
@@ -334,9 +334,9 @@ describe('system paths are local to each instance', () => {
     expect(r.stdout).toContain('/bin/ls')
     const peer = createFileSystem()
     Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(fs.doc))
-    expect(peer.getAllPaths().filter((p) => !p.match(/^\/(bin|usr|dev|proc)(\/|$)/) && p !== '/')).toEqual([
-      '/s.txt',
-    ])
+    expect(
+      peer.getAllPaths().filter((p) => !p.match(/^\/(bin|usr|dev|proc|tmp)(\/|$)/) && p !== '/'),
+    ).toEqual(['/s.txt'])
     expect([...peer.table.rows()].map((row) => row.name)).toEqual(['s.txt'])
   })
 })

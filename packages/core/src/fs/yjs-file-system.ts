@@ -13,10 +13,16 @@
  * - `link` (hard links) is ENOSYS; symlinks are rows of type `symlink`.
  * - Concurrent creates of one name by two peers show display suffixes
  *   (`a (1).md`); the stored names are not rewritten.
- * - `/bin`, `/usr`, `/dev` and `/proc` are a per-instance local layer (a
- *   MemoryFs; core loads no just-bash code at runtime) that is never shared: command stubs and `/dev/null` writes
- *   of one peer are invisible to others. Shared folders with those names
- *   are hidden behind it.
+ * - `/bin`, `/usr`, `/dev`, `/proc` and `/tmp` are a per-instance local
+ *   layer (local-layer.ts over a MemoryFs; core loads no just-bash code at
+ *   runtime) that is never shared: command stubs, `/dev/null`
+ *   writes and scratch files in `/tmp` of one peer are invisible to others,
+ *   like on a real machine, where `/tmp` belongs to the machine. `/tmp`
+ *   obeys the workspace's rules and limits (as its own quota) and lasts as
+ *   long as the instance; `isLocalPath` tells these paths apart. Copies and
+ *   moves between `/tmp` and the workspace work (a move is copy, then
+ *   remove, as across two filesystems). Shared folders with those names are
+ *   hidden behind the layer.
  * - mtime (`updatedAt`) also changes on rename/move, which is what the
  *   concurrent-move rule of the path index orders by.
  * - A file whose content was written by a codec this filesystem lacks (a
@@ -55,6 +61,7 @@ import {
   enotdir,
   enotempty,
   FsError,
+  isFsError,
 } from '../errors.js'
 import { createFilesTable, type FileRow, type FileRowChange, type FilesTable } from '../files-table.js'
 import {
@@ -76,6 +83,7 @@ import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
 import { suffixedName } from '../sibling-names.js'
 import { createEventHub, type FsEvent, type FsEventHandler, type FsEventType } from './events.js'
 import { LastSeenTracker } from './last-seen.js'
+import { isTmpPath, LocalLayer, SYSTEM_ROOTS, TMP_PATH } from './local-layer.js'
 import { MemoryFs } from './memory-fs.js'
 import { validateName } from './names.js'
 import {
@@ -92,8 +100,7 @@ type ReadFileOptions = Parameters<IFileSystem['readFile']>[1]
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
 type DirentEntry = Awaited<ReturnType<NonNullable<IFileSystem['readdirWithFileTypes']>>>[number]
 
-/** Top-level folders that are local to each instance (just-bash system paths). */
-export const SYSTEM_ROOTS: readonly string[] = ['bin', 'usr', 'dev', 'proc']
+export { SYSTEM_ROOTS } from './local-layer.js'
 
 const MAX_SYMLINK_HOPS = 40
 const COMPACT_ABOVE_BYTES = 16 * 1024
@@ -219,7 +226,7 @@ export class YjsFileSystem implements IFileSystem {
   readonly pool: ContentDocPool
   readonly limits: FileSystemLimits
   readonly codecs: readonly ContentCodec[]
-  readonly #local = new MemoryFs()
+  readonly #local: LocalLayer
   readonly #clock: () => number
   readonly author: string
   readonly readOnly: boolean
@@ -262,8 +269,8 @@ export class YjsFileSystem implements IFileSystem {
         if (options.connect) this.index.plaintext.delete(id)
       },
     })
-    // just-bash writes command stubs and /dev, /proc entries here (see SYSTEM_ROOTS).
-    for (const root of SYSTEM_ROOTS) this.#local.mkdirSync(`/${root}`, { recursive: true })
+    // just-bash writes command stubs and /dev, /proc entries here; scripts write scratch files to /tmp.
+    this.#local = new LocalLayer(new MemoryFs(), this.limits)
   }
 
   // ---------------------------------------------------------------- events
@@ -947,6 +954,8 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   async mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    const normalized = this.#norm(path, 'mkdir')
+    if (isSystemPath(normalized)) return this.#local.mkdir(normalized, options)
     // Queued like every other mutation, so it cannot slip between a write's check and its row.
     return this.#exclusive(() => this.mkdirSync(path, options))
   }
@@ -1029,31 +1038,35 @@ export class YjsFileSystem implements IFileSystem {
     const normalized = this.#norm(path, 'rm')
     if (isSystemPath(normalized)) return this.#local.rm(normalized, options)
     this.#writable('rm', path)
-    return this.#exclusive(() => {
-      let loc: Location
-      try {
-        loc = this.#locate(normalized, false, 'rm', path)
-      } catch (error) {
-        if (options?.force && error instanceof FsError && error.code === 'ENOENT') return
-        throw error
-      }
-      if (loc.kind === 'system') return this.#local.rm(loc.path, options)
-      const now = this.#clock()
-      if (loc.id === ROOT_ID) {
-        if (!options?.recursive) throw eisdir('rm', path)
-        this.table.batch(() => {
-          for (const name of this.index.childNames(ROOT_ID)) {
-            if (SYSTEM_ROOTS.includes(name)) continue
-            this.table.update(this.index.child(ROOT_ID, name)!, { trashedAt: now }, FS_ORIGIN)
-          }
-        }, FS_ORIGIN)
-        return
-      }
-      const row = this.table.get(loc.id)!
-      if (row.type === 'folder' && !options?.recursive && this.index.childNames(loc.id).length > 0)
-        throw enotempty('rm', path)
-      this.table.update(loc.id, { trashedAt: now }, FS_ORIGIN)
-    })
+    return this.#exclusive(() => this.#remove(normalized, path, options))
+  }
+
+  /** rm of a normalised path (the caller holds the queue): soft delete in the workspace, gone in the local layer. */
+  async #remove(normalized: string, path: string, options?: RmOptions): Promise<void> {
+    if (isSystemPath(normalized)) return this.#local.rm(normalized, options)
+    let loc: Location
+    try {
+      loc = this.#locate(normalized, false, 'rm', path)
+    } catch (error) {
+      if (options?.force && error instanceof FsError && error.code === 'ENOENT') return
+      throw error
+    }
+    if (loc.kind === 'system') return this.#local.rm(loc.path, options)
+    const now = this.#clock()
+    if (loc.id === ROOT_ID) {
+      if (!options?.recursive) throw eisdir('rm', path)
+      this.table.batch(() => {
+        for (const name of this.index.childNames(ROOT_ID)) {
+          if (SYSTEM_ROOTS.includes(name)) continue
+          this.table.update(this.index.child(ROOT_ID, name)!, { trashedAt: now }, FS_ORIGIN)
+        }
+      }, FS_ORIGIN)
+      return
+    }
+    const row = this.table.get(loc.id)!
+    if (row.type === 'folder' && !options?.recursive && this.index.childNames(loc.id).length > 0)
+      throw enotempty('rm', path)
+    this.table.update(loc.id, { trashedAt: now }, FS_ORIGIN)
   }
 
   async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
@@ -1071,18 +1084,26 @@ export class YjsFileSystem implements IFileSystem {
     options?: CpOptions,
   ): Promise<void> {
     const loc = this.#locate(srcNorm, false, 'cp', src)
+    // Either side may be in the local layer (/tmp): read and write through whichever holds it.
+    let kind: FileRow['type']
+    let row: FileRow | undefined
     if (loc.kind === 'system') {
-      const bytes = await this.#local.readFileBuffer(loc.path)
-      await this.#write(destNorm, dest, this.#toContentValue(bytes, 'utf8'), 'cp')
-      return
+      const st = await this.#local.lstat(loc.path)
+      kind = st.isDirectory ? 'folder' : st.isSymbolicLink ? 'symlink' : 'file'
+    } else {
+      row = this.#row(loc.id)
+      kind = row?.type ?? 'folder'
     }
-    const row = this.#row(loc.id)
-    if (loc.id === ROOT_ID || row?.type === 'folder') {
+    const toLocal = isSystemPath(destNorm)
+    if (kind === 'folder') {
       if (!options?.recursive) throw new FsError('EISDIR', 'cp', src, undefined, 'is a directory')
       if (paths.isSameOrDescendant(srcNorm, destNorm))
         throw new FsError('EINVAL', 'cp', src, undefined, `cannot copy '${src}' into itself, '${dest}'`)
-      this.mkdirSync(destNorm, { recursive: true })
-      for (const name of [...this.index.childNames(loc.id)]) {
+      if (toLocal) await this.#local.mkdir(destNorm, { recursive: true })
+      else this.mkdirSync(destNorm, { recursive: true })
+      const names =
+        loc.kind === 'system' ? await this.#local.readdir(loc.path) : [...this.index.childNames(loc.id)]
+      for (const name of names) {
         await this.#copy(
           paths.join(srcNorm, name),
           paths.join(destNorm, name),
@@ -1093,24 +1114,57 @@ export class YjsFileSystem implements IFileSystem {
       }
       return
     }
-    if (row?.type === 'symlink') {
-      await this.#symlink(row.target ?? '', destNorm, dest)
+    if (kind === 'symlink') {
+      const target = loc.kind === 'system' ? await this.#local.readlink(loc.path) : (row!.target ?? '')
+      if (toLocal) await this.#local.symlink(target, destNorm)
+      else await this.#symlink(target, destNorm, dest)
       return
     }
-    const content = await this.#readContent(loc.id, row!)
-    await this.#write(destNorm, dest, content, 'cp')
+    const content =
+      loc.kind === 'system'
+        ? this.#toContentValue(await this.#local.readFileBuffer(loc.path), 'utf8')
+        : await this.#readContent(loc.id, row!)
+    if (toLocal) await this.#local.writeFile(destNorm, content.bytes ?? content.text ?? '')
+    else await this.#write(destNorm, dest, content, 'cp')
   }
 
   async mv(src: string, dest: string): Promise<void> {
     const srcNorm = this.#norm(src, 'mv')
     const destNorm = this.#norm(dest, 'mv')
     if (srcNorm === destNorm) return
-    if (isSystemPath(srcNorm) || isSystemPath(destNorm)) {
-      if (isSystemPath(srcNorm) && isSystemPath(destNorm)) return this.#local.mv(srcNorm, destNorm)
-      throw new FsError('EACCES', 'rename', src, dest)
+    const [srcLocal, destLocal] = [isSystemPath(srcNorm), isSystemPath(destNorm)]
+    if (srcLocal && destLocal) return this.#local.mv(srcNorm, destNorm)
+    if (srcLocal || destLocal) {
+      // Between /tmp and the workspace: copy, then remove, as between two filesystems.
+      const local = srcLocal ? srcNorm : destNorm
+      if (local === TMP_PATH) throw new FsError('EBUSY', 'rename', src, dest)
+      if (!isTmpPath(local)) throw new FsError('EACCES', 'rename', src, dest)
+      this.#writable('rename', srcLocal ? dest : src)
+      return this.#exclusive(() => this.#moveAcross(srcNorm, destNorm, src, dest))
     }
     this.#writable('rename', src)
     return this.#exclusive(() => this.#move(srcNorm, destNorm, src, dest))
+  }
+
+  /** A move between the local layer and the workspace; the replaced destination goes to the trash (or away, in /tmp). */
+  async #moveAcross(srcNorm: string, destNorm: string, src: string, dest: string): Promise<void> {
+    const from = await this.lstat(srcNorm).catch((error: unknown) => {
+      throw isFsError(error, 'ENOENT') ? enoent('rename', src, dest) : error
+    })
+    const to = await this.lstat(destNorm).catch((error: unknown) => {
+      // A missing destination is the usual case; ENOTDIR and the rest surface when writing.
+      if (isFsError(error, 'ENOENT')) return undefined
+      throw error
+    })
+    if (to) {
+      if (from.isDirectory && !to.isDirectory) throw new FsError('ENOTDIR', 'rename', src, dest)
+      if (!from.isDirectory && to.isDirectory) throw new FsError('EISDIR', 'rename', src, dest)
+      if (to.isDirectory && (await this.readdir(destNorm)).length > 0)
+        throw new FsError('ENOTEMPTY', 'rename', src, dest)
+      await this.#remove(destNorm, dest, { recursive: true })
+    }
+    await this.#copy(srcNorm, destNorm, src, dest, { recursive: true })
+    await this.#remove(srcNorm, src, { recursive: true })
   }
 
   async #move(srcNorm: string, destNorm: string, src: string, dest: string): Promise<void> {

@@ -40,4 +40,54 @@ describe('bash', () => {
     expect((await err('bash', { script: 'pwd', cwd: 'vfs:///src/a.ts' })).code).toBe('ENOTDIR')
     expect((await err('bash', { script: 'pwd', cwd: '/a\0b' })).code).toBe('EINVAL')
   })
+
+  it('starts where folders exist: cwd /, HOME /, TMPDIR /tmp; /tmp is scratch that never syncs', async () => {
+    const { ok, fs } = setupTools()
+    const r = await ok('bash', {
+      script:
+        'pwd; echo "$HOME $TMPDIR"; cd ~ && pwd; cd && pwd; echo scratch > $TMPDIR/notes.txt && cat /tmp/notes.txt; mkdir -p /tmp/work && cd /tmp/work && pwd',
+    })
+    expect(r.structuredContent).toMatchObject({
+      stdout: '/\n/ /tmp\n/\n/\nscratch\n/tmp/work\n',
+      stderr: '',
+      exit_code: 0,
+      files_changed: [],
+    })
+    // /tmp lasts as long as the workspace instance: the next call sees it.
+    expect(
+      (await ok('bash', { script: 'cat /tmp/notes.txt', cwd: '/tmp/work' })).structuredContent.stdout,
+    ).toBe('scratch\n')
+    expect(fs.index.allPaths()).toEqual([])
+  })
+
+  it('runs what agents write with scratch files: awk/split into /tmp, gzip, rg -z, tar round trips', async () => {
+    const { ok, fs } = setupTools()
+    await ok('write_file', { path: 'vfs:///data/log.csv', content: 'a,1\nb,2\na,3\n' })
+    await fs.writeFile('/data/blob.bin', new Uint8Array([0, 0xff, 0x80, 0, 7]))
+    const script = [
+      'set -euo pipefail',
+      `awk -F, '{ print > "/tmp/by-key" }' /data/log.csv`,
+      'split -l 2 /tmp/by-key /tmp/part_',
+      'ls /tmp | sort | uniq -c | wc -l',
+      'gzip -c /data/log.csv > /data/log.csv.gz',
+      'rg -z "^a" /data/log.csv.gz | sort -u',
+      'tar czf /tmp/backup.tgz -C /data log.csv blob.bin',
+      'mkdir /tmp/restore && tar xzf /tmp/backup.tgz -C /tmp/restore',
+      'diff <(od -An -tx1 /data/blob.bin) <(od -An -tx1 /tmp/restore/blob.bin) && echo identical',
+    ].join('\n')
+    const r = await ok('bash', { script })
+    expect(r.structuredContent).toMatchObject({
+      stdout: '3\na,1\na,3\nidentical\n',
+      stderr: '',
+      exit_code: 0,
+      files_changed: ['vfs:///data/log.csv.gz'],
+    })
+    // The other tools read /tmp too.
+    const [fromTmp, original] = [
+      await ok('read_file', { path: 'vfs:///tmp/restore/log.csv' }),
+      await ok('read_file', { path: 'vfs:///data/log.csv' }),
+    ]
+    expect(fromTmp.structuredContent.content).toBe(original.structuredContent.content)
+    expect(fromTmp.structuredContent.content).toContain('b,2')
+  })
 })

@@ -19,7 +19,7 @@ export const bashTool = defineTool({
   name: 'bash',
   title: 'Run bash',
   description:
-    'Run a bash script (just-bash: grep, find, sed, awk, jq, sort, pipes, redirections, loops; no network, no real processes) on the workspace. Paths inside the script are plain POSIX paths (/src/a.ts, not vfs:///). Returns stdout, stderr, exit code and the files it changed. Output is capped and scripts are limited in time, loop iterations and commands.',
+    'Run a bash script (just-bash: grep, find, sed, awk, jq, sort, pipes, redirections, loops; no network, no real processes) on the workspace. Paths inside the script are plain POSIX paths (/src/a.ts, not vfs:///). /tmp is scratch space of this server (not synced, not in history, kept between calls): write intermediates there and mv results into the workspace. Returns stdout, stderr, exit code and the files it changed. Output is capped and scripts are limited in time, loop iterations and commands.',
   input: type({
     script: type('string > 0').describe('the bash script'),
     'cwd?': type('string > 0').describe('working directory: a POSIX path or a vfs:/// URL (default /)'),
