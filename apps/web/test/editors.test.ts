@@ -311,6 +311,11 @@ describeBrowser('editors', () => {
     // The cursor moved with its text: typing lands after "bravo".
     await page.keyboard.type('!')
     await expect.poll(() => agent.fs.readFile('/notes/todo.txt')).toBe('intro\nmore\nalpha\nbravo!\ndelta\n')
+    // Undo takes back the person's own edit only, never the agent's.
+    await page.keyboard.press('Control+z')
+    await expect.poll(() => agent.fs.readFile('/notes/todo.txt')).toBe('intro\nmore\nalpha\nbravo\ndelta\n')
+    await page.keyboard.press('Control+y')
+    await expect.poll(() => agent.fs.readFile('/notes/todo.txt')).toBe('intro\nmore\nalpha\nbravo!\ndelta\n')
     // The agent moves the file: the pane follows (same page, no reload).
     await tools.execute('bash', { script: 'mkdir -p /archive && mv /notes/todo.txt /archive/todo.txt' })
     await page.getByRole('region', { name: 'Editor: /archive/todo.txt' }).waitFor()

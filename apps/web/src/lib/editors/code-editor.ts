@@ -171,6 +171,8 @@ export function mountCodeEditor(options: CodeEditorOptions): CodeEditor {
       destroyed = true
       view.destroy()
       undoManager.destroy()
+      // The next editor on this doc (after a .txt → .md rename) reads `cursor` in another format.
+      options.awareness?.setLocalStateField('cursor', null)
     },
   }
 }

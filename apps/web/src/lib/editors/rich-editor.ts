@@ -22,6 +22,7 @@ import { gapCursor } from 'prosemirror-gapcursor'
 import { keymap } from 'prosemirror-keymap'
 import type { Schema } from 'prosemirror-model'
 import { EditorState, type Plugin } from 'prosemirror-state'
+import { goToNextCell } from 'prosemirror-tables'
 import { EditorView } from 'prosemirror-view'
 import { yCursorPlugin, ySyncPlugin, yUndoPlugin } from 'y-prosemirror'
 import type * as Y from 'yjs'
@@ -85,14 +86,13 @@ export function mountRichEditor(options: RichEditorOptions): RichEditor {
   let label = options.label
   const plugins: Plugin[] = [ySyncPlugin(fragment)]
   if (options.awareness) plugins.push(yCursorPlugin(options.awareness, { cursorBuilder, selectionBuilder }))
-  plugins.push(
-    yUndoPlugin(),
-    richInputRules(schema),
-    keymap(richKeymap(schema)),
-    keymap(baseKeymap),
-    dropCursor({ color: '#2563eb' }),
-    gapCursor(),
-  )
+  plugins.push(yUndoPlugin(), richInputRules(schema))
+  // Tab and Shift-Tab move between table cells (prosemirror-tables reads the schema's tableRoles);
+  // outside a table they fall through to the list keys. No tableEditing plugin: its table fixing
+  // would rewrite files on open.
+  if (Object.values(schema.nodes).some((type) => type.spec.tableRole === 'table'))
+    plugins.push(keymap({ Tab: goToNextCell(1), 'Shift-Tab': goToNextCell(-1) }))
+  plugins.push(keymap(richKeymap(schema)), keymap(baseKeymap), dropCursor({ color: '#2563eb' }), gapCursor())
   const view: EditorView = new EditorView(options.parent, {
     state: EditorState.create({ schema, plugins }),
     editable: () => !readOnly,
@@ -133,6 +133,8 @@ export function mountRichEditor(options: RichEditorOptions): RichEditor {
     },
     destroy() {
       view.destroy()
+      // The next editor on this doc (after a .md → .txt rename) reads `cursor` in another format.
+      options.awareness?.setLocalStateField('cursor', null)
     },
   }
 }
