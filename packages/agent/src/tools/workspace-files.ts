@@ -9,8 +9,17 @@ import ignore, { type Ignore } from 'ignore'
 import { ToolError } from '../errors.js'
 import { vfs } from './shared.js'
 
-/** Workspace file paths below `base` (system paths excluded), honouring .gitignore files unless told not to. */
+/**
+ * Workspace file paths below `base` (local paths excluded), honouring .gitignore files unless
+ * told not to. A `base` in the local layer (`/tmp/work`) lists that folder's local paths instead.
+ */
 export async function filesUnder(fs: YjsFileSystem, base: string, gitignore: boolean): Promise<string[]> {
+  // Below a local folder (/tmp): its own paths, not the workspace's.
+  if (isLocalPath(base))
+    return fs
+      .getAllPaths()
+      .filter((p) => p === base || p.startsWith(`${base}/`))
+      .sort()
   const all = fs.index
     .allPaths()
     .filter((p) => !isLocalPath(p) && (base === '/' || p === base || p.startsWith(`${base}/`)))

@@ -49,4 +49,41 @@ describe('grep', () => {
       1,
     )
   })
+
+  it('grep: a substring search that finds nothing but reads like a regex says so and shows the regex call', async () => {
+    const { ok } = setupTools()
+    await ok('write_file', { path: 'vfs:///src/a.ts', content: 'console.log("hello")\nfoo(1, 2)\n' })
+    const miss = await ok('grep', { pattern: 'hel+o', path: 'vfs:///src', include: '*.ts' })
+    expect(miss.structuredContent).toMatchObject({ count: 0, matches: [] })
+    const hint = miss.structuredContent.hint as string
+    expect(hint).toContain('regular expression')
+    expect(hint).toContain('{"pattern":"hel+o","path":"vfs:///src","include":"*.ts","regex":true}')
+    expect(miss.content[0]!.text).toBe(`(no matches)\nhint: ${hint}`)
+    // The suggested call works.
+    const call = JSON.parse(hint.slice(hint.indexOf('{')))
+    expect((await ok('grep', call)).structuredContent.count).toBe(1)
+    for (const pattern of ['\\bfoo\\b', 'log\\(', 'a.*b', '^foo', 'x$', '[0-9]+', 'a|b', 'z{2,3}', '(x)'])
+      expect((await ok('grep', { pattern })).structuredContent.hint, pattern).toBeTypeOf('string')
+    expect((await ok('grep', { pattern: 'hel+o', count_only: true })).structuredContent).toMatchObject({
+      count: 0,
+      hint: expect.stringContaining('"regex":true'),
+    })
+    // No hint when something was found, for plain words, or when regex was asked for.
+    expect((await ok('grep', { pattern: 'foo(1' })).structuredContent.hint).toBeUndefined()
+    for (const args of [{ pattern: 'missing word' }, { pattern: 'a.b' }, { pattern: 'hel+o', regex: true }])
+      expect((await ok('grep', args)).structuredContent.hint, args.pattern).toBeUndefined()
+  })
+
+  it('grep and glob search /tmp when asked to, and never list it otherwise', async () => {
+    const { ok, fs } = setupTools()
+    await ok('write_file', { path: 'vfs:///src/a.txt', content: 'needle\n' })
+    await fs.mkdir('/tmp/work')
+    await fs.writeFile('/tmp/work/scratch.txt', 'needle in tmp\n')
+    expect((await ok('grep', { pattern: 'needle' })).structuredContent.count).toBe(1)
+    const inTmp = await ok('grep', { pattern: 'needle', path: 'vfs:///tmp' })
+    expect(inTmp.structuredContent).toMatchObject({
+      count: 1,
+      matches: [{ path: 'vfs:///tmp/work/scratch.txt', line: 1 }],
+    })
+  })
 })

@@ -36,11 +36,21 @@ function lineMatcher(pattern: string, regex: boolean, caseSensitive: boolean): (
   }
 }
 
+/**
+ * True when a pattern reads like a regular expression: an escape (`\d`, `\.`), a
+ * quantifier after a character (`l+`, `.*`, `s?`), a class, a group, an
+ * alternation, a `{n,m}` or anchors. Agents used to ripgrep send regexes by
+ * default; a substring search then silently finds nothing.
+ */
+export function looksLikeRegex(pattern: string): boolean {
+  return /\\[\w.\\()[\]{}|+*?^$]|[\w.)\]][+*?]|\[[^\]]+\]|\([^)]*\)|\||\{\d+(,\d*)?\}|^\^|\$$/.test(pattern)
+}
+
 export const grepTool = defineTool({
   name: 'grep',
   title: 'Search file contents',
   description:
-    'Search text files for a substring (default) or a regular expression (regex: true; RE2 syntax, no backreferences or lookaround). Options: case_sensitive (default true), include glob on file paths ("**/*.ts"), context_before/context_after lines, count_only, max_results. Binary files are skipped.',
+    'Search text files for a substring (default, taken literally: set regex: true for hel+o, \\bfoo, a.*b) or a regular expression (regex: true; RE2 syntax, no backreferences or lookaround). Options: case_sensitive (default true), include glob on file paths ("**/*.ts"), context_before/context_after lines, count_only, max_results. Binary files are skipped.',
   input: type({
     pattern: type('string > 0').describe('substring, or a regular expression (RE2 syntax) with regex: true'),
     'path?': type(vfsPath).describe('vfs:/// file or folder to search (default vfs:///)'),
@@ -93,6 +103,17 @@ export const grepTool = defineTool({
           ...(after ? { after: lines.slice(i + 1, i + 1 + after) } : {}),
         })
       }
+    }
+    // A substring search that found nothing but reads like a regex: say so, with the call that runs it.
+    const hint =
+      total === 0 && !input.regex && looksLikeRegex(input.pattern)
+        ? `the pattern looks like a regular expression but was searched as a plain substring (the default); to run it as a regex: grep ${JSON.stringify({ ...input, regex: true })}`
+        : undefined
+    if (hint) {
+      const structured = input.count_only
+        ? { count: 0, files: {}, hint }
+        : { matches, count: 0, truncated: false, hint }
+      return { structured, text: `(no matches)\nhint: ${hint}` }
     }
     if (input.count_only) {
       return {
