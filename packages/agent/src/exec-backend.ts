@@ -13,7 +13,7 @@
  * see core's local-layer.ts), so `cd`, `~/x` and `$TMPDIR/x` never point at
  * a missing folder.
  */
-import type { FsEvent, YjsFileSystem } from '@yfs/core'
+import { type FsEvent, isFsError, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { createRecordingFs } from './recording-fs.js'
 
@@ -51,6 +51,19 @@ export const DEFAULT_EXEC_LIMITS: JustBashLimits = {
   maxCallDepth: 100,
 }
 
+/**
+ * just-bash lets a failed redirection write escape `exec` (`echo x > /missing/f`:
+ * InMemoryFs creates the folder, so it never fails there). Report it the way bash
+ * does, `bash: /missing/f: No such file or directory` with exit 1, instead of
+ * failing the whole call. What the script printed before is lost with the throw.
+ */
+function shellErrorResult(error: unknown): { stdout: string; stderr: string; exitCode: number } {
+  if (!isFsError(error)) throw error
+  const reason = /^E[A-Z]+: ([^,]*)/.exec(error.message)?.[1] ?? error.code
+  const said = reason.charAt(0).toUpperCase() + reason.slice(1)
+  return { stdout: '', stderr: `bash: ${error.path}: ${said}\n`, exitCode: 1 }
+}
+
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)
 
 /** just-bash on a YjsFileSystem: each run is a fresh shell (no state leaks between tool calls). */
@@ -75,10 +88,12 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
           env: { HOME: '/', TMPDIR: '/tmp', ...options.env },
           executionLimits,
         })
-        const result = await bash.exec(script, {
-          signal: controller.signal,
-          ...(options.stdin ? { stdin: options.stdin } : {}),
-        })
+        const result = await bash
+          .exec(script, {
+            signal: controller.signal,
+            ...(options.stdin ? { stdin: options.stdin } : {}),
+          })
+          .catch(shellErrorResult)
         const timedOut = controller.signal.aborted
         const changed = new Set<string>()
         for (const e of events.filter(recording.owns)) {

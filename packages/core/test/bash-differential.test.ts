@@ -148,7 +148,7 @@ const agentCases: [string, string][] = [
   ],
   ['set -e failure', 'set -euo pipefail\necho start\ncat /missing.txt\necho never'],
   ['pipefail failure', 'set -o pipefail; cat /missing | sort; echo "exit=$?"'],
-  ['set -u failure', 'set -u; echo "${UNSET_VAR}"; echo never'],
+  ['set -u failure', 'set -u; echo "$UNSET_VAR"; echo never'],
   ['errexit in subshell', 'set -e; (false) || echo recovered; false; echo never'],
   [
     'scratch dir by pid',

@@ -90,4 +90,17 @@ describe('bash', () => {
     expect(fromTmp.structuredContent.content).toBe(original.structuredContent.content)
     expect(fromTmp.structuredContent.content).toContain('b,2')
   })
+
+  it('a redirection into a missing folder is a shell error (exit 1), not a failed call', async () => {
+    const { ok, fs } = setupTools()
+    const r = await ok('bash', { script: 'echo x > /missing/f.txt' })
+    expect(r.structuredContent).toMatchObject({
+      stdout: '',
+      stderr: 'bash: /missing/f.txt: No such file or directory\n',
+      exit_code: 1,
+      files_changed: [],
+    })
+    expect(await fs.exists('/missing')).toBe(false)
+    expect((await ok('bash', { script: 'echo x >> /tmp/none/f' })).structuredContent.exit_code).toBe(1)
+  })
 })
