@@ -11,6 +11,12 @@ export {
   readFrontMatterText,
   readMarkdownBody,
 } from './markdown-codec.js'
-export { markdownParser, parseMarkdown, tokenizer as markdownTokenizer } from './parse.js'
+export { markdownParser, type ParseContext, parseMarkdown, tokenizer as markdownTokenizer } from './parse.js'
 export { markdownSchema, SOURCE_ATTRS, safeUrl } from './schema.js'
-export { hasCurrentSource, markdownSerializer, serializeMarkdown, serializeNormalized } from './serialize.js'
+export {
+  hasCurrentSource,
+  markdownSerializer,
+  serializeBlocks,
+  serializeMarkdown,
+  serializeNormalized,
+} from './serialize.js'

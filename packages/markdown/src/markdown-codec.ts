@@ -16,6 +16,7 @@
  * Edited parts come back in the normalised form, which is a fixed point.
  */
 import type { ContentCodec } from '@yfs/core'
+import type { Node } from 'prosemirror-model'
 import { updateYFragment, yXmlFragmentToProseMirrorRootNode } from 'y-prosemirror'
 import type * as Y from 'yjs'
 import { hashString } from './fingerprint.js'
@@ -26,9 +27,10 @@ import {
   stringifyFrontMatter,
   updateFrontMatter,
 } from './front-matter.js'
-import { parseMarkdown } from './parse.js'
+import { parseIncrementally } from './incremental-parse.js'
+import { parseMarkdownBlocks } from './parse.js'
 import { markdownSchema } from './schema.js'
-import { serializeMarkdown } from './serialize.js'
+import { serializeBlocks } from './serialize.js'
 
 /** Root key of the body (ProseMirror tree). */
 export const RICHTEXT_KEY = 'richtext'
@@ -59,11 +61,46 @@ const MARKDOWN_NAME = /\.(md|markdown)$/i
 // y-prosemirror's binding metadata (its createEmptyMeta is not exported): a fresh one per write.
 const emptyMeta = () => ({ mapping: new Map(), isOMark: new Map() })
 
+/**
+ * The body of a doc as a tree and the text of each top-level block, kept
+ * per doc between a write and the next read or write, and dropped by the
+ * first change to the fragment made by anything else (a person's edit, a
+ * remote update, an undo). Saves a conversion and a serialisation of the
+ * whole document per write and per read.
+ */
+interface BodyCache {
+  tree: Node
+  pieces: string[]
+  /** The transaction that wrote them (its own change event keeps the entry). */
+  tr: Y.Transaction | null
+}
+const bodies = new WeakMap<Y.Doc, BodyCache>()
+const watched = new WeakSet<Y.Doc>()
+
+function watch(doc: Y.Doc, fragment: Y.XmlFragment): void {
+  if (watched.has(doc)) return
+  watched.add(doc)
+  fragment.observeDeep((_events, tr) => {
+    if (bodies.get(doc)?.tr !== tr) bodies.delete(doc)
+  })
+}
+
+// The current body (tree and block texts), from the cache or the fragment.
+function currentBody(doc: Y.Doc, fragment: Y.XmlFragment): BodyCache {
+  watch(doc, fragment)
+  const cached = bodies.get(doc)
+  if (cached) return cached
+  const tree = yXmlFragmentToProseMirrorRootNode(fragment, markdownSchema)
+  const body = { tree, pieces: serializeBlocks(tree), tr: null }
+  bodies.set(doc, body)
+  return body
+}
+
 /** Read the body of a content doc as Markdown. */
 export function readMarkdownBody(doc: Y.Doc): string {
   const fragment = doc.getXmlFragment(RICHTEXT_KEY)
   if (fragment.length === 0) return ''
-  return serializeMarkdown(yXmlFragmentToProseMirrorRootNode(fragment, markdownSchema))
+  return currentBody(doc, fragment).pieces.join('')
 }
 
 export const markdownCodec: ContentCodec = {
@@ -75,8 +112,17 @@ export const markdownCodec: ContentCodec = {
   write(doc, text, origin) {
     const { data, body } = splitFrontMatter(text)
     const source = text.slice(0, text.length - body.length)
-    const pNode = parseMarkdown(body)
-    doc.transact(() => {
+    const fragment = doc.getXmlFragment(RICHTEXT_KEY)
+    let parsed: { tree: Node; pieces: string[] | null }
+    if (fragment.length > 0) {
+      const previous = currentBody(doc, fragment)
+      parsed = parseIncrementally(previous.tree, previous.pieces, body)
+    } else {
+      watch(doc, fragment)
+      parsed = parseMarkdownBlocks(body)
+    }
+    const pNode = parsed.tree
+    doc.transact((tr) => {
       const map = doc.getMap(FRONTMATTER_KEY)
       updateFrontMatter(map, data)
       const meta = doc.getMap<string>(MARKDOWN_META_KEY)
@@ -88,7 +134,9 @@ export const markdownCodec: ContentCodec = {
         if (meta.get(FRONT_SOURCE) !== source) meta.set(FRONT_SOURCE, source)
         if (meta.get(FRONT_HASH) !== hash) meta.set(FRONT_HASH, hash)
       }
-      updateYFragment(doc, doc.getXmlFragment(RICHTEXT_KEY), pNode, emptyMeta())
+      updateYFragment(doc, fragment, pNode, emptyMeta())
+      if (parsed.pieces) bodies.set(doc, { tree: pNode, pieces: parsed.pieces, tr })
+      else bodies.delete(doc)
     }, origin)
   },
   hasContent(doc) {

@@ -20,6 +20,7 @@ import { MarkdownParser } from 'prosemirror-markdown'
 import { Fragment, type Mark, type Node } from 'prosemirror-model'
 import { fingerprint, hashString } from './fingerprint.js'
 import { markdownSchema } from './schema.js'
+import { endsWithBlank, needsNeighbour, normalisedPiece } from './serialize.js'
 
 type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean
 
@@ -230,9 +231,29 @@ function lineStarts(text: string): number[] {
   return starts
 }
 
+/** Where a parsed stretch of Markdown sits in a larger document (for incremental parses). */
+export interface ParseContext {
+  /** markdown-it env holding the link and footnote definitions made outside the stretch. */
+  env?: object
+  /** Emitted text of the block that follows the stretch (none: the stretch ends the document). */
+  followedBy?: string
+}
+
 /** Parse a Markdown body (no front matter) into a document of `markdownSchema` whose top-level blocks keep their source. */
-export function parseMarkdown(text: string): Node {
-  const env: { tokens?: Token[] } = {}
+export function parseMarkdown(text: string, context: ParseContext = {}): Node {
+  return parseMarkdownBlocks(text, context).tree
+}
+
+/**
+ * `parseMarkdown`, also returning the text of each top-level block (what
+ * `serializeBlocks` gives for the result; `null` when the blocks could not
+ * be matched to lines, which does not happen with markdown-it's line maps).
+ */
+export function parseMarkdownBlocks(
+  text: string,
+  context: ParseContext = {},
+): { tree: Node; pieces: string[] | null } {
+  const env: { tokens?: Token[] } = { ...context.env }
   const parsed = withoutAtomMarks(markdownParser.parse(text, env))
   const tokens = env.tokens ?? []
   const starts: number[] = []
@@ -240,28 +261,45 @@ export function parseMarkdown(text: string): Node {
   if (starts.length === 0) {
     // Blank text: the parser's one empty paragraph keeps the whitespace.
     const only = parsed.firstChild!
-    if (text === '' || parsed.childCount !== 1) return parsed
-    return parsed.copy(
-      Fragment.from(
-        only.type.create({ ...only.attrs, mdSource: text, mdHash: fingerprint(only) }, only.content),
-      ),
-    )
+    if (text === '' || parsed.childCount !== 1)
+      return { tree: parsed, pieces: parsed.childCount === 1 ? [''] : null }
+    const kept = only.type.create({ ...only.attrs, mdSource: text, mdHash: fingerprint(only) }, only.content)
+    return { tree: parsed.copy(Fragment.from(kept)), pieces: [text] }
   }
-  if (starts.length !== parsed.childCount) return parsed // should not happen; the blocks then serialise normalised
+  if (starts.length !== parsed.childCount) return { tree: parsed, pieces: null } // then the blocks serialise normalised
   const offsets = lineStarts(text)
   const at = (line: number) => (line < offsets.length ? offsets[line]! : text.length)
   const sources = starts.map((line, i) =>
     text.slice(i === 0 ? 0 : at(line), i + 1 < starts.length ? at(starts[i + 1]!) : text.length),
   )
+  return { tree: withSources(parsed, sources, context.followedBy ?? null), pieces: sources }
+}
+
+/**
+ * Give each top-level block of `doc` its source attributes: none when the
+ * normalised form already writes the block exactly as its source (the usual
+ * case for plain paragraphs and ATX headings), else `mdSource` + `mdHash`,
+ * and `mdNext` where the serializer needs to know the block that followed.
+ */
+function withSources(doc: Node, sources: string[], followedBy: string | null): Node {
   const children: Node[] = []
-  parsed.forEach((child, _, i) => {
+  doc.forEach((child, _, i) => {
+    const source = sources[i]!
+    const last = i + 1 === sources.length
+    const next = last ? followedBy : sources[i + 1]!
+    const prevEndsBlank = i === 0 || endsWithBlank(sources[i - 1]!)
+    if (prevEndsBlank && !needsNeighbour(child) && source === normalisedPiece(doc, i, next === null)) {
+      children.push(child)
+      return
+    }
+    const needsNext = needsNeighbour(child) || !endsWithBlank(source)
     const attrs = {
       ...child.attrs,
-      mdSource: sources[i],
+      mdSource: source,
       mdHash: fingerprint(child),
-      mdNext: i + 1 < sources.length ? hashString(sources[i + 1]!) : null,
+      mdNext: needsNext && next !== null ? hashString(next) : null,
     }
     children.push(child.type.create(attrs, child.content, child.marks))
   })
-  return parsed.copy(Fragment.fromArray(children))
+  return doc.copy(Fragment.fromArray(children))
 }

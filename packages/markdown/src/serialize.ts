@@ -312,8 +312,33 @@ export function hasCurrentSource(block: Node): boolean {
 }
 
 const isList = (n: Node) => n.type.name === 'bullet_list' || n.type.name === 'ordered_list'
-const ENDS_WITH_LINE = /(?:\r\n|\r|\n)$/
-const ENDS_WITH_BLANK = /(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)$/
+
+/**
+ * Blocks that what follows them can change (a list or footnote takes in indented
+ * lines, indented code continues, a list merges with the next list of its kind):
+ * their source is stored with `mdNext`, and they never go without one.
+ */
+export function needsNeighbour(n: Node): boolean {
+  return isList(n) || n.type.name === 'code_block' || n.type.name === 'footnote_definition'
+}
+
+const endsWithLine = (s: string) => s.endsWith('\n') || s.endsWith('\r')
+
+/** True when `s` ends in a blank line (a line end, then only spaces or tabs, then a line end), or is one. Scans from the end only. */
+export function endsWithBlank(s: string): boolean {
+  let i = s.length - 1
+  if (i < 0 || (s[i] !== '\n' && s[i] !== '\r')) return false
+  if (s[i] === '\n' && s[i - 1] === '\r') i--
+  i--
+  while (i >= 0 && (s[i] === ' ' || s[i] === '\t')) i--
+  return i < 0 || s[i] === '\n' || s[i] === '\r'
+}
+
+/** What `serializeMarkdown` writes for top-level block `index` when it has no source: the normalised form and its separator. */
+export function normalisedPiece(doc: Node, index: number, last: boolean): string {
+  const text = normalisedBlock(doc, index, [])
+  return text === '' ? '' : `${text}\n${last ? '' : '\n'}`
+}
 
 /** Serialise without stored sources: every block in the normalised form. */
 export function serializeNormalized(doc: Node): string {
@@ -325,8 +350,11 @@ export function serializeNormalized(doc: Node): string {
   return pieces.length === 0 ? '' : `${pieces.join('\n\n')}\n`
 }
 
-/** Serialise a document of `markdownSchema`: stored sources where current, the normalised form elsewhere. */
-export function serializeMarkdown(doc: Node): string {
+/**
+ * The text `serializeMarkdown` writes for each top-level block, in order
+ * (their concatenation is its output).
+ */
+export function serializeBlocks(doc: Node): string[] {
   const n = doc.childCount
   const verbatim: boolean[] = []
   const sourceHash: (string | null)[] = []
@@ -334,41 +362,61 @@ export function serializeMarkdown(doc: Node): string {
     verbatim.push(hasCurrentSource(child))
     sourceHash.push(verbatim[i] ? hashString(child.attrs.mdSource) : null)
   })
-  // Sources that were not neighbours when parsed: never let a list merge into the list before it.
-  const adjacent = (i: number) =>
-    verbatim[i - 1]! && verbatim[i]! && doc.child(i - 1).attrs.mdNext === sourceHash[i]
+  // Whether block i may follow block i - 1 with no blank line added: both are sources and either
+  // they were neighbours when parsed or the first ends in a blank line and nothing can run into it.
+  const adjacent = (i: number) => {
+    if (!verbatim[i - 1] || !verbatim[i]) return false
+    const prev = doc.child(i - 1)
+    if (prev.attrs.mdNext !== null && prev.attrs.mdNext === sourceHash[i]) return true
+    return !needsNeighbour(prev) && endsWithBlank(prev.attrs.mdSource)
+  }
   for (let i = 1; i < n; i++) {
     const prev = doc.child(i - 1)
     const cur = doc.child(i)
+    // A new neighbour that the block before would take in (a list of its kind, indented lines): normalise it.
     if (
       verbatim[i] &&
       !adjacent(i) &&
-      isList(prev) &&
-      (prev.type === cur.type || cur.type.name === 'code_block')
+      needsNeighbour(prev) &&
+      (prev.type === cur.type || cur.type.name === 'code_block' || /^[ \t]/.test(cur.attrs.mdSource))
     ) {
       verbatim[i] = false
     }
   }
+  const pieces: string[] = []
   let out = ''
   for (let i = 0; i < n; i++) {
     const child = doc.child(i)
+    let piece = ''
     if (i > 0 && out !== '' && !adjacent(i)) {
-      if (!ENDS_WITH_LINE.test(out)) out += '\n'
-      if (!ENDS_WITH_BLANK.test(out)) out += '\n'
+      // Separate from what came before by a blank line (added to the previous piece).
+      let sep = ''
+      if (!endsWithLine(out)) sep += '\n'
+      if (!endsWithBlank(out.slice(-200) + sep)) sep += '\n'
+      if (sep !== '') {
+        pieces[pieces.length - 1] += sep
+        out += sep
+      }
     }
-    if (verbatim[i]) {
-      out += child.attrs.mdSource
-      continue
+    if (verbatim[i]) piece = child.attrs.mdSource
+    else {
+      const avoid: string[] = []
+      const next = i + 1 < n ? doc.child(i + 1) : null
+      if (isList(child)) {
+        if (next && verbatim[i + 1] && next.type === child.type) avoid.push(markerOf(next))
+        const prev = i > 0 ? doc.child(i - 1) : null
+        if (prev && verbatim[i - 1] && prev.type === child.type) avoid.push(markerOf(prev))
+      }
+      const text = normalisedBlock(doc, i, avoid)
+      if (text !== '') piece = `${text}\n`
     }
-    const avoid: string[] = []
-    const next = i + 1 < n ? doc.child(i + 1) : null
-    if (isList(child)) {
-      if (next && verbatim[i + 1] && next.type === child.type) avoid.push(markerOf(next))
-      const prev = i > 0 ? doc.child(i - 1) : null
-      if (prev && verbatim[i - 1] && prev.type === child.type) avoid.push(markerOf(prev))
-    }
-    const text = normalisedBlock(doc, i, avoid)
-    if (text !== '') out += `${text}\n`
+    pieces.push(piece)
+    out += piece
   }
-  return out
+  return pieces
+}
+
+/** Serialise a document of `markdownSchema`: stored sources where current, the normalised form elsewhere. */
+export function serializeMarkdown(doc: Node): string {
+  return serializeBlocks(doc).join('')
 }

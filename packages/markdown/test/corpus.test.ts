@@ -21,6 +21,7 @@ import {
   markdownSchema,
   parseMarkdown,
   RICHTEXT_KEY,
+  serializeBlocks,
 } from '../src/index.js'
 import { loadCorpus } from './corpus.js'
 
@@ -85,10 +86,8 @@ describe('corpus', () => {
       const out = markdownCodec.read(doc)
       // The front matter block (kept verbatim) comes before the body's blocks.
       const front = (doc.getMap<string>(MARKDOWN_META_KEY).get('frontMatterSource') ?? '').length
-      const sources: string[] = []
-      before.forEach((c) => {
-        sources.push(c.attrs.mdSource)
-      })
+      const sources = serializeBlocks(before)
+      expect(sources.join('')).toBe(text.slice(front))
       const head = text.slice(0, front) + sources.slice(0, k).join('')
       const tail = sources.slice(k + 1).join('')
       expect(out.startsWith(head)).toBe(true)

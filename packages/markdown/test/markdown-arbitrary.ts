@@ -154,10 +154,19 @@ const block = fc.oneof(
   quote,
 )
 
+/** Blocks of a document, each with the blank lines after it. */
+export const markdownBlocks: fc.Arbitrary<string[]> = fc
+  .array(fc.tuple(block, fc.constantFrom('\n\n', '\n\n', '\n\n\n')), { minLength: 1, maxLength: 8 })
+  .map((blocks) => blocks.map(([b, sep]) => b + sep))
+
+/** One more block, for edits. */
+export const markdownBlock: fc.Arbitrary<string> = block.map((b) => `${b}\n\n`)
+
+/** The document text of `blocks`; `end` replaces the blank lines after the last one. */
+export const joinBlocks = (blocks: string[], end: string): string =>
+  blocks.map((b, i) => (i === blocks.length - 1 ? b.replace(/\n+$/, '') + end : b)).join('')
+
 /** A Markdown document built from the schema's constructs. */
 export const markdownDocument: fc.Arbitrary<string> = fc
-  .tuple(
-    fc.array(fc.tuple(block, fc.constantFrom('\n\n', '\n\n', '\n\n\n')), { minLength: 1, maxLength: 8 }),
-    fc.constantFrom('\n', '\n', ''),
-  )
-  .map(([blocks, end]) => blocks.map(([b, sep], i) => (i === blocks.length - 1 ? b : b + sep)).join('') + end)
+  .tuple(markdownBlocks, fc.constantFrom('\n', '\n', ''))
+  .map(([blocks, end]) => joinBlocks(blocks, end))
