@@ -6,12 +6,30 @@
 // reaches the page (test/budget.test.ts checks that and the size budget).
 import { fileURLToPath } from 'node:url'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
-import { defineConfig } from 'vite'
+import { defineConfig, type Plugin } from 'vite'
 
 const shim = (name: string) => fileURLToPath(new URL(`./src/shims/${name}.ts`, import.meta.url))
 
+/**
+ * Emits `app-files.json`: every hashed asset of the build, lazy chunks included, so the service worker
+ * (public/sw.js) can keep all of the app for offline use and not only what index.html links.
+ */
+function appFileList(): Plugin {
+  return {
+    name: 'yfs-app-file-list',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const files = Object.keys(bundle)
+        .filter((name) => name.startsWith('assets/'))
+        .map((name) => `/${name}`)
+        .sort()
+      this.emitFile({ type: 'asset', fileName: 'app-files.json', source: `${JSON.stringify(files)}\n` })
+    },
+  }
+}
+
 export default defineConfig({
-  plugins: [svelte()],
+  plugins: [svelte(), appFileList()],
   resolve: {
     alias: [
       { find: /^node:async_hooks$/, replacement: shim('async-hooks') },

@@ -7,15 +7,26 @@
 const CACHE = 'yfs-app-v1'
 const SHELL = '/'
 
-/** Fetch index.html and every asset it links, and store them. */
+/** Fetch index.html and every asset of the build (app-files.json, lazy chunks included), and store them. */
 async function cacheShell() {
   const cache = await caches.open(CACHE)
   const response = await fetch(SHELL, { cache: 'no-store' })
   if (!response.ok) return
   const html = await response.clone().text()
   await cache.put(SHELL, response)
-  const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1])
-  await cache.addAll(assets)
+  const linked = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1])
+  const list = await fetch('/app-files.json', { cache: 'no-store' })
+  const all = list.ok ? await list.json() : []
+  const assets = new Set([...linked, ...all.filter((f) => typeof f === 'string' && f.startsWith('/assets/'))])
+  // Skip what an earlier version already stored (hashed names never change content).
+  const missing = []
+  for (const asset of assets) if (!(await cache.match(asset))) missing.push(asset)
+  await cache.addAll(missing)
+  // Drop assets of older builds.
+  for (const request of await cache.keys()) {
+    const path = new URL(request.url).pathname
+    if (path.startsWith('/assets/') && !assets.has(path)) await cache.delete(request)
+  }
 }
 
 self.addEventListener('install', (event) => {

@@ -39,3 +39,40 @@ export async function createFile(page: Page, name: string): Promise<void> {
   await page.getByLabel('New file in').press('Enter')
   await treeItem(page, name).waitFor()
 }
+
+/** Number of stored updates in the page's yfs IndexedDB databases (y-indexeddb's `updates` stores). */
+function countStoredUpdates(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    let total = 0
+    for (const info of await indexedDB.databases()) {
+      if (!info.name?.startsWith('yfs:')) continue
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(info.name!)
+        open.onsuccess = () => resolve(open.result)
+        open.onerror = () => reject(open.error)
+      })
+      if (db.objectStoreNames.contains('updates')) {
+        total += await new Promise<number>((resolve, reject) => {
+          const count = db.transaction('updates').objectStore('updates').count()
+          count.onsuccess = () => resolve(count.result)
+          count.onerror = () => reject(count.error)
+        })
+      }
+      db.close()
+    }
+    return total
+  })
+}
+
+/** Wait until the page's IndexedDB writes have settled (the same count of stored updates twice in a row). */
+export async function idbSettled(page: Page, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let last = -1
+  for (;;) {
+    const now = await countStoredUpdates(page)
+    if (now === last && now > 0) return
+    if (Date.now() > deadline) throw new Error('IndexedDB writes did not settle')
+    last = now
+    await page.waitForTimeout(250)
+  }
+}

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { connectWorkspace } from '@yfs/client'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { connectionPhase, createFile, personContext, treeItem, until } from './app-helpers.js'
+import { connectionPhase, createFile, idbSettled, personContext, treeItem, until } from './app-helpers.js'
 import {
   describeBrowser,
   launchBrowser,
@@ -45,6 +45,7 @@ describeBrowser('offline', () => {
     const ws = await server.createWorkspace()
     const node = await ws.connect()
     await node.fs.writeFile('/README.md', '# Shared\n')
+    await node.fs.writeFile('/plan.txt', 'first line\nlast line\n')
     await node.flush()
     const a = await personContext(browser, 'Ana')
     const b = await personContext(browser, 'Bo')
@@ -53,9 +54,25 @@ describeBrowser('offline', () => {
     await item(pa, 'README.md').waitFor()
     await item(pb, 'README.md').waitFor()
     await expect.poll(() => phase(pa)).toBe('online')
+    // The service worker holds the whole app (lazy editor chunks included) before the network goes.
+    await pa.waitForFunction(() => navigator.serviceWorker.controller !== null)
+
+    // Both open the same file in the code editor.
+    await item(pa, 'plan.txt').click()
+    await item(pb, 'plan.txt').click()
+    await pa.locator('.cm-content').waitFor()
+    await pb.locator('.cm-content').waitFor()
 
     await a.setOffline(true)
     await expect.poll(() => phase(pa)).toBe('offline')
+    // Both edit plan.txt: A (offline) at the end of the first line, B (online) at the end of the last.
+    await pa.locator('.cm-line').nth(0).click()
+    await pa.keyboard.press('End')
+    await pa.keyboard.type(' +A offline')
+    await pb.locator('.cm-line').nth(1).click()
+    await pb.keyboard.press('End')
+    await pb.keyboard.type(' +B online')
+    await until(async () => (await node.fs.readFile('/plan.txt')).includes('+B online'), 'Node has B’s edit')
     await createFile(pa, 'from-a.txt')
     await item(pa, 'README.md').click()
     await pa.keyboard.press('F2')
@@ -70,6 +87,7 @@ describeBrowser('offline', () => {
     // Really offline: neither the other browser nor the Node client has A's changes yet.
     await until(() => node.fs.exists('/from-b.txt'), 'Node has B’s file')
     expect(await node.fs.exists('/from-a.txt')).toBe(false)
+    expect(await node.fs.readFile('/plan.txt')).not.toContain('+A offline')
     expect(await item(pb, 'from-a.txt').count()).toBe(0)
 
     await a.setOffline(false)
@@ -82,6 +100,17 @@ describeBrowser('offline', () => {
       'Node has A’s offline changes',
     )
     expect(await node.fs.readFile('/README-renamed-offline.md')).toBe('# Shared\n')
+    const merged = 'first line +A offline\nlast line +B online\n'
+    // Creating and renaming opened other files: back to plan.txt in both.
+    await item(pa, 'plan.txt').click()
+    await item(pb, 'plan.txt').click()
+    await until(async () => (await node.fs.readFile('/plan.txt')) === merged, 'Node has both edits')
+    const lines = (page: typeof pa) =>
+      page
+        .locator('.cm-content')
+        .evaluate((el) => Array.from(el.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'))
+    await expect.poll(() => lines(pa)).toBe(merged)
+    await expect.poll(() => lines(pb)).toBe(merged)
     await expect.poll(() => phase(pa)).toBe('online')
     await a.close()
     await b.close()
@@ -105,8 +134,13 @@ describeBrowser('offline', () => {
       await first.stop()
       await expect.poll(() => phase(page)).toBe('offline')
       await createFile(page, 'written-while-down.txt')
+      await page.locator('.cm-content').click()
+      await page.keyboard.type('typed while the server was down')
+      await page.getByText('typed while the server was down').waitFor()
+      await idbSettled(page)
       await page.reload()
-      await item(page, 'written-while-down.txt').waitFor()
+      await item(page, 'written-while-down.txt').click()
+      await page.getByText('typed while the server was down').waitFor()
       await item(page, 'notes').click()
       await item(page, 'a.md').waitFor()
       expect(await phase(page)).toBe('offline')
@@ -118,6 +152,11 @@ describeBrowser('offline', () => {
       const check = await connectWorkspace({ url: second.ws, workspace: ws.name, token: ws.writeToken })
       try {
         await until(() => check.fs.exists('/written-while-down.txt'), 'the server has the offline file')
+        await until(
+          async () =>
+            (await check.fs.readFile('/written-while-down.txt')) === 'typed while the server was down',
+          'the server has the offline text',
+        )
       } finally {
         await check.close(0)
       }
