@@ -11,6 +11,7 @@ export {
   readFrontMatterText,
   readMarkdownBody,
 } from './markdown-codec.js'
+export { markdownBlocks, mergeMarkdown } from './markdown-merge.js'
 export { markdownParser, type ParseContext, parseMarkdown, tokenizer as markdownTokenizer } from './parse.js'
 export { markdownSchema, SOURCE_ATTRS, safeUrl } from './schema.js'
 export {

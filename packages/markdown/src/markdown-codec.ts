@@ -28,6 +28,7 @@ import {
   updateFrontMatter,
 } from './front-matter.js'
 import { parseIncrementally } from './incremental-parse.js'
+import { mergeMarkdown } from './markdown-merge.js'
 import { parseMarkdownBlocks } from './parse.js'
 import { markdownSchema } from './schema.js'
 import { serializeBlocks } from './serialize.js'
@@ -106,6 +107,8 @@ export function readMarkdownBody(doc: Y.Doc): string {
 export const markdownCodec: ContentCodec = {
   id: 'markdown',
   matches: (name) => MARKDOWN_NAME.test(name),
+  // Stale writes merge blocks and front-matter keys (markdown-merge.ts).
+  merge: mergeMarkdown,
   read(doc) {
     return readFrontMatterText(doc) + readMarkdownBody(doc)
   },

@@ -17,6 +17,7 @@
  *   convert-on-switch).
  */
 import type * as Y from 'yjs'
+import type { TextMergeResult } from './three-way-merge.js'
 
 export interface ContentCodec {
   /** Stable id, e.g. `'text'` or `'markdown'`. Two names with the same codec id never convert content. */
@@ -32,8 +33,10 @@ export interface ContentCodec {
   /** Calls `onChange` after every change to the codec's keys; returns an unsubscribe. */
   observe(doc: Y.Doc, onChange: (origin: unknown) => void): () => void
   /**
-   * Split text (as `read` returns it) into the units a stale write merges by
-   * (three-way-merge.ts); `units.join('')` must be the text. Lines when absent.
+   * Three-way merge of texts as `read` returns them, for a stale write: `base`
+   * what the writer saw, `ours` what it writes, `theirs` what is there now.
+   * Where both changed a region, ours wins and the region is reported. Line
+   * by line (`mergeText`) when absent; Markdown merges blocks and front-matter keys.
    */
-  mergeUnits?(text: string): string[]
+  merge?(base: string, ours: string, theirs: string): TextMergeResult
 }

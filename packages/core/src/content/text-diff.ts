@@ -4,8 +4,9 @@
  * history shows what really changed.
  *
  * Strategy: strip the common prefix and suffix (lib0's `simpleDiffString`);
- * if the changed middle is still large, diff it by lines with the `diff`
- * package and apply each changed line run as its own delete/insert.
+ * if the changed middle is still large, or crosses a line end, widen it to
+ * whole lines, diff it by lines with the `diff` package and apply each
+ * changed line run as its own delete/insert.
  */
 import { diffArrays } from 'diff'
 import { simpleDiffString } from 'lib0/diff'
@@ -26,15 +27,28 @@ export function applyTextDiff(ytext: Y.Text, next: string): boolean {
   const prev = ytext.toString()
   if (prev === next) return false
   const { index, remove, insert } = simpleDiffString(prev, next)
-  if (remove + insert.length < LINE_DIFF_THRESHOLD) {
+  // A change across line ends goes by lines even when small: the character diff may shift it
+  // ('5\nline ' instead of 'line 5\n'), and a concurrent edit of the neighbouring line would
+  // then merge into the wrong place.
+  const multiline = insert.includes('\n') || prev.slice(index, index + remove).includes('\n')
+  if (!multiline && remove + insert.length < LINE_DIFF_THRESHOLD) {
     if (remove > 0) ytext.delete(index, remove)
     if (insert.length > 0) ytext.insert(index, insert)
     return true
   }
   // Widen the middle to whole lines so line diffing is exact, then diff lines.
   const start = prev.lastIndexOf('\n', index - 1) + 1
-  const oldMid = prev.slice(start, index + remove)
-  const newMid = next.slice(start, index + insert.length)
+  let end = index + remove
+  if (end > start && prev[end - 1] !== '\n') {
+    const eol = prev.indexOf('\n', end)
+    end = eol === -1 ? prev.length : eol + 1
+  } else if (end === start && end < prev.length) {
+    const eol = prev.indexOf('\n', end)
+    end = eol === -1 ? prev.length : eol + 1
+  }
+  // The suffix after the change is common to both texts, so both middles widen by the same amount.
+  const oldMid = prev.slice(start, end)
+  const newMid = next.slice(start, index + insert.length + (end - index - remove))
   const oldLines = splitLines(oldMid)
   const newLines = splitLines(newMid)
   if (oldLines.length + newLines.length > LINE_DIFF_MAX_LINES) {

@@ -16,7 +16,7 @@
 import type { BufferEncoding } from 'just-bash'
 import * as Y from 'yjs'
 import type { ContentCodec } from '../content/codec.js'
-import { type ConflictRegion, mergeText } from '../content/three-way-merge.js'
+import { type ConflictRegion, mergeText, type TextMergeResult } from '../content/three-way-merge.js'
 import type { FileVersion } from '../history/file-history.js'
 
 /** File content: text, or bytes when binary. */
@@ -44,18 +44,18 @@ export function sameContent(a: ContentValue, b: ContentValue): boolean {
   return (a.text ?? '') === (b.text ?? '')
 }
 
-/** Decide the content of a stale write; `split` makes merge units (lines by default). */
+/** Decide the content of a stale write; `merge` merges texts (lines by default, a codec's own merge). */
 export function resolveStaleWrite(
   base: ContentValue,
   ours: ContentValue,
   theirs: ContentValue,
-  split?: (text: string) => string[],
+  merge: (base: string, ours: string, theirs: string) => TextMergeResult = mergeText,
 ): StaleWriteResolution {
   if (sameContent(base, theirs)) return { value: ours, merged: false, overwritten: false, conflicts: [] }
   if (sameContent(ours, theirs)) return { value: ours, merged: true, overwritten: false, conflicts: [] }
   if (base.bytes || ours.bytes || theirs.bytes || ours.text === '')
     return { value: ours, merged: true, overwritten: true, conflicts: [] }
-  const r = mergeText(base.text ?? '', ours.text ?? '', theirs.text ?? '', split)
+  const r = merge(base.text ?? '', ours.text ?? '', theirs.text ?? '')
   return {
     value: { text: r.text },
     merged: true,

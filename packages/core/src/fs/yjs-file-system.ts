@@ -592,12 +592,7 @@ export class YjsFileSystem implements IFileSystem {
       value.text !== undefined && codec !== textCodec
         ? { text: normalizeWithCodec(codec, value.text) }
         : value
-    const r = resolveStaleWrite(
-      base ?? { bytes: new Uint8Array() },
-      ours,
-      theirs,
-      codec.mergeUnits?.bind(codec),
-    )
+    const r = resolveStaleWrite(base ?? { bytes: new Uint8Array() }, ours, theirs, codec.merge?.bind(codec))
     stale.report.merged = r.merged
     stale.report.conflicts = r.conflicts
     if (r.overwritten || base === null) {

@@ -25,6 +25,7 @@
  */
 import * as prng from 'lib0/prng'
 import * as Y from 'yjs'
+import type { ContentCodec } from '../content/codec.js'
 import { createFileSystem, type YjsFileSystem } from '../fs/yjs-file-system.js'
 
 const REMOTE = Symbol('replica-network')
@@ -72,6 +73,8 @@ export interface ReplicaNetworkOptions {
   /** Content-doc pool tuning for every replica; by default docs stay loaded until `evict`. */
   idleMs?: number
   maxIdle?: number
+  /** Content codecs of every replica (e.g. `[markdownCodec]`). */
+  codecs?: ContentCodec[]
 }
 
 export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions = {}): ReplicaNetwork {
@@ -125,6 +128,7 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
     })
     const fs = createFileSystem({
       doc,
+      codecs: options.codecs,
       clock: (options.clock ?? sharedClock)(i),
       idleMs: options.idleMs ?? Number.POSITIVE_INFINITY,
       maxIdle: options.maxIdle ?? Number.POSITIVE_INFINITY,

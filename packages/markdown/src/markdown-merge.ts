@@ -1,0 +1,99 @@
+/**
+ * Three-way merge of Markdown for stale writes (the codec's `merge`, see
+ * `ContentCodec.merge` in @yfs/core): the body merges block by block
+ * (paragraphs, list items, headings, table rows, code blocks, …) and the
+ * front matter key by key.
+ *
+ * It works on the serialised text, not on the ProseMirror tree, so it does
+ * not depend on how the parser builds nodes: blocks are line ranges found by
+ * a plain markdown-it block pass (each unit runs from one block start to the
+ * next, blank lines included), then merged with core's `mergeText`. Front
+ * matter is parsed as YAML; a key changed on one side takes that side's
+ * value, a key both changed differently takes ours (a conflict).
+ *
+ * @example
+ * mergeMarkdown('- a\n- b\n', '- A\n- b\n', '- a\n- B\n').text // '- A\n- B\n'
+ */
+import { type ConflictRegion, mergeText, splitLines, type TextMergeResult } from '@yfs/core'
+import { equalityDeep } from 'lib0/function'
+import MarkdownIt from 'markdown-it'
+import { type FrontMatter, splitFrontMatter, stringifyFrontMatter } from './front-matter.js'
+
+// Block structure only: no linkify or plugins needed to find where blocks start.
+const blockParser = MarkdownIt('commonmark', { html: true }).enable(['table', 'strikethrough'])
+
+// Tokens whose first line starts a merge unit.
+const UNIT_STARTS = new Set([
+  'heading_open',
+  'paragraph_open',
+  'list_item_open',
+  'tr_open',
+  'fence',
+  'code_block',
+  'hr',
+  'html_block',
+  'blockquote_open',
+])
+
+/** Markdown split into block units (join them to get the text back). */
+export function markdownBlocks(text: string): string[] {
+  const lines = splitLines(text)
+  if (lines.length === 0) return []
+  const starts = new Set<number>([0])
+  for (const token of blockParser.parse(text, {}))
+    if (token.map && UNIT_STARTS.has(token.type) && token.map[0] < lines.length) starts.add(token.map[0])
+  const sorted = [...starts].sort((a, b) => a - b)
+  return sorted.map((start, i) => lines.slice(start, sorted[i + 1] ?? lines.length).join(''))
+}
+
+/** Front matter text (the `---` block, as in `text`) and body. */
+function split(text: string): { data: FrontMatter; front: string; body: string } {
+  const { data, body } = splitFrontMatter(text)
+  return { data, front: text.slice(0, text.length - body.length), body }
+}
+
+/** 1-based line of a top-level key in a front matter block (1 when not found). */
+function keyLine(front: string, key: string): number {
+  const lines = front.split('\n')
+  const i = lines.findIndex(
+    (l) => l.startsWith(`${key}:`) || l.startsWith(`"${key}":`) || l.startsWith(`'${key}':`),
+  )
+  return i < 0 ? 1 : i + 1
+}
+
+const lineCount = (text: string) => splitLines(text).length
+
+/** Merge Markdown texts: blocks for the body, keys for the front matter. */
+export function mergeMarkdown(base: string, ours: string, theirs: string): TextMergeResult {
+  const [b, o, t] = [split(base), split(ours), split(theirs)]
+  const conflicts: ConflictRegion[] = []
+  let front = o.front
+  const frontChanged = !equalityDeep(b.data, t.data)
+  const conflictKeys: string[] = []
+  if (frontChanged) {
+    const data: FrontMatter = {}
+    const keys = [...new Set([...Object.keys(o.data), ...Object.keys(t.data), ...Object.keys(b.data)])]
+    for (const key of keys.sort()) {
+      const [bv, ov, tv] = [b.data[key], o.data[key], t.data[key]]
+      let value = ov
+      if (equalityDeep(ov, bv)) value = tv
+      else if (!equalityDeep(tv, bv) && !equalityDeep(ov, tv)) conflictKeys.push(key)
+      if (value !== undefined) data[key] = value
+    }
+    front = stringifyFrontMatter(data)
+  }
+  const body = mergeText(b.body, o.body, t.body, markdownBlocks)
+  for (const key of conflictKeys)
+    conflicts.push({
+      lines: { start: keyLine(front, key), count: key in o.data ? 1 : 0 },
+      theirs: { start: keyLine(t.front, key), count: key in t.data ? 1 : 0 },
+    })
+  const frontLines = lineCount(front)
+  const theirFrontLines = lineCount(t.front)
+  for (const c of body.conflicts)
+    conflicts.push({
+      lines: { start: c.lines.start + frontLines, count: c.lines.count },
+      theirs: { start: c.theirs.start + theirFrontLines, count: c.theirs.count },
+    })
+  return { text: front + body.text, conflicts }
+}
