@@ -40,10 +40,10 @@ describe('markdownBlocks', () => {
     const blocks = markdownBlocks(body)
     expect(blocks.join('')).toBe(body)
     expect(blocks).toContain('- item one\n')
-    expect(blocks).toContain('  - nested\n\n')
-    expect(blocks).toContain('| 3 | 4 |\n\n')
-    expect(blocks).toContain('```ts\nconst x = 1\n\nconst y = 2\n```\n\n')
-    expect(blocks).toContain('First paragraph\nwraps over two lines.\n\n')
+    expect(blocks).toContain('  - nested\n')
+    expect(blocks).toContain('| 3 | 4 |\n')
+    expect(blocks).toContain('```ts\nconst x = 1\n\nconst y = 2\n```\n')
+    expect(blocks).toContain('First paragraph\nwraps over two lines.\n')
   })
 
   it('joins back to any text', () => {

@@ -7,7 +7,7 @@
  * It works on the serialised text, not on the ProseMirror tree, so it does
  * not depend on how the parser builds nodes: blocks are line ranges found by
  * a plain markdown-it block pass (each unit runs from one block start to the
- * next, blank lines included), then merged with core's `mergeText`. Front
+ * next; the blank lines after a block are a unit of their own), then merged with core's `mergeText`. Front
  * matter is parsed as YAML; a key changed on one side takes that side's
  * value, a key both changed differently takes ours (a conflict).
  *
@@ -43,7 +43,16 @@ export function markdownBlocks(text: string): string[] {
   for (const token of blockParser.parse(text, {}))
     if (token.map && UNIT_STARTS.has(token.type) && token.map[0] < lines.length) starts.add(token.map[0])
   const sorted = [...starts].sort((a, b) => a - b)
-  return sorted.map((start, i) => lines.slice(start, sorted[i + 1] ?? lines.length).join(''))
+  const units: string[] = []
+  sorted.forEach((start, i) => {
+    const end = sorted[i + 1] ?? lines.length
+    // Blank lines after a block are a unit of their own: deleting the last block must not change the one before it.
+    let content = end
+    while (content > start && lines[content - 1]!.trim() === '') content--
+    if (content > start) units.push(lines.slice(start, content).join(''))
+    if (content < end) units.push(lines.slice(content, end).join(''))
+  })
+  return units
 }
 
 /** Front matter text (the `---` block, as in `text`) and body. */
@@ -62,6 +71,26 @@ function keyLine(front: string, key: string): number {
 }
 
 const lineCount = (text: string) => splitLines(text).length
+
+/** Number of blank lines at the start or the end of `text`. */
+function blankEdge(text: string, end: boolean): number {
+  const lines = splitLines(text)
+  let n = 0
+  while (n < lines.length && lines[end ? lines.length - 1 - n : n]!.trim() === '') n++
+  return n
+}
+
+/**
+ * Drop blank lines at the start or end that neither side has: when both sides
+ * delete neighbouring blocks, the blank line between them may be left over.
+ */
+function trimBlankEdges(text: string, sides: string[]): string {
+  const lines = splitLines(text)
+  if (lines.every((l) => l.trim() === '')) return sides.some((x) => x === text) ? text : ''
+  const start = blankEdge(text, false) - Math.max(...sides.map((x) => blankEdge(x, false)))
+  const end = blankEdge(text, true) - Math.max(...sides.map((x) => blankEdge(x, true)))
+  return lines.slice(Math.max(0, start), lines.length - Math.max(0, end)).join('')
+}
 
 /** Merge Markdown texts: blocks for the body, keys for the front matter. */
 export function mergeMarkdown(base: string, ours: string, theirs: string): TextMergeResult {
@@ -83,6 +112,7 @@ export function mergeMarkdown(base: string, ours: string, theirs: string): TextM
     front = stringifyFrontMatter(data)
   }
   const body = mergeText(b.body, o.body, t.body, markdownBlocks)
+  body.text = trimBlankEdges(body.text, [o.body, t.body])
   for (const key of conflictKeys)
     conflicts.push({
       lines: { start: keyLine(front, key), count: key in o.data ? 1 : 0 },

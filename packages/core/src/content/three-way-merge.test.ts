@@ -79,6 +79,19 @@ describe('mergeUnits', () => {
     })
   })
 
+  it('deletes the union of overlapping deletions and edits each line of a replaced run on its own', () => {
+    const base = ['a\n', '\n', 'b\n', '\n', 'c\n']
+    const both = mergeUnits(base, base.slice(2), [...base.slice(0, 1), ...base.slice(3)])
+    expect(both.conflicts).toEqual([])
+    expect(both.units.join('').trim()).toBe('c')
+    // Theirs edited lines 1 and 2, ours line 3: touching, not overlapping.
+    expect(mergeUnits(['1\n', '2\n', '3\n'], ['1\n', '2\n', 'C\n'], ['A\n', 'B\n', '3\n']).units).toEqual([
+      'A\n',
+      'B\n',
+      'C\n',
+    ])
+  })
+
   it('returns theirs when ours is the base and ours when theirs is the base', () => {
     fc.assert(
       fc.property(fc.array(fc.string()), fc.array(fc.string()), (base, other) => {

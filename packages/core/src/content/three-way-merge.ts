@@ -6,12 +6,14 @@
  *
  * Each side's changes against the base are found as hunks (a jsdiff Myers
  * diff after trimming the common prefix and suffix, so a few local edits in
- * a large file cost little). Hunks of the two sides that do not overlap all
+ * a large file cost little; a run of k units replaced by k units counts as
+ * k one-unit edits). Hunks of the two sides that do not overlap all
  * apply. Two hunks overlap when their base ranges share a unit, or when both
  * insert at the same place (the order would be a guess). Hunks that merely
  * touch (an edit of line 5 and an edit of line 6) do not overlap: unlike
- * diff3, both apply. Where hunks overlap, the writer's version of the region
- * wins, unless both sides made the same change; each such region is reported
+ * diff3, both apply. Overlapping deletions delete their union. Where hunks
+ * overlap otherwise, the writer's version of the region wins, unless both
+ * sides made the same change; each such region is reported
  * with its unit ranges in the result and in `theirs`.
  *
  * Deliberately not here: how units are made, what "winning" keeps in
@@ -108,6 +110,60 @@ function hunksOf(base: readonly string[], side: readonly string[], tag: Hunk['si
     }
   }
   if (cur) out.push(cur)
+  return slideDown(
+    out.flatMap((h) => pairUp(h, base, side)),
+    base,
+    side,
+  )
+}
+
+/**
+ * Move every pure deletion and insertion as far down as it can go without
+ * changing its meaning (deleting `\n P` from `… \n P \n …` is the same as
+ * deleting `P \n`), so both sides' hunks sit in one canonical place: when
+ * two sides delete neighbouring blocks, their deletions then touch instead of
+ * overlapping on the blank line between them.
+ */
+function slideDown(hunks: Hunk[], base: readonly string[], side: readonly string[]): Hunk[] {
+  for (let i = hunks.length - 1; i >= 0; i--) {
+    const h = hunks[i]!
+    const next = hunks[i + 1]
+    if (h.start === h.end)
+      while (h.oEnd < base.length && base[h.oStart] === base[h.oEnd] && (!next || next.oStart > h.oEnd)) {
+        h.oStart++
+        h.oEnd++
+        h.start++
+        h.end++
+      }
+    else if (h.oStart === h.oEnd)
+      while (h.end < side.length && side[h.start] === side[h.end] && (!next || next.start > h.end)) {
+        h.oStart++
+        h.oEnd++
+        h.start++
+        h.end++
+      }
+  }
+  return hunks
+}
+
+/**
+ * A hunk that replaces k units by k units is taken as k one-unit
+ * replacements (each line edited in place), so an edit of the next line by
+ * the other side only touches it instead of overlapping the whole run.
+ */
+function pairUp(h: Hunk, base: readonly string[], side: readonly string[]): Hunk[] {
+  const n = h.oEnd - h.oStart
+  if (n < 2 || h.end - h.start !== n) return [h]
+  const out: Hunk[] = []
+  for (let i = 0; i < n; i++)
+    if (base[h.oStart + i] !== side[h.start + i])
+      out.push({
+        side: h.side,
+        oStart: h.oStart + i,
+        oEnd: h.oStart + i + 1,
+        start: h.start + i,
+        end: h.start + i + 1,
+      })
   return out
 }
 
@@ -164,7 +220,11 @@ export function mergeUnits(
     const theirStart = region.oStart + theirShift
     const theirVersion = versionOf(base, theirs, other, region.oStart, region.oEnd)
     theirShift += theirVersion.length - (region.oEnd - region.oStart)
-    if (other.length === 0 || mine.length === 0) {
+    if (group.every((h) => h.start === h.end) && other.length > 0 && mine.length > 0) {
+      // Both only deleted (e.g. neighbouring blocks and the blank line between them): delete the union.
+      for (let k = region.oStart; k < region.oEnd; k++)
+        if (!group.some((h) => h.oStart <= k && k < h.oEnd)) units.push(base[k]!)
+    } else if (other.length === 0 || mine.length === 0) {
       units.push(
         ...(other.length === 0 ? versionOf(base, ours, mine, region.oStart, region.oEnd) : theirVersion),
       )
