@@ -28,6 +28,7 @@ export const FileRowSchema = type({
   trashedAt: 'number | null',
   'mode?': 'number.integer >= 0',
   'target?': 'string',
+  'sv?': 'string',
 })
 
 export type FileType = 'file' | 'folder' | 'symlink'
@@ -48,6 +49,12 @@ export interface FileRow {
   mode?: number
   /** Symlink target, as given to `symlink()`. */
   target?: string
+  /**
+   * Files written through a provider: the base64 state vector of the content doc
+   * after the change this row announces. Peers use it to tell whether the
+   * content they hold (or cached) includes that change.
+   */
+  sv?: string
 }
 
 export type FileRowChange = LwwChange<FileRow>
@@ -70,6 +77,8 @@ export interface FilesTable {
   readonly size: number
   /** Local and remote row changes, once per transaction. */
   observe(fn: FilesTableObserver): () => void
+  /** Every valid row entry added (local or remote, winning the LWW or not), as it arrives. */
+  observeEntries(fn: (row: FileRow, transaction: Y.Transaction) => void): () => void
   destroy(): void
 }
 
@@ -123,6 +132,12 @@ export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } =
           if (before !== after) out.set(key as FileId, { before, after })
         }
         if (out.size > 0) fn(out, tr)
+      })
+    },
+    observeEntries(fn) {
+      return map.observeEntries((key, val, tr) => {
+        const row = valid(val, key)
+        if (row) fn(row, tr)
       })
     },
     destroy: () => map.destroy(),

@@ -66,6 +66,11 @@ export interface LwwMap<V> {
   readonly size: number
   /** Calls `fn` after each transaction that changed at least one winner, for local and remote changes. */
   observe(fn: LwwObserver<V>): () => void
+  /**
+   * Calls `fn` for every entry added to the array (local or remote, winning or not),
+   * before the `observe` callbacks of its transaction.
+   */
+  observeEntries(fn: (key: string, val: V, transaction: Y.Transaction) => void): () => void
   /** Stop observing the array. The map is unusable afterwards. */
   destroy(): void
 }
@@ -104,6 +109,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   let staleCount = 0
   let lastTs = 0
   const observers = new Set<LwwObserver<V>>()
+  const entryObservers = new Set<(key: string, val: V, transaction: Y.Transaction) => void>()
+  let current: Y.Transaction | undefined
   let changes: Map<string, LwwChange<V>> | null = null
 
   const addStale = (e: LwwEntry<V>) => {
@@ -135,6 +142,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     const e = entryOf(raw)
     if (!e) return // garbage from a peer: ignore, never crash
     if (e.ts > lastTs) lastTs = e.ts
+    if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
     const cur = winners.get(e.key)
     if (!cur || beats(e, cur)) {
       winners.set(e.key, e)
@@ -167,6 +175,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   // whole array and concatenates every insert: O(n) per write, O(n²) per big batch).
   const handler = (_event: Y.YArrayEvent<LwwEntry<V>>, transaction: Y.Transaction) => {
     changes = new Map()
+    current = transaction
     const store = transaction.doc.store
     // Deletions first: an entry added and swept in one transaction never wins.
     transaction.deleteSet.clients.forEach((ranges, client) => {
@@ -200,6 +209,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     })
     const done = changes
     changes = null
+    current = undefined
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
     if (done.size > 0) for (const fn of observers) fn(done, transaction)
   }
@@ -293,9 +303,14 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
       observers.add(fn)
       return () => observers.delete(fn)
     },
+    observeEntries(fn) {
+      entryObservers.add(fn)
+      return () => entryObservers.delete(fn)
+    },
     destroy() {
       yarray.unobserve(handler)
       observers.clear()
+      entryObservers.clear()
     },
   }
 }

@@ -19,6 +19,7 @@
  * - siblings sharing a name get display suffixes (sibling-names.ts).
  */
 import type * as Y from 'yjs'
+import { PlaintextCache } from './content/plaintext-cache.js'
 import type { FileRow, FileRowChange, FilesTable } from './files-table.js'
 import { type FileId, ROOT_ID } from './ids.js'
 import { disambiguateNames } from './sibling-names.js'
@@ -46,8 +47,11 @@ export interface FileSystemIndex {
   readonly nodeCount: number
   /** Number of symlink rows; lets callers skip symlink resolution when there are none. */
   readonly symlinkCount: number
-  /** Plaintext cache (file id → text), filled by readers and cleared by content changes. */
-  readonly plaintext: Map<FileId, string>
+  /**
+   * Plaintext cache (file id → text), filled by readers and writers and kept exact by the
+   * filesystem (see plaintext-cache.ts); entries of deleted rows are dropped here.
+   */
+  readonly plaintext: PlaintextCache
   /** Every visible path except `/`, depth-first, siblings sorted. */
   allPaths(): string[]
   /** Canonical dump for tests: equal for equal trees. */
@@ -87,7 +91,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   const display = new Map<FileId, { folder: FileId; name: string }>()
   const sorted = new Map<FileId, string[]>()
   const breakers = new Set<FileId>()
-  const plaintext = new Map<FileId, string>()
+  const plaintext = new PlaintextCache()
   const listeners = new Set<IndexChangeListener>()
   let totalBytes = 0
   let nodeCount = 0
@@ -390,6 +394,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     const oldPaths = new Map<FileId, string | undefined>()
     if (listeners.size > 0) for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
     apply(changes)
+    for (const [id, { after }] of changes) if (!after) plaintext.delete(id)
     for (const fn of listeners) fn(changes, oldPaths, tr)
   })
 

@@ -74,4 +74,40 @@ describe('ContentDocPool', () => {
     await expect(pool.acquire(id)).rejects.toThrow('offline')
     expect(pool.refCount(id)).toBe(0)
   })
+
+  it('builds a seeded doc once, on first open, peek or encode, and forgets seeds', async () => {
+    let builds = 0
+    const build = (doc: Y.Doc) => {
+      builds++
+      doc.getText('text').insert(0, 'seeded')
+    }
+    const pool = new ContentDocPool({ idleMs: 0 })
+    pool.seed(id, build)
+    expect(pool.isSeeded(id)).toBe(true)
+    expect(() => pool.seed(id, build)).toThrow(TypeError)
+    expect(builds).toBe(0)
+    const h = await pool.acquire(id)
+    expect(h.doc.getText('text').toString()).toBe('seeded')
+    h.release()
+    ;(await pool.acquire(id)).release() // evicted and reopened from its dormant state
+    expect(builds).toBe(1)
+
+    const other = asFileId('f2')
+    pool.seed(other, build)
+    const state = pool.encodeState(other)!
+    expect(pool.encodeState(other)).toEqual(state)
+    const copy = new Y.Doc()
+    Y.applyUpdate(copy, state)
+    expect(copy.getText('text').toString()).toBe('seeded')
+    expect(builds).toBe(2)
+
+    const third = asFileId('f3')
+    pool.seed(third, build)
+    expect(pool.peek(third)?.getText('text').toString()).toBe('seeded')
+    pool.forget(third)
+    expect(pool.peek(third)).toBeUndefined()
+
+    const remote = new ContentDocPool({ connect: () => ({ destroy() {} }) })
+    expect(() => remote.seed(id, build)).toThrow(TypeError)
+  })
 })

@@ -14,7 +14,11 @@
  *
  * Without `connect` the pool is the only copy of the content, so eviction
  * keeps the doc's encoded state (`Y.encodeStateAsUpdate`) and reopening
- * applies it: memory mode never loses content.
+ * applies it: memory mode never loses content. In that mode a new file's
+ * content can also be `seed`ed: the pool keeps a function that builds the
+ * doc and runs it when the doc is first opened, so writing many new files
+ * creates no `Y.Doc` until one is read as a doc (history, an editor, an
+ * overwrite). A seeded doc is built exactly once, by this pool.
  */
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
@@ -61,6 +65,7 @@ export class ContentDocPool {
   readonly #slots = new Map<FileId, Slot>()
   readonly #idle = new Set<FileId>() // insertion order = eviction order
   readonly #dormant = new Map<FileId, Uint8Array>()
+  readonly #seeds = new Map<FileId, (doc: Y.Doc) => void>()
   readonly #options: ContentDocPoolOptions
 
   constructor(options: ContentDocPoolOptions = {}) {
@@ -88,9 +93,35 @@ export class ContentDocPool {
     return { id, doc: slot.doc, release, [Symbol.dispose]: release }
   }
 
-  /** The loaded doc of `id`, without taking a reference; `undefined` when not loaded. */
+  /**
+   * The loaded doc of `id`, without taking a reference; `undefined` when not loaded.
+   * A seeded doc counts as loaded: peeking builds it (and leaves it idle).
+   */
   peek(id: FileId): Y.Doc | undefined {
-    return this.#slots.get(id)?.doc
+    const slot = this.#slots.get(id)
+    if (slot || !this.#seeds.has(id)) return slot?.doc
+    const opened = this.#open(id)
+    opened.refs++
+    this.#unref(id, opened)
+    return opened.doc
+  }
+
+  /**
+   * Memory mode only: `build` makes the content of a doc that was never opened;
+   * it runs when the doc is first opened (or encoded). Throws TypeError with a
+   * `connect` hook (a provider must get the content now) or when `id` already
+   * has content here.
+   */
+  seed(id: FileId, build: (doc: Y.Doc) => void): void {
+    if (this.#options.connect) throw new TypeError('ContentDocPool.seed needs memory mode (no connect hook)')
+    if (this.#slots.has(id) || this.#dormant.has(id) || this.#seeds.has(id))
+      throw new TypeError(`ContentDocPool.seed: ${id} already has content`)
+    this.#seeds.set(id, build)
+  }
+
+  /** True when `id` has a seed that no one opened yet. */
+  isSeeded(id: FileId): boolean {
+    return this.#seeds.has(id)
   }
 
   /** Ids of the loaded docs. */
@@ -118,12 +149,22 @@ export class ContentDocPool {
     const slot = this.#slots.get(id)
     if (slot && slot.refs === 0) this.#evict(id, slot)
     this.#dormant.delete(id)
+    this.#seeds.delete(id)
   }
 
   /** Encoded state of a file's content doc, loaded or dormant; `undefined` if never opened here. */
   encodeState(id: FileId): Uint8Array | undefined {
     const slot = this.#slots.get(id)
     if (slot) return Y.encodeStateAsUpdate(slot.doc)
+    const seed = this.#seeds.get(id)
+    if (seed) {
+      // Built once, kept as the dormant state: a second encode must give the same bytes.
+      this.#seeds.delete(id)
+      const doc = new Y.Doc({ guid: id, gc: false })
+      seed(doc)
+      this.#dormant.set(id, Y.encodeStateAsUpdate(doc))
+      doc.destroy()
+    }
     return this.#dormant.get(id)
   }
 
@@ -140,14 +181,19 @@ export class ContentDocPool {
       Y.applyUpdate(doc, dormant)
       this.#dormant.delete(id)
     }
-    const connection = this.#options.connect?.(doc)
-    const slot: Slot = {
-      doc,
-      connection,
-      refs: 0,
-      idleSince: 0,
-      ready: Promise.resolve(connection?.whenSynced).then(() => this.#options.onOpen?.(id, doc)),
+    const seed = this.#seeds.get(id)
+    if (seed) {
+      this.#seeds.delete(id)
+      seed(doc)
     }
+    const connection = this.#options.connect?.(doc)
+    let ready: Promise<void>
+    if (connection?.whenSynced === undefined) {
+      // Nothing to wait for: open at once, so `peek` can hand out a ready doc.
+      this.#options.onOpen?.(id, doc)
+      ready = Promise.resolve()
+    } else ready = connection.whenSynced.then(() => this.#options.onOpen?.(id, doc))
+    const slot: Slot = { doc, connection, refs: 0, idleSince: 0, ready }
     this.#slots.set(id, slot)
     return slot
   }

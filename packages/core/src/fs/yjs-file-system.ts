@@ -45,6 +45,7 @@ import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, readBinary, writeBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
+import { ContentAnnouncements, contentVersionOf } from '../content/content-versions.js'
 import { type ConnectContentDoc, ContentDocPool } from '../content/doc-pool.js'
 import { textCodec } from '../content/text-codec.js'
 import { encodeUtf8, fromBytes, getEncoding, latin1FromBytes, toBytes, utf8Length } from '../encoding.js'
@@ -236,6 +237,12 @@ export class YjsFileSystem implements IFileSystem {
   readonly #docCleanup = new Map<FileId, () => void>()
   // What this instance last saw of each file it read whole or wrote: the base of its stale writes.
   readonly #seen = new LastSeenTracker(FS_ORIGIN)
+  // No provider: new files' content docs are built on first open (ContentDocPool.seed).
+  readonly #lazyContent: boolean
+  // With a provider: content versions announced by peers' rows, and the version of our own
+  // last content write per file, for the row that announces it (see content-versions.ts).
+  readonly #announced = new ContentAnnouncements()
+  readonly #writtenSv = new Map<FileId, string>()
   #queue: Promise<unknown> = Promise.resolve()
   #transactionId: string | undefined
   // Index listener for change events, attached only while someone watches (it costs a path walk per change).
@@ -248,6 +255,7 @@ export class YjsFileSystem implements IFileSystem {
     this.readOnly = options.readOnly ?? false
     this.#historyIntervalMs = options.historyIntervalMs ?? 30_000
     this.limits = { ...DEFAULT_LIMITS, ...options.limits }
+    this.#lazyContent = options.connect === undefined
     this.codecs = [...(options.codecs ?? []), textCodec]
     this.table = createFilesTable(this.doc, { clock: this.#clock })
     this.index = createFileSystemIndex(this.table)
@@ -255,19 +263,32 @@ export class YjsFileSystem implements IFileSystem {
       connect: options.connect,
       idleMs: options.idleMs,
       maxIdle: options.maxIdle,
-      onOpen: (id, doc) => this.#watchContent(id, doc),
+      onOpen: (id, doc) => {
+        // The provider's first sync may have brought changes the cached text does not have.
+        if (options.connect) this.index.plaintext.delete(id)
+        this.#watchContent(id, doc)
+      },
       // Small docs have little to drop; compacting them would cost more than it saves.
       compact: (state, id) =>
         state.byteLength > COMPACT_ABOVE_BYTES
           ? compactContentState(state, this.#seen.snapshotsOf(id))
           : state,
+      // The plaintext cache outlives the doc when the doc holds every change peers announced:
+      // later changes come with a row entry, which drops the entry (see the constructor).
       onClose: (id, doc) => {
         if (options.connect) this.#seen.freeze(id, doc)
         this.#docCleanup.get(id)?.()
         this.#docCleanup.delete(id)
-        // With a provider the doc may change while unloaded: the cache would go stale.
-        if (options.connect) this.index.plaintext.delete(id)
+        if (options.connect && !this.#announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc))))
+          this.index.plaintext.delete(id)
       },
+    })
+    // A peer's row entry (winning or not) announces a content change: cached text of a doc
+    // that is not loaded may be old (a loaded doc drops it itself when the change arrives).
+    this.table.observeEntries((row, tr) => {
+      if (tr.local || row.type !== 'file') return
+      if (row.sv !== undefined && !this.#lazyContent) this.#announced.add(row.id, row.sv)
+      if (this.pool.peek(row.id) === undefined) this.index.plaintext.delete(row.id)
     })
     // just-bash writes command stubs and /dev, /proc entries here; scripts write scratch files to /tmp.
     this.#local = new LocalLayer(new MemoryFs(), this.limits)
@@ -446,7 +467,7 @@ export class YjsFileSystem implements IFileSystem {
         const doc = this.pool.peek(id)
         if (!row || !doc || row.type !== 'file') continue
         const size = this.#contentSize(doc, row.name)
-        this.table.update(id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+        this.table.update(id, this.#contentPatch(id, size), FS_ORIGIN)
         // Editor edits are versioned at most once per interval; history() records the rest on demand.
         const last = listStoredVersions(doc).at(-1)
         if (!last || this.#clock() - last.ts >= this.#historyIntervalMs)
@@ -461,6 +482,17 @@ export class YjsFileSystem implements IFileSystem {
       { author: this.author, reason, size, codec: this.codecFor(name).id, name, ts: this.#clock() },
       FS_ORIGIN,
     )
+  }
+
+  /** The row fields of a content change: size, mtime and (with a provider) the content version. */
+  #contentPatch(id: FileId, size: number): Pick<FileRow, 'size' | 'updatedAt' | 'sv'> {
+    const patch: Pick<FileRow, 'size' | 'updatedAt' | 'sv'> = { size, updatedAt: this.#clock() }
+    if (this.#lazyContent) return patch
+    const doc = this.pool.peek(id)
+    const sv = doc ? contentVersionOf(doc) : this.#writtenSv.get(id)
+    this.#writtenSv.delete(id)
+    if (sv !== undefined) patch.sv = sv
+    return patch
   }
 
   #contentSize(doc: Y.Doc, name: string): number {
@@ -507,7 +539,7 @@ export class YjsFileSystem implements IFileSystem {
 
   /** Content of a file; `seen`: a whole-file read by a caller, remembered as the base of its next write. */
   async #readContent(id: FileId, row: FileRow, seen = false): Promise<FileContentValue> {
-    const cached = this.index.plaintext.get(id)
+    const cached = this.index.plaintext.lookup(id, row.size)
     if (cached !== undefined) {
       if (seen) this.#seen.markSeen(id, this.codecFor(row.name).id)
       return { text: cached }
@@ -520,11 +552,36 @@ export class YjsFileSystem implements IFileSystem {
       const missing = this.#missingCodec(handle.doc, row.name)
       if (missing !== undefined && row.size > 0) throw this.#noCodec('open', id, row.name, missing)
       const text = this.#readText(handle.doc, row.name)
-      this.index.plaintext.set(id, text)
+      this.index.plaintext.set(id, text, utf8Length(text))
       return { text }
     } finally {
       handle.release()
     }
+  }
+
+  /** Memory mode, and text-codec or binary content (normalising codecs such as Markdown are written at once: the cache needs their output). */
+  #canSeed(name: string, value: FileContentValue): boolean {
+    return this.#lazyContent && (value.bytes !== undefined || this.codecFor(name) === textCodec)
+  }
+
+  /**
+   * Memory mode: a new file's content and first version, built when its doc is first
+   * opened (see ContentDocPool.seed); the text is cached at once. Returns the byte size.
+   */
+  #seedContent(id: FileId, name: string, value: FileContentValue, reason: VersionReason): number {
+    const codec = this.codecFor(name)
+    const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    const meta = { author: this.author, reason, size, codec: codec.id, name, ts: this.#clock() }
+    this.pool.seed(id, (doc) =>
+      doc.transact(() => {
+        if (value.bytes) writeBinary(doc, value.bytes)
+        else codec.write(doc, value.text ?? '', FS_ORIGIN)
+        recordVersion(doc, meta, FS_ORIGIN)
+      }, FS_ORIGIN),
+    )
+    this.#seen.markSeen(id, codec.id)
+    if (value.text !== undefined) this.index.plaintext.set(id, value.text, size)
+    return size
   }
 
   /** Write text or bytes into a content doc and record a version; returns the byte size. Caller updates the row. */
@@ -563,7 +620,8 @@ export class YjsFileSystem implements IFileSystem {
       }, FS_ORIGIN)
       this.#seen.markSeen(id, this.codecFor(name).id)
       // After the transaction: its observer clears the cache entry.
-      if (text !== undefined) this.index.plaintext.set(id, text)
+      if (text !== undefined) this.index.plaintext.set(id, text, size)
+      if (!this.#lazyContent) this.#writtenSv.set(id, contentVersionOf(doc))
       return size
     } finally {
       handle.release()
@@ -846,7 +904,7 @@ export class YjsFileSystem implements IFileSystem {
       if (row.type === 'folder') throw eisdir('open', original)
       this.#checkSize(newSize, row.size, syscall, original)
       const size = await this.#writeContent(target.id, row.name, value, 'write', stale)
-      this.table.update(target.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      this.table.update(target.id, this.#contentPatch(target.id, size), FS_ORIGIN)
       if (stale) {
         stale.report.size = size
         this.#emitMerge(target.id, stale.report)
@@ -859,16 +917,18 @@ export class YjsFileSystem implements IFileSystem {
     this.#checkSize(newSize, 0, syscall, original)
     const id = createFileId()
     // Content first, row last: a peer never sees a row whose content is still to come.
-    const size = await this.#writeContent(id, target.name, value)
+    const size = this.#canSeed(target.name, value)
+      ? this.#seedContent(id, target.name, value, 'write')
+      : await this.#writeContent(id, target.name, value)
     if (stale) stale.report.size = size
-    const now = this.#clock()
+    const { updatedAt: now, ...content } = this.#contentPatch(id, size)
     this.table.set(
       {
         id,
         name: target.name,
         parentId: target.parentId === ROOT_ID ? null : target.parentId,
         type: 'file',
-        size,
+        ...content,
         createdAt: now,
         updatedAt: now,
         trashedAt: null,
@@ -929,7 +989,7 @@ export class YjsFileSystem implements IFileSystem {
           const ytext = doc.getText('text')
           doc.transact(() => ytext.insert(ytext.length, value.text!), FS_ORIGIN)
           size = utf8Length(ytext.toString())
-          this.index.plaintext.set(target.id, ytext.toString())
+          this.index.plaintext.set(target.id, ytext.toString(), size)
           this.#recordVersion(doc, row.name, size, 'write')
         } else {
           const before = existingBytes ?? encodeUtf8(this.#readText(doc, row.name))
@@ -944,7 +1004,7 @@ export class YjsFileSystem implements IFileSystem {
       } finally {
         handle.release()
       }
-      this.table.update(target.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      this.table.update(target.id, this.#contentPatch(target.id, size), FS_ORIGIN)
     })
   }
 
@@ -1212,6 +1272,7 @@ export class YjsFileSystem implements IFileSystem {
       if (row.type === 'file' && fromCodec !== toCodec) {
         const doc = this.pool.peek(loc.id)
         if (doc) patch.size = this.#contentSize(doc, name)
+        if (doc && !this.#lazyContent) patch.sv = contentVersionOf(doc)
       }
       this.table.update(loc.id, patch, FS_ORIGIN)
     }, FS_ORIGIN)
@@ -1373,7 +1434,7 @@ export class YjsFileSystem implements IFileSystem {
     const row = this.#fileAt(path, 'restore')
     return this.#exclusive(async () => {
       const size = await this.#writeContent(row.id, row.name, content, 'restore')
-      this.table.update(row.id, { size, updatedAt: this.#clock() }, FS_ORIGIN)
+      this.table.update(row.id, this.#contentPatch(row.id, size), FS_ORIGIN)
       const doc = this.pool.peek(row.id)
       const last = doc ? listStoredVersions(doc).at(-1) : undefined
       if (!last) throw new TypeError('restore did not record a version')
@@ -1449,7 +1510,7 @@ export class YjsFileSystem implements IFileSystem {
         this.#transactionId = transactionId
         try {
           this.table.batch(() => {
-            for (const row of changed) this.table.set(row, FS_ORIGIN)
+            for (const row of changed) this.table.set(this.#withWrittenSv(row), FS_ORIGIN)
           }, FS_ORIGIN)
           for (const m of merges) this.#emitMerge(m.id, m.report)
         } finally {
@@ -1465,6 +1526,14 @@ export class YjsFileSystem implements IFileSystem {
         stage.destroy()
       }
     })
+  }
+
+  /** A row copied from a staging run or a checkpoint, with the version of content written here. */
+  #withWrittenSv(row: FileRow): FileRow {
+    const sv = this.#writtenSv.get(row.id)
+    if (sv === undefined) return row
+    this.#writtenSv.delete(row.id)
+    return { ...row, sv }
   }
 
   async #copyContentInto(doc: Y.Doc): Promise<void> {
@@ -1655,7 +1724,10 @@ export class YjsFileSystem implements IFileSystem {
         }
         for (const row of stored.rows) {
           const live = this.table.get(row.id)
-          if (!live || JSON.stringify(live) !== JSON.stringify(row)) this.table.set(row, FS_ORIGIN)
+          // A file whose content was rewritten gets a row entry even when its row is unchanged:
+          // the entry announces the change to peers (see content-versions.ts).
+          if (!live || this.#writtenSv.has(row.id) || JSON.stringify(live) !== JSON.stringify(row))
+            this.table.set(this.#withWrittenSv(row), FS_ORIGIN)
         }
       }, FS_ORIGIN)
       return { safetyCheckpoint }
