@@ -572,9 +572,11 @@ export class YjsFileSystem implements IFileSystem {
     const codec = this.codecFor(name)
     const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
     const meta = { author: this.author, reason, size, codec: codec.id, name, ts: this.#clock() }
+    // A copy: the caller may reuse its buffer before the doc is built.
+    const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
     this.pool.seed(id, (doc) =>
       doc.transact(() => {
-        if (value.bytes) writeBinary(doc, value.bytes)
+        if (bytes) writeBinary(doc, bytes)
         else codec.write(doc, value.text ?? '', FS_ORIGIN)
         recordVersion(doc, meta, FS_ORIGIN)
       }, FS_ORIGIN),
