@@ -10,6 +10,7 @@ export type {
 } from './content/doc-pool.js'
 // Content
 export { ContentDocPool } from './content/doc-pool.js'
+export { DEFAULT_PLAINTEXT_CACHE_BYTES, PlaintextCache } from './content/plaintext-cache.js'
 export { TEXT_KEY, textCodec } from './content/text-codec.js'
 export { applyTextDiff } from './content/text-diff.js'
 export type { ConflictRegion, TextMergeResult, UnitRange } from './content/three-way-merge.js'
@@ -21,6 +22,7 @@ export { FsError, isFsError } from './errors.js'
 export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table.js'
 // Files table
 export { createFilesTable, FILES_TABLE_KEY, FileRowSchema } from './files-table.js'
+export type { BulkEntry, BulkLoadResult } from './fs/bulk-load.js'
 export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
 export { isLocalPath, SYSTEM_ROOTS, TMP_PATH } from './fs/local-layer.js'
 export { validateName } from './fs/names.js'

@@ -82,6 +82,7 @@ import { DEFAULT_LIMITS, type FileSystemLimits } from '../limits.js'
 import * as paths from '../path.js'
 import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
 import { suffixedName } from '../sibling-names.js'
+import { type BulkEntry, type BulkLoadResult, bulkLoad } from './bulk-load.js'
 import { createEventHub, type FsEvent, type FsEventHandler, type FsEventType } from './events.js'
 import { LastSeenTracker } from './last-seen.js'
 import { isTmpPath, LocalLayer, SYSTEM_ROOTS, TMP_PATH } from './local-layer.js'
@@ -104,6 +105,8 @@ type DirentEntry = Awaited<ReturnType<NonNullable<IFileSystem['readdirWithFileTy
 export { SYSTEM_ROOTS } from './local-layer.js'
 
 const MAX_SYMLINK_HOPS = 40
+/** Files fetched per `loadContent` call when a read misses the cache. */
+const FETCH_BATCH = 256
 const COMPACT_ABOVE_BYTES = 16 * 1024
 const DEFAULT_FILE_MODE = 0o644
 const DEFAULT_DIR_MODE = 0o755
@@ -131,6 +134,18 @@ export interface CreateFileSystemOptions {
    * server). Reads work; the local system paths (/dev/null, command stubs) stay writable.
    */
   readOnly?: boolean
+  /**
+   * With `connect`: store many new content docs at once (a server's batched write, see
+   * @yfs/client); resolves once every update is stored. `writeTree` uses it instead of
+   * opening each new file's doc through the provider.
+   */
+  storeContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
+  /**
+   * With `connect`: the stored states of many content docs at once, in order (`undefined`
+   * where refused). Reads of files whose doc is not loaded fetch their folder's files in
+   * one call and fill the plaintext cache; anything it cannot serve is opened as usual.
+   */
+  loadContent?: (ids: FileId[]) => Promise<(Uint8Array | undefined)[]>
 }
 
 export interface TrashEntry {
@@ -245,6 +260,10 @@ export class YjsFileSystem implements IFileSystem {
   readonly #writtenSv = new Map<FileId, string>()
   #queue: Promise<unknown> = Promise.resolve()
   #transactionId: string | undefined
+  readonly #storeContent: CreateFileSystemOptions['storeContent']
+  readonly #loadContent: CreateFileSystemOptions['loadContent']
+  // Ids being fetched by loadContent, so concurrent reads share one request.
+  readonly #fetching = new Map<FileId, Promise<void>>()
   // Index listener for change events, attached only while someone watches (it costs a path walk per change).
   #unsubscribe: (() => void) | undefined
 
@@ -256,6 +275,8 @@ export class YjsFileSystem implements IFileSystem {
     this.#historyIntervalMs = options.historyIntervalMs ?? 30_000
     this.limits = { ...DEFAULT_LIMITS, ...options.limits }
     this.#lazyContent = options.connect === undefined
+    this.#storeContent = options.connect ? options.storeContent : undefined
+    this.#loadContent = options.connect ? options.loadContent : undefined
     this.codecs = [...(options.codecs ?? []), textCodec]
     this.table = createFilesTable(this.doc, { clock: this.#clock })
     this.index = createFileSystemIndex(this.table)
@@ -544,6 +565,14 @@ export class YjsFileSystem implements IFileSystem {
       if (seen) this.#seen.markSeen(id, this.codecFor(row.name).id)
       return { text: cached }
     }
+    if (this.#loadContent && this.pool.peek(id) === undefined) {
+      await this.#fetchTexts(id)
+      const fetched = this.index.plaintext.lookup(id, row.size)
+      if (fetched !== undefined) {
+        if (seen) this.#seen.markSeen(id, this.codecFor(row.name).id)
+        return { text: fetched }
+      }
+    }
     const handle = await this.pool.acquire(id)
     try {
       if (seen) this.#seen.markSeen(id, this.codecFor(row.name).id)
@@ -571,19 +600,113 @@ export class YjsFileSystem implements IFileSystem {
   #seedContent(id: FileId, name: string, value: FileContentValue, reason: VersionReason): number {
     const codec = this.codecFor(name)
     const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    this.pool.seed(id, this.#contentBuilder(name, value, size, reason))
+    this.#seen.markSeen(id, codec.id)
+    if (value.text !== undefined) this.index.plaintext.set(id, value.text, size)
+    return size
+  }
+
+  /**
+   * Fill the plaintext cache for `id` and the other uncached files of its folder with one
+   * `loadContent` call (a `grep -r` reads them next). A state is cached only when it holds
+   * every change peers announced and its text has the row's size; binary files, files of
+   * other codecs and refused ids are left to the pool.
+   */
+  async #fetchTexts(id: FileId): Promise<void> {
+    const running = this.#fetching.get(id)
+    if (running) return running
+    const ids = [id]
+    const parent = this.index.effectiveParent(id)
+    for (const sibling of parent === undefined ? [] : this.index.allChildren(parent)) {
+      if (ids.length >= FETCH_BATCH) break
+      const row = this.table.get(sibling)
+      if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || this.#fetching.has(sibling))
+        continue
+      if (this.codecFor(row.name) !== textCodec || this.pool.peek(sibling) !== undefined) continue
+      if (this.index.plaintext.lookup(sibling, row.size) === undefined) ids.push(sibling)
+    }
+    const run = (async () => {
+      let states: (Uint8Array | undefined)[]
+      try {
+        states = await this.#loadContent!(ids)
+      } catch {
+        // Offline, timed out or refused: each read falls back to opening its doc, which reports the cause.
+        return
+      }
+      ids.forEach((fileId, k) => {
+        const state = states[k]
+        const row = this.table.get(fileId)
+        if (!state || row?.type !== 'file') return
+        const doc = new Y.Doc({ guid: fileId, gc: false })
+        try {
+          Y.applyUpdate(doc, state)
+          const codec = this.codecFor(row.name)
+          if (readBinary(doc) || !codec.hasContent(doc)) return
+          if (!this.#announced.coveredBy(fileId, Y.decodeStateVector(Y.encodeStateVector(doc)))) return
+          const text = codec.read(doc)
+          const size = utf8Length(text)
+          if (size === row.size) this.index.plaintext.set(fileId, text, size)
+        } finally {
+          doc.destroy()
+        }
+      })
+    })()
+    for (const fileId of ids) this.#fetching.set(fileId, run)
+    try {
+      await run
+    } finally {
+      for (const fileId of ids) if (this.#fetching.get(fileId) === run) this.#fetching.delete(fileId)
+    }
+  }
+
+  /** Builds a new file's content doc: its content and first version, stamped now. Text-codec or binary content only. */
+  #contentBuilder(
+    name: string,
+    value: FileContentValue,
+    size: number,
+    reason: VersionReason,
+  ): (doc: Y.Doc) => void {
+    const codec = this.codecFor(name)
     const meta = { author: this.author, reason, size, codec: codec.id, name, ts: this.#clock() }
     // A copy: the caller may reuse its buffer before the doc is built.
     const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
-    this.pool.seed(id, (doc) =>
+    return (doc) =>
       doc.transact(() => {
         if (bytes) writeBinary(doc, bytes)
         else codec.write(doc, value.text ?? '', FS_ORIGIN)
         recordVersion(doc, meta, FS_ORIGIN)
-      }, FS_ORIGIN),
-    )
-    this.#seen.markSeen(id, codec.id)
-    if (value.text !== undefined) this.index.plaintext.set(id, value.text, size)
-    return size
+      }, FS_ORIGIN)
+  }
+
+  /** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */
+  async #createContents(files: { id: FileId; name: string; value: FileContentValue }[]): Promise<number[]> {
+    const sizes: number[] = []
+    const batch: { id: FileId; update: Uint8Array }[] = []
+    for (const { id, name, value } of files) {
+      if (this.#canSeed(name, value)) {
+        sizes.push(this.#seedContent(id, name, value, 'write'))
+        continue
+      }
+      if (!this.#storeContent || (!value.bytes && this.codecFor(name) !== textCodec)) {
+        sizes.push(await this.#writeContent(id, name, value))
+        continue
+      }
+      const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+      const doc = new Y.Doc({ guid: id, gc: false })
+      this.#contentBuilder(name, value, size, 'write')(doc)
+      batch.push({ id, update: Y.encodeStateAsUpdate(doc) })
+      this.#writtenSv.set(id, contentVersionOf(doc))
+      doc.destroy()
+      sizes.push(size)
+    }
+    if (batch.length > 0) await this.#storeContent!(batch)
+    // Only once stored: a failed store leaves nothing cached for files that do not exist.
+    files.forEach(({ id, name, value }, k) => {
+      if (!batch.some((b) => b.id === id)) return
+      this.#seen.markSeen(id, this.codecFor(name).id)
+      if (value.text !== undefined) this.index.plaintext.set(id, value.text, sizes[k]!)
+    })
+    return sizes
   }
 
   /** Write text or bytes into a content doc and record a version; returns the byte size. Caller updates the row. */
@@ -1450,6 +1573,48 @@ export class YjsFileSystem implements IFileSystem {
    * Apply `ops` all or nothing (see transaction.ts for the exact guarantee).
    * Throws the failing op's FsError (with `opIndex`) and changes nothing.
    */
+  /**
+   * Write a whole tree at once (imports, the disk daemon's ingest, checkpoint restores):
+   * all or nothing, content first, every row in one main-doc transaction, events tagged
+   * with the returned `transactionId`. Throws the first failing entry's FsError (with
+   * `opIndex`) and changes nothing. See bulk-load.ts.
+   * @example
+   * await fs.writeTree([{ path: '/src/a.ts', content: 'x' }, { path: '/empty', folder: true }])
+   */
+  async writeTree(entries: readonly BulkEntry[]): Promise<BulkLoadResult> {
+    this.#writable('open', '/')
+    return this.#exclusive(() =>
+      bulkLoad(
+        {
+          table: this.table,
+          index: this.index,
+          limits: this.limits,
+          origin: FS_ORIGIN,
+          clock: this.#clock,
+          isSystemPath,
+          locate: (path, syscall, original) => {
+            const loc = this.#locate(path, true, syscall, original)
+            if (loc.kind === 'system') throw new FsError('EACCES', syscall, original)
+            return loc.id
+          },
+          toContent: (content) => this.#toContentValue(content, 'utf8'),
+          createContents: (files) => this.#createContents(files),
+          replaceContent: (id, name, value) => this.#writeContent(id, name, value),
+          contentPatch: (id, size) => this.#contentPatch(id, size),
+          tagEvents: (transactionId, fn) => {
+            this.#transactionId = transactionId
+            try {
+              fn()
+            } finally {
+              this.#transactionId = undefined
+            }
+          },
+        },
+        entries,
+      ),
+    )
+  }
+
   async transaction(ops: readonly FsOp[]): Promise<TransactionResult> {
     this.#writable('transaction', '/')
     return this.#exclusive(async () => {
