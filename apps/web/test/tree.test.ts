@@ -221,6 +221,10 @@ describeBrowser('file tree', () => {
     await page.keyboard.press('F2')
     expect(await page.getByLabel('New name for README.md').count()).toBe(0)
     await item(page, 'README.md').waitFor()
+    // Files open read-only, with their content.
+    await item(page, 'src').click()
+    await item(page, 'main.ts').click()
+    await page.getByText('export const main = 1').waitFor()
     await screenshot(page, 'read-only')
     await context.close()
   })
