@@ -142,6 +142,16 @@ describeBrowser('file tree', () => {
     await pa.getByRole('button', { name: 'Restore roadmap.md' }).click()
     await until(() => node.fs.exists('/notes/roadmap.md'), 'Node sees the restore')
     await item(pb, 'roadmap.md').waitFor()
+
+    // Empty the trash (after confirming): gone for good, for Node too; B's open Trash view follows.
+    await node.fs.rm('/README.md')
+    await pb.getByRole('button', { name: 'Trash', exact: true }).click()
+    await pb.getByRole('button', { name: 'Restore README.md' }).waitFor()
+    await pa.getByRole('button', { name: 'Empty trash' }).click()
+    await pa.getByRole('alertdialog').getByRole('button', { name: 'Delete for good' }).click()
+    await until(() => node.fs.trash.list().length === 0, 'Node sees the trash emptied')
+    await pb.getByText('The trash is empty.').waitFor()
+    expect(await node.fs.exists('/README.md')).toBe(false)
     await a.close()
     await b.close()
   })
