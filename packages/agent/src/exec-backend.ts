@@ -13,7 +13,7 @@
  * see core's local-layer.ts), so `cd`, `~/x` and `$TMPDIR/x` never point at
  * a missing folder.
  */
-import { type FsEvent, isFsError, type YjsFileSystem } from '@yfs/core'
+import { type ConflictRegion, type FsEvent, isFsError, openCommandScope, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { createRecordingFs } from './recording-fs.js'
 
@@ -32,6 +32,17 @@ export interface ExecResult {
   filesChanged: string[]
   /** True when the run hit the time limit. */
   timedOut?: boolean
+  /** Whole-file writes of the run that merged changes made since the file was last read (stale writes). */
+  merges: ExecMerge[]
+}
+
+/** A stale write of a run: merged with concurrent changes; `conflict` when part of them was overwritten. */
+export interface ExecMerge {
+  path: string
+  conflict: boolean
+  conflicts: ConflictRegion[]
+  /** History version holding the content the write replaced (with `conflict`). */
+  versionId?: string
 }
 
 export interface ExecBackend {
@@ -73,6 +84,8 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
     async run(command, args, options = {}) {
       const script = [command, ...args.map(quote)].join(' ')
       const recording = createRecordingFs(fs)
+      // `> f` truncate-then-write is one write against what was last read (see openCommandScope).
+      const scope = openCommandScope(recording.fs)
       const events: FsEvent[] = []
       const off = fs.watch((e) => {
         if (e.origin === 'local') events.push(e)
@@ -82,7 +95,7 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
       const timer = setTimeout(() => controller.abort(), timeout)
       try {
         const bash = new Bash({
-          fs: recording.fs,
+          fs: scope.fs,
           cwd: options.cwd ?? '/',
           // Folders that exist in every workspace: `cd`, `~` and mktemp-style `$TMPDIR/x` work.
           env: { HOME: '/', TMPDIR: '/tmp', ...options.env },
@@ -94,11 +107,20 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
             ...(options.stdin ? { stdin: options.stdin } : {}),
           })
           .catch(shellErrorResult)
+        await scope.close()
         const timedOut = controller.signal.aborted
         const changed = new Set<string>()
+        const merges: ExecMerge[] = []
         for (const e of events.filter(recording.owns)) {
           changed.add(e.path)
           if (e.oldPath) changed.add(e.oldPath)
+          if (e.type === 'merge' || e.type === 'conflict')
+            merges.push({
+              path: e.path,
+              conflict: e.type === 'conflict',
+              conflicts: e.conflicts ?? [],
+              ...(e.versionId ? { versionId: e.versionId } : {}),
+            })
         }
         return {
           stdout: result.stdout,
@@ -106,8 +128,11 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
           exitCode: timedOut && result.exitCode === 0 ? 124 : result.exitCode,
           filesChanged: [...changed].sort(),
           timedOut,
+          merges,
         }
       } finally {
+        // Held truncations of a failed run still apply (idempotent after the close above).
+        await scope.close()
         clearTimeout(timer)
         off()
       }

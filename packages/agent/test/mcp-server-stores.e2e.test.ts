@@ -129,4 +129,48 @@ describe('MCP on sync-server workspaces', () => {
       return res.structuredContent.count === 1
     })
   }, 30_000)
+
+  it("a stale write_file merges the person's edit made after the agent's read_file and says so", async () => {
+    type Result = {
+      isError?: boolean
+      content: { text: string }[]
+      structuredContent: Record<string, unknown>
+    }
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await agent.callTool({ name, arguments: args })) as unknown as Result
+    const base = 'alpha\nbeta\ngamma\ndelta\n'
+    expect((await call('write_file', { path: 'vfs:///stale.txt', content: base })).isError).toBeFalsy()
+    await until(
+      async () => (await person.fs.exists('/stale.txt')) && (await person.fs.readFile('/stale.txt')) === base,
+    )
+    const read = await call('read_file', { path: 'vfs:///stale.txt' })
+    expect(read.structuredContent.content).toBe(base.slice(0, -1))
+    // The person types into their editor (the content doc of their own client).
+    const id = person.fs.index.lookup('/stale.txt')!
+    const handle = await person.fs.pool.acquire(id)
+    const text = handle.doc.getText('text')
+    handle.doc.transact(() => text.insert(base.indexOf('delta') + 'delta'.length, ' (person)'), 'editor')
+    handle.release()
+    await person.flush()
+    // Wait until the agent's side has the edit, without reading the file (that would refresh its base).
+    const size = async () => {
+      const entries = (await call('list_directory', { path: 'vfs:///' })).structuredContent.entries as {
+        name: string
+        size: number
+      }[]
+      return entries.find((e) => e.name === 'stale.txt')?.size
+    }
+    await until(async () => (await size()) === base.length + ' (person)'.length)
+    const write = await call('write_file', {
+      path: 'vfs:///stale.txt',
+      content: base.replace('alpha', 'ALPHA (agent)'),
+    })
+    expect(write.isError).toBeFalsy()
+    expect(write.content[0]!.text).toContain('your write was merged with those changes')
+    const want = 'ALPHA (agent)\nbeta\ngamma\ndelta (person)\n'
+    await until(async () => (await person.fs.readFile('/stale.txt')) === want)
+    expect((await call('read_file', { path: 'vfs:///stale.txt' })).structuredContent.content).toBe(
+      want.slice(0, -1),
+    )
+  }, 30_000)
 })

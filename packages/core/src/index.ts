@@ -23,6 +23,8 @@ export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table
 // Files table
 export { createFilesTable, FILES_TABLE_KEY, FileRowSchema } from './files-table.js'
 export type { BulkEntry, BulkLoadResult } from './fs/bulk-load.js'
+export type { CommandScope } from './fs/command-scope.js'
+export { openCommandScope } from './fs/command-scope.js'
 export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
 export { isLocalPath, SYSTEM_ROOTS, TMP_PATH } from './fs/local-layer.js'
 export { validateName } from './fs/names.js'

@@ -1,6 +1,13 @@
 /** Helpers shared by the tools: path arguments, content versions, text classification. */
 import { createHash } from 'node:crypto'
-import { decodeTextOrBinary, FsError, isFsError, type YjsFileSystem } from '@yfs/core'
+import {
+  type ConflictRegion,
+  decodeTextOrBinary,
+  FsError,
+  isFsError,
+  type WriteReport,
+  type YjsFileSystem,
+} from '@yfs/core'
 import { type } from 'arktype'
 import { fromVfsPath, toVfsPath } from '../vfs-path.js'
 
@@ -87,3 +94,47 @@ export const writeInput = type({
   path: type(vfsPath).describe('vfs:/// path of the file'),
   content: type('string').describe('the whole new content'),
 })
+
+/** A stale write as the tools report it (from `fs.write`, a transaction, or a bash run). */
+export interface MergeInfo {
+  path: string
+  conflict: boolean
+  conflicts: ConflictRegion[]
+  versionId?: string
+}
+
+const lineRange = ({ start, count }: { start: number; count: number }) =>
+  count === 0
+    ? `at line ${start} (removed)`
+    : count === 1
+      ? `line ${start}`
+      : `lines ${start}-${start + count - 1}`
+
+/** What a tool says after a write that merged changes made since the file was last read. */
+export function mergeNote(m: MergeInfo): string {
+  const file = vfs(m.path)
+  const head = `${file} had changed since you last read it (someone else edited it); your write was merged with those changes`
+  if (!m.conflict)
+    return `${head}, and nothing of theirs was overwritten. Read the file again before editing it further.`
+  const where = m.conflicts.length ? m.conflicts.map((c) => lineRange(c.lines)).join(', ') : 'the whole file'
+  const back = m.versionId
+    ? ` The text you replaced is kept as version ${m.versionId}: see it with diff (path ${file}, from_version ${m.versionId}) or bring it back with checkout_version.`
+    : ''
+  return `${head}, but both changed ${where}: your version was kept there.${back}`
+}
+
+/** Structured form of a merge for tool results. */
+export function mergeData(m: MergeInfo): Record<string, unknown> {
+  return {
+    path: vfs(m.path),
+    conflict: m.conflict,
+    ...(m.conflict ? { conflicts: m.conflicts } : {}),
+    ...(m.versionId ? { replaced_version: m.versionId } : {}),
+  }
+}
+
+/** A write report as MergeInfo (undefined when nothing was merged). */
+export function mergeOf(r: WriteReport): MergeInfo | undefined {
+  if (!r.merged) return undefined
+  return { path: r.path, conflict: r.conflict, conflicts: r.conflicts, versionId: r.replacedVersion?.id }
+}

@@ -4,6 +4,32 @@ import * as Y from 'yjs'
 import { applyTextDiff } from './text-diff.js'
 
 describe('applyTextDiff', () => {
+  it('turns a text starting with a line end into another (a change at offset 0 across a line end)', () => {
+    for (const [a, b] of [
+      ['\na', ''],
+      ['\n\nb', 'x'],
+      ['\na\n', 'b\n'],
+    ]) {
+      const t = new Y.Doc().getText()
+      t.insert(0, a!)
+      applyTextDiff(t, b!)
+      expect(t.toString()).toBe(b)
+    }
+  })
+
+  it('turns any text of few short lines into any other', () => {
+    const lines = fc.string({ unit: fc.constantFrom('a', 'b', '\n') })
+    fc.assert(
+      fc.property(lines, lines, (a, b) => {
+        const t = new Y.Doc().getText()
+        t.insert(0, a)
+        applyTextDiff(t, b)
+        expect(t.toString()).toBe(b)
+      }),
+      { seed: 7, numRuns: 1000 },
+    )
+  })
+
   it('turns any text into any other text', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {

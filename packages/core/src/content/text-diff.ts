@@ -37,7 +37,8 @@ export function applyTextDiff(ytext: Y.Text, next: string): boolean {
     return true
   }
   // Widen the middle to whole lines so line diffing is exact, then diff lines.
-  const start = prev.lastIndexOf('\n', index - 1) + 1
+  // (lastIndexOf clamps a negative start to 0 and would find a '\n' at 0 itself.)
+  const start = index === 0 ? 0 : prev.lastIndexOf('\n', index - 1) + 1
   let end = index + remove
   if (end > start && prev[end - 1] !== '\n') {
     const eol = prev.indexOf('\n', end)

@@ -3,12 +3,14 @@
  * is checked first; then all changes go through one `fs.transaction`, so
  * nothing changes unless everything applies.
  */
-import { FsError } from '@yfs/core'
+import { FsError, type WriteReport } from '@yfs/core'
 import { type } from 'arktype'
 import { applyPatch, parsePatch } from 'diff'
 import { ToolError } from '../../errors.js'
 import { defineTool } from '../../tool.js'
-import { exists, posix, vfs } from '../shared.js'
+import { exists, mergeData, mergeNote, mergeOf, posix, vfs } from '../shared.js'
+
+const mergeOfReport = (r: WriteReport) => mergeOf(r)!
 
 const stripPrefix = (name: string | undefined): string | undefined => {
   if (!name || name === '/dev/null') return undefined
@@ -85,6 +87,13 @@ export const applyPatchTool = defineTool({
       .filter((d) => d !== '/')
       .map((path) => ({ type: 'mkdir' as const, path, recursive: true }))
     const result = await fs.transaction([...mkdirs, ...ops])
-    return { structured: { files: results, transaction_id: result.transactionId } }
+    const structured = {
+      files: results,
+      transaction_id: result.transactionId,
+      ...(result.merges.length ? { merges: result.merges.map((m) => mergeData(mergeOfReport(m))) } : {}),
+    }
+    if (!result.merges.length) return { structured }
+    const notes = result.merges.map((m) => mergeNote(mergeOfReport(m)))
+    return { structured, text: `${JSON.stringify(structured, null, 2)}\n\n${notes.join('\n')}` }
   },
 })

@@ -7,7 +7,7 @@ import { type } from 'arktype'
 import { capText } from '../../cap-text.js'
 import { ToolError } from '../../errors.js'
 import { defineTool } from '../../tool.js'
-import { posix, vfs } from '../shared.js'
+import { mergeData, mergeNote, posix, vfs } from '../shared.js'
 
 /** `undefined` for a path that does not resolve (ENOENT, ENOTDIR, ELOOP); other failures propagate. */
 const orMissing = (error: unknown): undefined => {
@@ -44,11 +44,13 @@ export const bashTool = defineTool({
         exit_code: r.exitCode,
         files_changed: filesChanged,
         ...(r.timedOut ? { timed_out: true } : {}),
+        ...(r.merges.length ? { merges: r.merges.map(mergeData) } : {}),
       },
       text: [
         stdout,
         stderr ? `[stderr]\n${stderr}` : '',
         `[exit code ${r.exitCode}${r.timedOut ? ', timed out' : ''}]${filesChanged.length ? ` changed: ${filesChanged.join(' ')}` : ''}`,
+        ...r.merges.map((m) => `[merged] ${mergeNote(m)}`),
       ]
         .filter(Boolean)
         .join('\n'),

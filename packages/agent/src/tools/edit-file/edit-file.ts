@@ -7,7 +7,17 @@ import { type } from 'arktype'
 import { createTwoFilesPatch } from 'diff'
 import { ToolError } from '../../errors.js'
 import { defineTool } from '../../tool.js'
-import { contentVersion, NORMALIZED_NOTE, posix, readTextOrBinary, vfs, vfsPath } from '../shared.js'
+import {
+  contentVersion,
+  mergeData,
+  mergeNote,
+  mergeOf,
+  NORMALIZED_NOTE,
+  posix,
+  readTextOrBinary,
+  vfs,
+  vfsPath,
+} from '../shared.js'
 
 function countOccurrences(text: string, needle: string): number {
   let n = 0
@@ -62,7 +72,8 @@ export const editFileTool = defineTool({
           : undefined,
       )
     const next = text.split(oldText).join(newText)
-    await fs.writeFile(path, next)
+    // Matched against the text read just now; a change landing before the write is merged, not lost.
+    const merge = mergeOf(await fs.write(path, next))
     // The diff is of what is stored now, which a codec (markdown) may have normalised.
     const after = await readTextOrBinary(fs, path)
     const stored = after.text ?? next
@@ -81,9 +92,14 @@ export const editFileTool = defineTool({
         version: contentVersion(after.bytes),
         diff,
         ...(crlf ? { line_endings: 'crlf' } : {}),
-        ...(stored !== next ? { normalized: true, note: NORMALIZED_NOTE } : {}),
+        ...(stored !== next && !merge ? { normalized: true, note: NORMALIZED_NOTE } : {}),
+        ...(merge ? { merge: mergeData(merge) } : {}),
       },
-      text: stored !== next ? `${diff}\nNote: ${NORMALIZED_NOTE}` : diff,
+      text: merge
+        ? `${diff}\nNote: ${mergeNote(merge)}`
+        : stored !== next
+          ? `${diff}\nNote: ${NORMALIZED_NOTE}`
+          : diff,
     }
   },
 })
