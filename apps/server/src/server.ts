@@ -28,6 +28,7 @@ import { createAuthorizer } from './auth/authorizer.js'
 import { DEFAULTS, type ServerConfig } from './config.js'
 import { parseDocName } from './doc-names.js'
 import { createAuthExtension } from './extensions/auth.js'
+import { createBulkContentExtension } from './extensions/bulk-content.js'
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
@@ -98,6 +99,7 @@ export function createServer(config: ServerConfig): YfsServer {
     createLoggingExtension(logger),
     createAuthExtension(authorizer, logger),
     persistence.extension,
+    createBulkContentExtension({ persistence, files, logger, instance: () => hocuspocus }),
   ]
   if (config.redisUrl) {
     extensions.push(

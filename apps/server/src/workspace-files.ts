@@ -12,7 +12,7 @@
  * after `lingerMs`, so open/close churn does not reload it each time.
  */
 import type { Document, Hocuspocus } from '@hocuspocus/server'
-import { asFileId, createFilesTable, type FilesTable } from '@yfs/core'
+import { asFileId, createFilesTable, type FilesTable, type FileType } from '@yfs/core'
 import { AuthError } from './auth/auth-error.js'
 import { mainDocName } from './doc-names.js'
 
@@ -72,6 +72,20 @@ export class WorkspaceFiles {
     } catch (error) {
       this.release(workspace)
       throw error
+    }
+  }
+
+  /**
+   * The row type of each id in `workspace` (`undefined` for no row), read from the
+   * held main doc; the hold is given back at once (it lingers, so a burst reuses it).
+   */
+  async rowTypes(workspace: string, ids: readonly string[]): Promise<(FileType | undefined)[]> {
+    this.#hold(workspace)
+    try {
+      const { table } = await this.#holders.get(workspace)!.ready
+      return ids.map((id) => table.get(asFileId(id))?.type)
+    } finally {
+      this.release(workspace)
     }
   }
 

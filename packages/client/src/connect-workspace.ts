@@ -33,6 +33,7 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket, WebSocketStatus } from '@hocuspocus/provider'
 import { asFileId, type CreateFileSystemOptions, createFileSystem, type YjsFileSystem } from '@yfs/core'
 import * as Y from 'yjs'
+import { createBulkChannel } from './bulk-channel.js'
 import { ConnectError } from './connect-error.js'
 import { contentDocName, mainDocName } from './doc-names.js'
 import { captureHostContext } from './host-context.js'
@@ -211,8 +212,17 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const stores = new Set<DocPersistence>(mainStore ? [mainStore] : [])
 
   let fs: YjsFileSystem | undefined
+  // Many content docs per round trip on the main doc's connection (server: extensions/bulk-content.ts).
+  const bulk = createBulkChannel(main, { timeoutMs })
   fs = createFileSystem({
     ...options.fs,
+    // `fs: { loadContent: undefined }` opts out (each doc then opens on its own; benchmarks compare both).
+    loadContent:
+      options.fs && 'loadContent' in options.fs
+        ? options.fs.loadContent
+        : (ids) => host(() => bulk.load(ids)),
+    // A read token stores nothing; writeTree then fails with EACCES before any content is sent.
+    storeContent: (docs) => host(() => bulk.store(docs)),
     // A read token: fail writes at once (EACCES) instead of leaving them unacknowledged forever.
     readOnly: options.fs?.readOnly ?? main.authorizedScope === 'readonly',
     doc: mainDoc,
@@ -289,6 +299,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       if (flushTimeoutMs > 0) await connection.flush(flushTimeoutMs).catch(() => undefined)
       fs?.destroy()
       fs = undefined
+      bulk.destroy()
       statusListeners.clear()
       for (const provider of [...providers]) drop(provider)
       socket.off('status', notify)

@@ -1,5 +1,9 @@
 // @yfs/client — connect to a yfs sync server.
 
+export type { BulkChannel, BulkChannelOptions } from './bulk-channel.js'
+export { createBulkChannel } from './bulk-channel.js'
+export type { BulkMessage } from './bulk-messages.js'
+export { BULK_VERSION, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
 export { ConnectError } from './connect-error.js'
 export type {
   ConnectionStatus,

@@ -50,6 +50,8 @@ export interface Persistence {
    * `validated`: the caller already checked it with `isValidUpdate` (the message guard did).
    */
   storeUpdate(documentName: string, update: Uint8Array, validated?: boolean): Promise<boolean>
+  /** A document's stored state; `undefined` when nothing is stored. */
+  load(documentName: string): Promise<Uint8Array | undefined>
   /** Load a document's stored state into `doc`. */
   loadInto(documentName: string, doc: Y.Doc): Promise<void>
   /** Resolves when no append is in flight. */
@@ -133,6 +135,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   return {
     extension,
     storeUpdate,
+    load: (documentName) => store.load(workspaceOf(documentName), documentName),
     loadInto,
     async flush() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight])

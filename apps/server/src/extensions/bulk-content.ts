@@ -1,0 +1,109 @@
+/**
+ * Bulk content extension: answers the bulk messages of @yfs/client
+ * (bulk-messages.ts) that arrive as stateless messages on a workspace's main
+ * doc connection, so a client loads or stores many content docs per round
+ * trip instead of opening each one (auth, load, sync) on its own.
+ *
+ * - `load`: the stored state of each requested content doc, in request
+ *   order; ids that are not files of the workspace get `null` and the
+ *   reason. Read tokens may load (they may open the docs one by one too).
+ * - `store`: new content docs, each validated and durably appended before
+ *   the reply (acknowledged = stored); an id whose row exists and is not a
+ *   file, an invalid update or a read-only connection refuses the whole
+ *   request before anything is stored. A stored doc that is loaded in this
+ *   process gets the update applied, so its connections receive it.
+ *   Rows may arrive later (content first, row last), as with single opens.
+ *
+ * Authentication is the main doc connection's own: its token was checked
+ * for this workspace when the connection opened.
+ */
+import type { Extension, Hocuspocus, onStatelessPayload } from '@hocuspocus/server'
+import { type BulkMessage, contentDocName, decodeBulkMessage, encodeBulkMessage } from '@yfs/client'
+import * as Y from 'yjs'
+import { parseDocName } from '../doc-names.js'
+import type { Logger } from '../logger.js'
+import { isValidUpdate } from '../protocol/sync-message.js'
+import type { WorkspaceFiles } from '../workspace-files.js'
+import type { Persistence } from './persistence.js'
+
+export interface BulkContentOptions {
+  persistence: Persistence
+  files: WorkspaceFiles
+  logger: Logger
+  /** The server's Hocuspocus (to update docs that are loaded). */
+  instance: () => Hocuspocus
+}
+
+/** Origin of updates applied to loaded docs by a bulk store (already stored: not stored again). */
+export const BULK_STORE_ORIGIN = Symbol('yfs-bulk-store')
+
+const FILE_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+export function createBulkContentExtension(options: BulkContentOptions): Extension {
+  const { persistence, files, logger } = options
+
+  async function answer(
+    workspace: string,
+    readOnly: boolean,
+    message: BulkMessage,
+  ): Promise<BulkMessage | undefined> {
+    if (message.op === 'load') {
+      const types = await files.rowTypes(workspace, message.ids)
+      const docs: [string, Uint8Array | null, string?][] = []
+      for (let k = 0; k < message.ids.length; k++) {
+        const id = message.ids[k]!
+        if (types[k] !== 'file') {
+          docs.push([id, null, 'no such file in workspace'])
+          continue
+        }
+        const state = await persistence.load(contentDocName(workspace, id))
+        docs.push([id, state ?? Y.encodeStateAsUpdate(new Y.Doc())])
+      }
+      return { op: 'loaded', req: message.req, docs }
+    }
+    if (message.op === 'store') {
+      if (readOnly) return { op: 'stored', req: message.req, error: 'read-only token' }
+      const ids = message.docs.map(([id]) => id)
+      if (!ids.every((id) => FILE_ID.test(id)))
+        return { op: 'stored', req: message.req, error: 'invalid file id' }
+      const types = await files.rowTypes(workspace, ids)
+      if (types.some((t) => t !== undefined && t !== 'file'))
+        return { op: 'stored', req: message.req, error: 'not a file' }
+      if (!message.docs.every(([, update]) => isValidUpdate(update)))
+        return { op: 'stored', req: message.req, error: 'invalid update' }
+      for (const [id, update] of message.docs) {
+        const name = contentDocName(workspace, id)
+        await persistence.storeUpdate(name, update, true)
+        const loaded = options.instance().documents.get(name)
+        if (loaded) Y.applyUpdate(loaded, update, BULK_STORE_ORIGIN)
+      }
+      return { op: 'stored', req: message.req }
+    }
+    return undefined
+  }
+
+  return {
+    extensionName: 'yfs-bulk-content',
+    async onStateless({ connection, documentName, payload }: onStatelessPayload) {
+      const message = decodeBulkMessage(payload)
+      if (!message) return
+      const doc = parseDocName(documentName)
+      let reply: BulkMessage | undefined
+      try {
+        if (doc?.kind !== 'main') {
+          const reason = 'bulk messages go to the main doc'
+          if (message.op === 'store') reply = { op: 'stored', req: message.req, error: reason }
+          else if (message.op === 'load')
+            reply = { op: 'loaded', req: message.req, docs: message.ids.map((id) => [id, null, reason]) }
+        } else reply = await answer(doc.workspace, connection.readOnly, message)
+      } catch (error) {
+        logger.error('bulk request failed', { hook: 'onStateless', doc: documentName, error })
+        reply =
+          message.op === 'load'
+            ? { op: 'loaded', req: message.req, docs: message.ids.map((id) => [id, null, 'internal error']) }
+            : { op: 'stored', req: message.req, error: 'storage error' }
+      }
+      if (reply) connection.sendStateless(encodeBulkMessage(reply))
+    },
+  }
+}

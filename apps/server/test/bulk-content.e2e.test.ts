@@ -1,0 +1,120 @@
+// Batched content over the main doc's connection against a real server (SQLite, real sockets):
+// writeTree stores many new docs per round trip (acknowledged = stored), a fresh client's
+// grep -r fetches a folder's docs per round trip, results keep request order, ids the
+// server refuses come back as refusals, and read tokens may load but never store.
+import { connectWorkspace, createBulkChannel, type WorkspaceConnection } from '@yfs/client'
+import { Bash } from 'just-bash'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { startTestServer, type TestServer } from './helpers.js'
+
+describe('bulk content messages', () => {
+  let t: TestServer
+  let tokens: { write: string; read: string }
+  const open: WorkspaceConnection[] = []
+  const connect = async (token: string) => {
+    const c = await connectWorkspace({ url: t.url, workspace: 'bulk', token })
+    open.push(c)
+    return c
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer()
+    tokens = await t.workspace('bulk')
+  })
+  afterAll(async () => {
+    for (const c of open) await c.close()
+    await t.close()
+  })
+
+  it('writeTree stores new files in batches; a fresh client greps them with batched loads', async () => {
+    const a = await connect(tokens.write)
+    const entries = Array.from({ length: 300 }, (_, i) => ({
+      path: `/tree/d${i % 3}/f${i}.txt`,
+      content: `file ${i}${i % 50 === 0 ? ' needle' : ''}\n`,
+    }))
+    await a.fs.writeTree(entries)
+    // Only the main doc is connected: no content doc was opened one by one.
+    expect(a.openDocuments).toBe(0)
+    await a.flush()
+
+    const b = await connect(tokens.write)
+    const out = await new Bash({ fs: b.fs, cwd: '/' }).exec('grep -rl needle /tree | sort')
+    expect(out.stdout.split('\n').filter(Boolean)).toEqual(
+      entries
+        .filter((e) => e.content.includes('needle'))
+        .map((e) => e.path)
+        .sort(),
+    )
+    expect(b.openDocuments).toBe(0)
+    expect(b.fs.index.plaintext.size).toBe(300)
+    // A later edit on a reaches b through the row entry (its cached text is dropped).
+    await a.fs.writeFile('/tree/d0/f0.txt', 'changed\n')
+    await a.flush()
+    const deadline = Date.now() + 10_000
+    while ((await b.fs.readFile('/tree/d0/f0.txt')) !== 'changed\n' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(await b.fs.readFile('/tree/d0/f0.txt')).toBe('changed\n')
+  })
+
+  it('loads keep request order and refuse ids that are not files of the workspace', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeTree([
+      { path: '/order/x.txt', content: 'x' },
+      { path: '/order/y.txt', content: 'y' },
+    ])
+    await a.flush()
+    const [x, y, folder] = ['/order/x.txt', '/order/y.txt', '/order'].map((p) => a.fs.index.lookup(p)!)
+    const channel = createBulkChannel(a.main, { timeoutMs: 10_000, maxIds: 2 })
+    const states = await channel.load([y!, 'nosuchfile0000', x!, folder!])
+    channel.destroy()
+    const text = (s: Uint8Array | undefined) => {
+      if (!s) return undefined
+      const d = new Y.Doc()
+      Y.applyUpdate(d, s)
+      return d.getText('text').toString()
+    }
+    expect(states.map(text)).toEqual(['y', undefined, 'x', undefined])
+  })
+
+  it('a read token may load but not store; its writeTree is EACCES before anything is sent', async () => {
+    const w = await connect(tokens.write)
+    await w.fs.writeTree([{ path: '/ro/r.txt', content: 'readable' }])
+    await w.flush()
+    const r = await connect(tokens.read)
+    expect(r.readOnly).toBe(true)
+    const channel = createBulkChannel(r.main, { timeoutMs: 10_000 })
+    const [state] = await channel.load([r.fs.index.lookup('/ro/r.txt')!])
+    expect(state).toBeInstanceOf(Uint8Array)
+    const doc = new Y.Doc()
+    doc.getText('text').insert(0, 'forged')
+    await expect(
+      channel.store([{ id: 'forgedfile00000', update: Y.encodeStateAsUpdate(doc) }]),
+    ).rejects.toThrow(/read-only token/)
+    channel.destroy()
+    await expect(r.fs.writeTree([{ path: '/ro/new.txt', content: 'x' }])).rejects.toMatchObject({
+      code: 'EACCES',
+    })
+  })
+
+  it('a store with an invalid update or a folder id stores nothing', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.mkdir('/notafile')
+    await a.flush()
+    const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
+    const good = new Y.Doc()
+    good.getText('text').insert(0, 'good')
+    const update = Y.encodeStateAsUpdate(good)
+    await expect(
+      channel.store([
+        { id: 'goodfile0000000', update },
+        { id: 'badfile00000000', update: new Uint8Array([255, 255, 255]) },
+      ]),
+    ).rejects.toThrow(/invalid update/)
+    await expect(channel.store([{ id: a.fs.index.lookup('/notafile')!, update }])).rejects.toThrow(
+      /not a file/,
+    )
+    channel.destroy()
+    expect(await t.store.load('bulk', 'bulk/goodfile0000000')).toBeUndefined()
+  })
+})

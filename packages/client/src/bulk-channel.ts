@@ -1,0 +1,137 @@
+/**
+ * BulkChannel: many content docs per round trip over the main doc's
+ * provider (see bulk-messages.ts): `load` fetches the stored state of many
+ * content docs, `store` stores many new ones and resolves once the server
+ * has stored them all.
+ *
+ * Requests are split into chunks (`maxIds` ids, about `maxBytes` of
+ * updates) with a few in flight at once, so one request never exceeds the
+ * server's message limit and the socket stays busy. Each chunk has its own
+ * timeout. The channel refuses at once while the main doc is not synced
+ * (offline): callers fall back to opening docs one by one.
+ *
+ * What it deliberately doesn't do: keep docs open. Loaded states are
+ * read-only snapshots; the filesystem decides what to cache.
+ */
+import type { HocuspocusProvider } from '@hocuspocus/provider'
+import { type BulkMessage, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
+import { ConnectError } from './connect-error.js'
+
+export interface BulkChannelOptions {
+  timeoutMs: number
+  /** Ids per `load` request. Default 250. */
+  maxIds?: number
+  /** Update bytes per `store` request (before base64). Default 2 MiB. */
+  maxBytes?: number
+  /** Requests in flight at once. Default 4. */
+  inFlight?: number
+}
+
+export interface BulkChannel {
+  /** States of `ids` in order; `undefined` where the server refused (no such file). Rejects when offline or on timeout. */
+  load(ids: readonly string[]): Promise<(Uint8Array | undefined)[]>
+  /** Store new content docs; resolves when every one is stored. Rejects with the server's reason. */
+  store(docs: readonly { id: string; update: Uint8Array }[]): Promise<void>
+  destroy(): void
+}
+
+type Reply = Extract<BulkMessage, { op: 'loaded' | 'stored' }>
+
+export function createBulkChannel(main: HocuspocusProvider, options: BulkChannelOptions): BulkChannel {
+  const maxIds = options.maxIds ?? 250
+  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024
+  const inFlight = options.inFlight ?? 4
+  const name = main.configuration.name
+  const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>()
+  let nextReq = 1
+
+  const onStateless = ({ payload }: { payload: string }) => {
+    const message = decodeBulkMessage(payload)
+    if (!message || (message.op !== 'loaded' && message.op !== 'stored')) return
+    const waiter = pending.get(message.req)
+    if (!waiter) return
+    pending.delete(message.req)
+    waiter.resolve(message)
+  }
+  main.on('stateless', onStateless)
+
+  const request = (message: BulkMessage): Promise<Reply> =>
+    new Promise<Reply>((resolve, reject) => {
+      if (!main.isSynced) {
+        reject(new ConnectError('offline', name))
+        return
+      }
+      const timer = setTimeout(() => {
+        pending.delete(message.req)
+        reject(new ConnectError('timeout', name))
+      }, options.timeoutMs)
+      pending.set(message.req, {
+        resolve: (r) => {
+          clearTimeout(timer)
+          resolve(r)
+        },
+        reject: (e) => {
+          clearTimeout(timer)
+          reject(e)
+        },
+      })
+      main.sendStateless(encodeBulkMessage(message))
+    })
+
+  /** Run `jobs` with at most `inFlight` at once; results in job order. */
+  async function limited<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
+    const out: T[] = new Array(jobs.length)
+    let next = 0
+    const worker = async () => {
+      while (next < jobs.length) {
+        const k = next++
+        out[k] = await jobs[k]!()
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(inFlight, jobs.length) }, worker))
+    return out
+  }
+
+  return {
+    async load(ids) {
+      const chunks: string[][] = []
+      for (let i = 0; i < ids.length; i += maxIds) chunks.push(ids.slice(i, i + maxIds))
+      const replies = await limited(
+        chunks.map((chunk) => async () => {
+          const reply = await request({ op: 'load', req: nextReq++, ids: chunk })
+          if (reply.op !== 'loaded' || reply.docs.length !== chunk.length)
+            throw new ConnectError('malformed bulk reply', name)
+          return reply.docs.map(([id, bytes], k) => (id === chunk[k] && bytes ? bytes : undefined))
+        }),
+      )
+      return replies.flat()
+    },
+    async store(docs) {
+      const chunks: [string, Uint8Array][][] = []
+      let chunk: [string, Uint8Array][] = []
+      let bytes = 0
+      for (const { id, update } of docs) {
+        if (chunk.length > 0 && (bytes + update.byteLength > maxBytes || chunk.length >= maxIds * 4)) {
+          chunks.push(chunk)
+          chunk = []
+          bytes = 0
+        }
+        chunk.push([id, update])
+        bytes += update.byteLength
+      }
+      if (chunk.length > 0) chunks.push(chunk)
+      await limited(
+        chunks.map((docsOf) => async () => {
+          const reply = await request({ op: 'store', req: nextReq++, docs: docsOf })
+          if (reply.op !== 'stored') throw new ConnectError('malformed bulk reply', name)
+          if (reply.error !== undefined) throw new ConnectError(reply.error, name)
+        }),
+      )
+    },
+    destroy() {
+      main.off('stateless', onStateless)
+      for (const waiter of pending.values()) waiter.reject(new ConnectError('closed', name))
+      pending.clear()
+    },
+  }
+}

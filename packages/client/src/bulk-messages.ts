@@ -1,0 +1,85 @@
+/**
+ * Bulk content messages (format v1): many content docs per round trip over
+ * the main doc's connection, as Hocuspocus stateless messages (JSON text;
+ * Yjs updates in base64). The server imports these too, so both sides agree
+ * by construction.
+ *
+ *   client → server  { v: 'yfs.bulk.1', op: 'load',  req, ids: [fileId…] }
+ *   server → client  { v: 'yfs.bulk.1', op: 'loaded', req, docs: [[fileId, base64 | null, reason?]…] }
+ *   client → server  { v: 'yfs.bulk.1', op: 'store', req, docs: [[fileId, base64]…] }
+ *   server → client  { v: 'yfs.bulk.1', op: 'stored', req, error? }
+ *
+ * `loaded` lists the requested ids in request order; `null` with a reason
+ * (`no such file in workspace`) for an id the server refuses. `stored` comes
+ * once every update is durably stored (acknowledged = stored), or with
+ * `error` when none of them was (read-only token, invalid update, a row
+ * that is not a file).
+ *
+ * Round trip: `decodeBulkMessage(encodeBulkMessage(m))` deep-equals `m`.
+ */
+import { fromBase64, toBase64 } from 'lib0/buffer'
+
+export const BULK_VERSION = 'yfs.bulk.1'
+
+export type BulkMessage =
+  | { op: 'load'; req: number; ids: string[] }
+  | { op: 'loaded'; req: number; docs: [string, Uint8Array | null, string?][] }
+  | { op: 'store'; req: number; docs: [string, Uint8Array][] }
+  | { op: 'stored'; req: number; error?: string }
+
+/** JSON text of a bulk message. */
+export function encodeBulkMessage(message: BulkMessage): string {
+  const wire: Record<string, unknown> = { v: BULK_VERSION, op: message.op, req: message.req }
+  if (message.op === 'load') wire.ids = message.ids
+  else if (message.op === 'loaded')
+    wire.docs = message.docs.map(([id, bytes, reason]) =>
+      reason === undefined ? [id, bytes && toBase64(bytes)] : [id, bytes && toBase64(bytes), reason],
+    )
+  else if (message.op === 'store') wire.docs = message.docs.map(([id, bytes]) => [id, toBase64(bytes)])
+  else if (message.error !== undefined) wire.error = message.error
+  return JSON.stringify(wire)
+}
+
+const isString = (x: unknown): x is string => typeof x === 'string'
+
+/** The bulk message in `payload`; `undefined` for any other (or malformed) stateless payload. */
+export function decodeBulkMessage(payload: string): BulkMessage | undefined {
+  let wire: Record<string, unknown>
+  try {
+    const parsed: unknown = JSON.parse(payload)
+    if (typeof parsed !== 'object' || parsed === null) return undefined
+    wire = parsed as Record<string, unknown>
+  } catch {
+    // Not JSON: some other stateless message, not ours.
+    return undefined
+  }
+  const { v, op, req } = wire
+  if (v !== BULK_VERSION || typeof req !== 'number' || !Number.isSafeInteger(req)) return undefined
+  try {
+    if (op === 'load' && Array.isArray(wire.ids) && wire.ids.every(isString))
+      return { op, req, ids: wire.ids }
+    if (op === 'stored') return isString(wire.error) ? { op, req, error: wire.error } : { op, req }
+    if (!Array.isArray(wire.docs)) return undefined
+    if (op === 'loaded') {
+      const docs: [string, Uint8Array | null, string?][] = []
+      for (const d of wire.docs as unknown[]) {
+        if (!Array.isArray(d) || !isString(d[0]) || !(d[1] === null || isString(d[1]))) return undefined
+        const bytes = d[1] === null ? null : fromBase64(d[1])
+        docs.push(isString(d[2]) ? [d[0], bytes, d[2]] : [d[0], bytes])
+      }
+      return { op, req, docs }
+    }
+    if (op === 'store') {
+      const docs: [string, Uint8Array][] = []
+      for (const d of wire.docs as unknown[]) {
+        if (!Array.isArray(d) || !isString(d[0]) || !isString(d[1])) return undefined
+        docs.push([d[0], fromBase64(d[1])])
+      }
+      return { op, req, docs }
+    }
+  } catch {
+    // Bad base64 from a peer: not a message we can act on.
+    return undefined
+  }
+  return undefined
+}
