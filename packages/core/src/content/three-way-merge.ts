@@ -247,8 +247,15 @@ export function mergeUnits(
 
 /** Lines of a text, each with its line end; `join('')` gives the text back. */
 export function splitLines(text: string): string[] {
-  if (text === '') return []
-  return text.split(/(?<=\n)/)
+  // An indexOf loop: several times faster than split(/(?<=\n)/) on megabyte texts.
+  const out: string[] = []
+  let start = 0
+  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    out.push(text.slice(start, end + 1))
+    start = end + 1
+  }
+  if (start < text.length) out.push(text.slice(start))
+  return out
 }
 
 function countLines(units: readonly string[], from: number, to: number): number {

@@ -36,13 +36,20 @@ export class LastSeenTracker {
   readonly #entries = new Map<FileId, Entry>()
   readonly #ownOrigin: unknown
 
-  /** `ownOrigin`: transaction origin of the instance's own writes, which never make an entry stale. */
-  constructor(ownOrigin: unknown) {
+  readonly #enabled: boolean
+
+  /**
+   * `ownOrigin`: transaction origin of the instance's own writes, which never make an entry stale.
+   * `enabled: false` tracks nothing (every write is a plain replace).
+   */
+  constructor(ownOrigin: unknown, enabled = true) {
     this.#ownOrigin = ownOrigin
+    this.#enabled = enabled
   }
 
   /** The instance now knows the file's current content (read as `codec`). */
   markSeen(id: FileId, codec: string): void {
+    if (!this.#enabled) return
     this.#entries.set(id, { seen: { kind: 'current', codec }, pending: false })
   }
 
@@ -63,6 +70,7 @@ export class LastSeenTracker {
 
   /** Watch a loaded content doc; returns the detach. */
   attach(id: FileId, doc: Y.Doc): () => void {
+    if (!this.#enabled) return () => {}
     const before = (tr: Y.Transaction) => {
       if (tr.origin === this.#ownOrigin) return
       const entry = this.#entries.get(id)

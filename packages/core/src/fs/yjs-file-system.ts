@@ -135,6 +135,12 @@ export interface CreateFileSystemOptions {
    */
   readOnly?: boolean
   /**
+   * Merge whole-file writes from this instance with changes made since it last read the
+   * file (see `write`). Default true; false replaces, as writes did before (a baseline for
+   * benchmarks, or a caller that merges by itself).
+   */
+  mergeStaleWrites?: boolean
+  /**
    * With `connect`: store many new content docs at once (a server's batched write, see
    * @yfs/client); resolves once every update is stored. `writeTree` uses it instead of
    * opening each new file's doc through the provider.
@@ -251,7 +257,7 @@ export class YjsFileSystem implements IFileSystem {
   readonly #pendingSize = new Set<FileId>()
   readonly #docCleanup = new Map<FileId, () => void>()
   // What this instance last saw of each file it read whole or wrote: the base of its stale writes.
-  readonly #seen = new LastSeenTracker(FS_ORIGIN)
+  readonly #seen: LastSeenTracker
   // No provider: new files' content docs are built on first open (ContentDocPool.seed).
   readonly #lazyContent: boolean
   // With a provider: content versions announced by peers' rows, and the version of our own
@@ -273,6 +279,7 @@ export class YjsFileSystem implements IFileSystem {
     this.author = options.author ?? 'agent'
     this.readOnly = options.readOnly ?? false
     this.#historyIntervalMs = options.historyIntervalMs ?? 30_000
+    this.#seen = new LastSeenTracker(FS_ORIGIN, options.mergeStaleWrites ?? true)
     this.limits = { ...DEFAULT_LIMITS, ...options.limits }
     this.#lazyContent = options.connect === undefined
     this.#storeContent = options.connect ? options.storeContent : undefined

@@ -21,7 +21,7 @@
  */
 import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
-import { readBinary } from '../content/binary.js'
+import { BINARY_KEY, readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
 
 /** Root key of the versions array in a content doc. */
@@ -230,6 +230,13 @@ export function readVersionContent(
 /** The content a doc had at `snapshot`, read with `codec` (bytes when it was binary). */
 export function readSnapshotContent(doc: Y.Doc, snapshot: Y.Snapshot, codec: ContentCodec): VersionContent {
   if (doc.gc) throw new TypeError('history needs a content doc with gc: false')
+  // Plain text that was never binary: render the Y.Text at the snapshot in place (no copy of the doc).
+  if (codec.id === 'text' && !doc.share.has(BINARY_KEY)) {
+    let text = ''
+    for (const op of doc.getText('text').toDelta(snapshot))
+      if (typeof op.insert === 'string') text += op.insert
+    return { text }
+  }
   const old = Y.createDocFromSnapshot(doc, snapshot, new Y.Doc({ guid: 'yfs-history', gc: false }))
   try {
     const bytes = readBinary(old)
