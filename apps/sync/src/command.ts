@@ -58,7 +58,7 @@ export function createSyncCommand(): Command {
       const sync = await syncFolder({
         fs: connection.fs,
         dir,
-        workspace: `${flags.server}#${flags.workspace}`,
+        workspace: flags.workspace,
         ignore: flags.ignore,
         useDefaultIgnores: flags.defaultIgnores,
         usePolling: flags.poll,
