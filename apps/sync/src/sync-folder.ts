@@ -871,6 +871,7 @@ class SyncEngine implements FolderSync {
         this.#report(error, path)
       }
     }
+    const presentPaths = new Set(present.map(([p]) => p))
     // New folders first (parents before children): a folder whose children match a vanished folder's is a move.
     for (const [path, node] of present) {
       if (node.kind !== 'folder') continue
@@ -893,7 +894,11 @@ class SyncEngine implements FolderSync {
           { ...scanOptions, rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) } },
           path,
         )
-        for (const [p, n] of sub.nodes) if (!present.some(([q]) => q === p)) present.push([p, n])
+        for (const [p, n] of sub.nodes)
+          if (!presentPaths.has(p)) {
+            presentPaths.add(p)
+            present.push([p, n])
+          }
       } catch (error) {
         this.#report(error, path)
       }
