@@ -81,7 +81,10 @@ let lastRefusal: string | undefined
 async function guarded<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const refused = new Promise<never>((_, reject) => {
-    const poll = () => (lastRefusal ? reject(new Error(lastRefusal)) : (timer = setTimeout(poll, 100)))
+    const poll = () => {
+      if (lastRefusal) reject(new Error(lastRefusal))
+      else timer = setTimeout(poll, 100)
+    }
     poll()
   })
   try {
