@@ -64,6 +64,8 @@ import { writeFromDisk } from './workspace-writer.js'
 
 /** Text files up to this size keep their last synced text in the state (the merge base). */
 const MAX_BASE_BYTES = 1024 * 1024
+/** New files per `fs.writeTree` call during the initial pass. */
+const BULK_CHUNK = 500
 
 export interface SyncFolderOptions {
   /** The workspace. */
@@ -489,11 +491,73 @@ class SyncEngine implements FolderSync {
     )
     const sequentialSet = new Set<SyncOp>(sequential)
     const transferSet = new Set<SyncOp>(transfers)
-    const parallel = transfers.filter((op) => !sequentialSet.has(op))
     for (const op of sequential) await runOne(op)
+    // New files for an empty path in the workspace go in bulk (core's writeTree: one round trip per chunk).
+    const bulk = transfers.filter(
+      (op) =>
+        op.type === 'upload' &&
+        op.kind === 'file' &&
+        op.restoreId === undefined &&
+        !this.#state.get(op.path) &&
+        this.#fs.index.lookup(op.path) === undefined &&
+        disk.get(op.path)?.kind === 'file',
+    )
+    const bulkSet = new Set<SyncOp>(bulk)
+    const leftover: SyncOp[] = []
+    for (let i = 0; i < bulk.length; i += BULK_CHUNK) {
+      const chunk = bulk.slice(i, i + BULK_CHUNK)
+      const loaded = await this.#bulkUpload(
+        chunk.map((op) => op.path),
+        disk,
+      )
+      for (const op of chunk) {
+        if (loaded.has(op.path)) tick()
+        else leftover.push(op)
+      }
+    }
+    const parallel = [...leftover, ...transfers.filter((op) => !sequentialSet.has(op) && !bulkSet.has(op))]
     await forEachLimited(parallel, this.#concurrency, runOne)
     for (const op of ops.filter((o) => !transferSet.has(o))) await runOne(op)
     await this.#metaFlush
+  }
+
+  /**
+   * Upload new files with one `fs.writeTree` (all or nothing); returns the
+   * paths loaded. On any failure nothing was written and the caller uploads
+   * them one by one (which reports the failing file on its own).
+   */
+  async #bulkUpload(list: string[], disk: Map<string, ScannedNode>): Promise<Set<string>> {
+    const files: { path: string; bytes: Uint8Array; node: ScannedNode }[] = []
+    await forEachLimited(list, 32, async (path) => {
+      const node = disk.get(path)
+      const bytes = await readBytes(this.#host(path)).catch(() => undefined)
+      if (node && bytes && hashBytes(bytes) === node.hash) files.push({ path, bytes, node })
+    })
+    if (files.length === 0) return new Set()
+    try {
+      await this.#fs.writeTree(
+        files.map((f) => ({ path: f.path, content: decodeTextOrBinary(f.bytes) ?? f.bytes })),
+      )
+    } catch (error) {
+      // All or nothing: nothing was written; the files go through the one-by-one path.
+      if (!isFsError(error)) throw error
+      return new Set()
+    }
+    for (const f of files) {
+      const row = this.#wsRow(f.path)
+      if (!row) continue
+      const mode = f.node.mode
+      void this.#setMeta(row.id, {
+        updatedAt: Math.round(f.node.mtimeMs),
+        ...(mode !== 0o644 ? { mode } : {}),
+      })
+    }
+    await this.#metaFlush
+    this.#state.batch(() => {
+      for (const f of files) this.#putFile(f.path, f.bytes, f.node.mtimeMs, f.node.mode)
+    })
+    for (const f of files) this.#change('to-workspace', 'create', f.path)
+    return new Set(files.map((f) => f.path))
   }
 
   async #runOp(op: SyncOp, disk: Map<string, ScannedNode>): Promise<void> {
