@@ -1,0 +1,75 @@
+/**
+ * The shell's pure pieces, without a browser: filesystem errors as sentences (for every code the
+ * tree can cause, from real FsErrors of a YjsFileSystem), name checks, the sign-in fragment, and
+ * person names and colours.
+ */
+import { createFileSystem, FsError } from '@yfs/core'
+import { describe, expect, it } from 'vitest'
+import { checkName, describeFsError } from '../src/lib/yfs/fs-errors.js'
+import { parseFragment } from '../src/lib/yfs/sign-in.js'
+import { authorOf, cleanName, colorFor } from '../src/lib/yfs/user.js'
+
+const thrown = async (fn: () => Promise<unknown>) => {
+  try {
+    await fn()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a throw')
+}
+
+describe('describeFsError', () => {
+  it('turns the errors tree actions cause into sentences naming the file', async () => {
+    const fs = createFileSystem()
+    await fs.mkdir('/src')
+    await fs.writeFile('/src/a.ts', 'a')
+    await fs.writeFile('/b.ts', 'b')
+    expect(describeFsError(new FsError('EEXIST', 'rename', '/b.ts', '/src/a.ts'))).toBe(
+      '“a.ts” already exists in “src”. Choose another name.',
+    )
+    expect(describeFsError(await thrown(() => fs.mkdir('/src')))).toBe(
+      '“src” already exists in the top folder. Choose another name.',
+    )
+    expect(describeFsError(await thrown(() => fs.mv('/gone.txt', '/x.txt')))).toBe(
+      '“gone.txt” no longer exists; someone may have moved or deleted it.',
+    )
+    expect(describeFsError(await thrown(() => fs.mv('/src', '/src/inner')))).toBe(
+      '“src” cannot be moved into itself.',
+    )
+    const reader = createFileSystem({ doc: fs.doc, readOnly: true })
+    expect(describeFsError(await thrown(() => reader.rm('/b.ts')))).toBe(
+      'Your token is read-only: files can be viewed but not changed.',
+    )
+    expect(describeFsError(new Error('plain'))).toBe('plain')
+  })
+})
+
+describe('checkName', () => {
+  it('refuses empty, reserved and path-like names and accepts the rest', () => {
+    expect(checkName('  ')).toBe('A name is required.')
+    expect(checkName('..')).toBe('That name is reserved; choose another.')
+    expect(checkName('a/b')).toBe('Names cannot contain /, \\ or NUL.')
+    expect(checkName('a\\b')).toBe('Names cannot contain /, \\ or NUL.')
+    expect(checkName('<img src=x onerror=1>.txt')).toBeUndefined()
+    expect(checkName('notes (1).md')).toBeUndefined()
+  })
+})
+
+describe('parseFragment', () => {
+  it('reads workspace and token, decoded, and nothing else', () => {
+    expect(parseFragment('#workspace=demo&token=abc%2B1')).toEqual({ workspace: 'demo', token: 'abc+1' })
+    expect(parseFragment('#token=abc')).toBeUndefined()
+    expect(parseFragment('#workspace=demo')).toBeUndefined()
+    expect(parseFragment('')).toBeUndefined()
+  })
+})
+
+describe('user', () => {
+  it('cleans names, keeps one colour per name, and authors as user:<name>', () => {
+    expect(cleanName('  Ana   María \n')).toBe('Ana María')
+    expect(cleanName('x'.repeat(100))).toHaveLength(40)
+    expect(colorFor('Ana')).toBe(colorFor('Ana'))
+    expect(colorFor('Ana')).toMatch(/^#[0-9a-f]{6}$/)
+    expect(authorOf({ name: 'Ana', color: '#000000' })).toBe('user:Ana')
+  })
+})
