@@ -124,5 +124,8 @@ describe('Markdown files in YjsFileSystem', () => {
     await plain.writeFile('/new.md', '# new\n')
     expect(await plain.readFile('/new.md')).toBe('# new\n')
     expect(await rich.readFile('/plan.md')).toBe(NOTE)
+    // Its history is not empty text either.
+    const [version] = await plain.history('/plan.md')
+    await expect(plain.readVersion('/plan.md', version!.id)).rejects.toMatchObject({ code: 'ENOSYS' })
   })
 })

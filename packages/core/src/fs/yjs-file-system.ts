@@ -566,6 +566,14 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   /** Content of a file; `seen`: a whole-file read by a caller, remembered as the base of its next write. */
+  // A version's content; ENOSYS instead of empty text when it was written by a codec we lack.
+  #versionContent(doc: Y.Doc, version: StoredVersion, id: FileId, name: string): FileContentValue {
+    const content = readVersionContent(doc, version, this.codecs)
+    if (content.text === '' && version.size > 0 && !this.codecs.some((c) => c.id === version.codec))
+      throw this.#noCodec('open', id, name, version.codec)
+    return content
+  }
+
   async #readContent(id: FileId, row: FileRow, seen = false): Promise<FileContentValue> {
     const cached = this.index.plaintext.lookup(id, row.size)
     if (cached !== undefined) {
@@ -1538,7 +1546,7 @@ export class YjsFileSystem implements IFileSystem {
       const version = listStoredVersions(handle.doc).find((v) => v.id === versionId)
       if (!version)
         throw new FsError('ENOENT', 'history', path, undefined, `no version '${versionId}' of this file`)
-      return readVersionContent(handle.doc, version, this.codecs)
+      return this.#versionContent(handle.doc, version, row.id, row.name)
     } finally {
       handle.release()
     }
@@ -1826,7 +1834,7 @@ export class YjsFileSystem implements IFileSystem {
       const version = listStoredVersions(handle.doc).find((v) => v.id === versionId)
       if (!version)
         throw new FsError('ENOENT', 'checkpoint', id, undefined, `version '${versionId}' is missing`)
-      return readVersionContent(handle.doc, version, this.codecs)
+      return this.#versionContent(handle.doc, version, id, version.name)
     } finally {
       handle.release()
     }
