@@ -40,26 +40,27 @@ async function workspace(id: string) {
 const ms = (t: number) => `${t.toFixed(0)} ms`
 const rows: string[] = []
 try {
-  // Writes, one by one vs batched (interleaved order: one-by-one first, then batched).
+  // Writes: batched first, then one by one (the server compacts the one-by-one docs after, which would slow a later run).
+  const tokenB = await workspace('bulk')
+  const b = await connectWorkspace({ url, workspace: 'bulk', token: tokenB, timeoutMs: 120_000 })
+  let t = performance.now()
+  await b.fs.writeTree(Array.from({ length: files }, (_, i) => ({ path: pathOf('w', i), content: body(i) })))
+  const stored = performance.now() - t
+  await b.flush(600_000)
+  const batched = performance.now() - t
+  await b.close()
   const tokenA = await workspace('one')
   const a = await connectWorkspace({ url, workspace: 'one', token: tokenA, timeoutMs: 120_000 })
   for (let d = 0; d < 70; d++) await a.fs.mkdir(`/w/d${d}`, { recursive: true })
-  let t = performance.now()
+  t = performance.now()
   for (let i = 0; i < files; i++) await a.fs.writeFile(pathOf('w', i), body(i))
   await a.flush(600_000)
   const oneByOne = performance.now() - t
   await a.close()
 
-  const tokenB = await workspace('bulk')
-  const b = await connectWorkspace({ url, workspace: 'bulk', token: tokenB, timeoutMs: 120_000 })
-  t = performance.now()
-  await b.fs.writeTree(Array.from({ length: files }, (_, i) => ({ path: pathOf('w', i), content: body(i) })))
-  await b.flush(600_000)
-  const batched = performance.now() - t
-  await b.close()
   rows.push(
     `| remote writes: ${files} × 2 KB new files + flush | fs.writeFile one by one | ${ms(oneByOne)} (${((files * 1000) / oneByOne).toFixed(0)} files/s) | | |`,
-    `| | fs.writeTree (batched stores) | ${ms(batched)} (${((files * 1000) / batched).toFixed(0)} files/s) | ≥ 2,000 files/s | ${(files * 1000) / batched >= 2000 ? 'yes' : '**no**'} |`,
+    `| | fs.writeTree (batched stores; content stored after ${ms(stored)}) | ${ms(batched)} (${((files * 1000) / batched).toFixed(0)} files/s) | ≥ 2,000 files/s | ${(files * 1000) / batched >= 2000 ? 'yes' : '**no**'} |`,
   )
 
   // Reads on fresh clients: every doc opened one by one vs batched loads; then warm after eviction.
@@ -98,9 +99,12 @@ try {
   console.log(
     ['| figure | path | time | goal | met |', '| --- | --- | --- | --- | --- |', ...rows].join('\n'),
   )
+} catch (error) {
+  console.error('benchmark failed:', error)
+  process.exitCode = 1
 } finally {
   await server.close()
   await store.close()
   rmSync(dir, { recursive: true, force: true })
-  process.exit(0)
+  process.exit(process.exitCode ?? 0)
 }

@@ -235,6 +235,50 @@ async function smallWrites(): Promise<Result> {
   }
 }
 
+async function bulkLoad(): Promise<Result> {
+  const rows: string[][] = []
+  const body = `${'lorem ipsum dolor sit amet '.repeat(76).slice(0, 2047)}\n`
+  for (const n of [1_000, 10_000]) {
+    const entries = Array.from({ length: n }, (_, i) => ({
+      path: `/src/d${i % 100}/f${i}.txt`,
+      content: body,
+    }))
+    const ty: number[] = []
+    const tm: number[] = []
+    for (let i = 0; i < 4; i++) {
+      progress(`  bulk load ${n}: run ${i + 1}`)
+      const yfs = createFileSystem()
+      ty.push(await time(() => yfs.writeTree(entries)))
+      if ((await yfs.readFile(`/src/d7/f${n - 93}.txt`)) !== body) throw new Error('bulk load lost content')
+      yfs.destroy()
+      const mem = new InMemoryFs()
+      tm.push(
+        await time(async () => {
+          for (const e of entries) await mem.writeFile(e.path, e.content)
+        }),
+      )
+    }
+    const y = summarize(ty.slice(1))
+    const m = summarize(tm.slice(1))
+    const rate = (n * 1000) / y.median
+    rows.push([
+      `${n.toLocaleString('en')} × 2 KB`,
+      fmtSample(y),
+      fmtSample(m),
+      `${ratio(y, m).toFixed(1)}×`,
+      `${Math.round(rate).toLocaleString('en')} files/s`,
+      '≥ 20,000 files/s',
+      met(rate >= 20_000),
+    ])
+  }
+  progress('')
+  return {
+    title: 'Bulk load (fs.writeTree of a whole tree in memory, history kept)',
+    head: ['files', 'yfs writeTree', 'InMemoryFs writeFile loop', 'ratio', 'yfs rate', 'goal', 'met'],
+    rows,
+  }
+}
+
 async function metadataSize(): Promise<Result> {
   const full = process.env.YFS_BENCH_FULL === '1'
   const files = 10_000
@@ -361,6 +405,7 @@ const benchmarks: Record<string, () => Promise<Result>> = {
   moveFolder,
   indexBuild,
   smallWrites,
+  bulkLoad,
   metadataSize,
   remoteIndexUpdates,
 }

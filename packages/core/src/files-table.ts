@@ -77,8 +77,8 @@ export interface FilesTable {
   readonly size: number
   /** Local and remote row changes, once per transaction. */
   observe(fn: FilesTableObserver): () => void
-  /** Every valid row entry added (local or remote, winning the LWW or not), as it arrives. */
-  observeEntries(fn: (row: FileRow, transaction: Y.Transaction) => void): () => void
+  /** Every valid row entry a peer added (winning the LWW or not), as it arrives. */
+  observeRemoteEntries(fn: (row: FileRow, transaction: Y.Transaction) => void): () => void
   destroy(): void
 }
 
@@ -134,8 +134,9 @@ export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } =
         if (out.size > 0) fn(out, tr)
       })
     },
-    observeEntries(fn) {
+    observeRemoteEntries(fn) {
       return map.observeEntries((key, val, tr) => {
+        if (tr.local) return
         const row = valid(val, key)
         if (row) fn(row, tr)
       })

@@ -69,7 +69,7 @@ export interface BulkLoadHost {
   locate(path: string, syscall: string, original: string): FileId
   toContent(content: FileContent): BulkContent
   /** Write new files' content (first version); resolves when it is stored. Returns each file's byte size. */
-  createContents(files: { id: FileId; name: string; value: BulkContent }[]): Promise<number[]>
+  createContents(files: { id: FileId; name: string; value: BulkContent; size: number }[]): Promise<number[]>
   /** Overwrite an existing file's content (a new version). Returns its byte size. */
   replaceContent(id: FileId, name: string, value: BulkContent): Promise<number>
   /** Row fields of a content change of `id` (size, mtime, content version). */
@@ -221,7 +221,9 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
 
   // 2. Content first: a peer never sees a row whose content is still to come.
   const fresh = [...files.values()].filter((f) => !f.existing)
-  const sizes = await host.createContents(fresh.map(({ id, name, value }) => ({ id, name, value })))
+  const sizes = await host.createContents(
+    fresh.map(({ id, name, value, size }) => ({ id, name, value, size })),
+  )
   fresh.forEach((f, k) => {
     f.size = sizes[k]!
   })

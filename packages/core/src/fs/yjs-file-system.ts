@@ -313,8 +313,8 @@ export class YjsFileSystem implements IFileSystem {
     })
     // A peer's row entry (winning or not) announces a content change: cached text of a doc
     // that is not loaded may be old (a loaded doc drops it itself when the change arrives).
-    this.table.observeEntries((row, tr) => {
-      if (tr.local || row.type !== 'file') return
+    this.table.observeRemoteEntries((row) => {
+      if (row.type !== 'file') return
       if (row.sv !== undefined && !this.#lazyContent) this.#announced.add(row.id, row.sv)
       if (this.pool.peek(row.id) === undefined) this.index.plaintext.delete(row.id)
     })
@@ -612,9 +612,14 @@ export class YjsFileSystem implements IFileSystem {
    * Memory mode: a new file's content and first version, built when its doc is first
    * opened (see ContentDocPool.seed); the text is cached at once. Returns the byte size.
    */
-  #seedContent(id: FileId, name: string, value: FileContentValue, reason: VersionReason): number {
+  #seedContent(
+    id: FileId,
+    name: string,
+    value: FileContentValue,
+    reason: VersionReason,
+    size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? ''),
+  ): number {
     const codec = this.codecFor(name)
-    const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
     this.pool.seed(id, this.#contentBuilder(name, value, size, reason))
     this.#seen.markSeen(id, codec.id)
     if (value.text !== undefined) this.index.plaintext.set(id, value.text, size)
@@ -694,12 +699,14 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   /** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */
-  async #createContents(files: { id: FileId; name: string; value: FileContentValue }[]): Promise<number[]> {
+  async #createContents(
+    files: { id: FileId; name: string; value: FileContentValue; size: number }[],
+  ): Promise<number[]> {
     const sizes: number[] = []
     const batch: { id: FileId; update: Uint8Array }[] = []
-    for (const { id, name, value } of files) {
+    for (const { id, name, value, size: planned } of files) {
       if (this.#canSeed(name, value)) {
-        sizes.push(this.#seedContent(id, name, value, 'write'))
+        sizes.push(this.#seedContent(id, name, value, 'write', planned))
         continue
       }
       if (!this.#storeContent || (!value.bytes && this.codecFor(name) !== textCodec)) {
@@ -716,8 +723,9 @@ export class YjsFileSystem implements IFileSystem {
     }
     if (batch.length > 0) await this.#storeContent!(batch)
     // Only once stored: a failed store leaves nothing cached for files that do not exist.
+    const stored = new Set(batch.map((b) => b.id))
     files.forEach(({ id, name, value }, k) => {
-      if (!batch.some((b) => b.id === id)) return
+      if (!stored.has(id)) return
       this.#seen.markSeen(id, this.codecFor(name).id)
       if (value.text !== undefined) this.index.plaintext.set(id, value.text, sizes[k]!)
     })
