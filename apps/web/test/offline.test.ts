@@ -83,6 +83,8 @@ describeBrowser('offline', () => {
     await expect
       .poll(() => pa.getByRole('status').first().textContent())
       .toMatch(/Offline: \d+ documents? saved on this device/)
+    await item(pa, 'plan.txt').click()
+    await pa.getByText('first line +A offline').waitFor()
     await screenshot(pa, 'offline')
     // Really offline: neither the other browser nor the Node client has A's changes yet.
     await until(() => node.fs.exists('/from-b.txt'), 'Node has B’s file')
