@@ -23,7 +23,7 @@
  * It deliberately does not: follow symlinks, mirror sockets/devices, or
  * keep ignored paths in step (they are left alone on both sides).
  */
-import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
+import { chmod, lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import {
   decodeTextOrBinary,
@@ -392,7 +392,8 @@ class SyncEngine implements FolderSync {
     })
   }
 
-  #putFile(path: string, bytes: Uint8Array, mtimeMs: number, mode: number): void {
+  /** Record a synced file; `stamp` is the row stamp the written state came from (default: the row now). */
+  #putFile(path: string, bytes: Uint8Array, mtimeMs: number, mode: number, stamp?: string): void {
     const row = this.#wsRow(path)
     if (!row) return
     const text = bytes.byteLength <= MAX_BASE_BYTES ? decodeTextOrBinary(bytes) : undefined
@@ -404,7 +405,7 @@ class SyncEngine implements FolderSync {
       size: bytes.byteLength,
       mtimeMs,
       mode,
-      stamp: stampOf(row),
+      stamp: stamp ?? stampOf(row),
       ...(text === undefined ? {} : { base: text }),
     })
   }
@@ -713,6 +714,8 @@ class SyncEngine implements FolderSync {
   async #download(path: string): Promise<void> {
     const row = this.#wsRow(path)
     if (!row) return
+    // The stamp of the row we act on: a change arriving while we write is seen as a change afterwards.
+    const stamp = stampOf(row)
     const host = await this.#guardedHost(path)
     if (row.type === 'folder') {
       const st = await lstat(host).catch(() => undefined)
@@ -765,11 +768,18 @@ class SyncEngine implements FolderSync {
     }
     const mode = (row.mode ?? 0o644) & 0o777
     if (current.node && current.node.hash === hashBytes(bytes)) {
-      this.#putFile(path, bytes, current.node.mtimeMs, current.node.mode)
+      // Same bytes: only the mode may have changed (a chmod arrives as its own row update).
+      if ((current.node.mode & 0o111) !== (mode & 0o111)) {
+        await chmod(host, mode)
+        this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode, stamp)
+        this.#change('to-disk', 'mode', path)
+        return
+      }
+      this.#putFile(path, bytes, current.node.mtimeMs, current.node.mode, stamp)
       return
     }
     await writeFileAtomic(host, bytes, { mode, mtimeMs: row.updatedAt })
-    this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode)
+    this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode, stamp)
     this.#change('to-disk', current.node ? 'update' : 'create', path)
   }
 
