@@ -1,0 +1,117 @@
+/**
+ * A file's content doc seen through the filesystem's codecs: which codec owns
+ * a name, the text or size of a doc, history versions stamped with the codec
+ * and author, and the ENOSYS for content written by a codec this filesystem
+ * lacks (never read as empty text, never overwritten with plain text).
+ *
+ * Deliberately not here: caching and fetching (read-content.ts) or writing
+ * (write-content.ts).
+ */
+import type * as Y from 'yjs'
+import { readBinary } from '../content/binary.js'
+import type { ContentCodec } from '../content/codec.js'
+import { textCodec } from '../content/text-codec.js'
+import { utf8Length } from '../encoding.js'
+import { enosys, type FsError } from '../errors.js'
+import {
+  listStoredVersions,
+  readVersionContent,
+  recordVersion,
+  type StoredVersion,
+  type VersionReason,
+} from '../history/file-history.js'
+import type { FileId } from '../ids.js'
+import { FS_ORIGIN, type FsContext } from './fs-context.js'
+
+/** A file's content as the filesystem passes it around: text, or bytes when binary. */
+export interface FileContentValue {
+  text?: string
+  bytes?: Uint8Array
+}
+
+/** Equal content (bytes compared byte by byte, text exactly). */
+export function sameContent(a: FileContentValue, b: FileContentValue): boolean {
+  if (a.bytes || b.bytes) {
+    if (!a.bytes || !b.bytes || a.bytes.byteLength !== b.bytes.byteLength) return false
+    return a.bytes.every((x, i) => x === b.bytes![i])
+  }
+  return a.text === b.text
+}
+
+/** The codec that owns files with this name. */
+export function codecFor(ctx: FsContext, name: string): ContentCodec {
+  return ctx.codecs.find((c) => c.matches(name)) ?? textCodec
+}
+
+/** Text of a content doc through the file's codec, healing an interrupted convert-on-switch. */
+export function readText(ctx: FsContext, doc: Y.Doc, name: string): string {
+  const codec = codecFor(ctx, name)
+  if (ctx.codecs.length > 1 && !codec.hasContent(doc)) {
+    const other = ctx.codecs.find((c) => c !== codec && c.hasContent(doc))
+    if (other) {
+      const text = other.read(doc)
+      codec.write(doc, text, FS_ORIGIN)
+      return codec.read(doc)
+    }
+  }
+  return codec.read(doc)
+}
+
+/** Byte size of a content doc's content. */
+export function contentSize(ctx: FsContext, doc: Y.Doc, name: string): number {
+  const bytes = readBinary(doc)
+  return bytes ? bytes.byteLength : utf8Length(readText(ctx, doc, name))
+}
+
+/** Append a history version to a content doc, authored by this filesystem, stamped now. */
+export function recordFileVersion(
+  ctx: FsContext,
+  doc: Y.Doc,
+  name: string,
+  size: number,
+  reason: VersionReason,
+): StoredVersion {
+  return recordVersion(
+    doc,
+    { author: ctx.author, reason, size, codec: codecFor(ctx, name).id, name, ts: ctx.clock() },
+    FS_ORIGIN,
+  )
+}
+
+/**
+ * The id of the codec that last wrote `doc` when this filesystem lacks it and
+ * the file's own codec finds no content (a peer created without that codec).
+ */
+export function missingCodec(ctx: FsContext, doc: Y.Doc, name: string): string | undefined {
+  if (codecFor(ctx, name).hasContent(doc)) return undefined
+  const last = listStoredVersions(doc).at(-1)
+  if (last === undefined || ctx.codecs.some((c) => c.id === last.codec)) return undefined
+  // Renamed to another kind since (e.g. `.md` → `.txt`): that file's codec is ours now.
+  const ext = (n: string) => /\.[^./]*$/.exec(n)?.[0].toLowerCase() ?? ''
+  return ext(last.name) === ext(name) ? last.codec : undefined
+}
+
+/** ENOSYS naming the codec this filesystem lacks (and how to add Markdown's). */
+export function noCodec(ctx: FsContext, syscall: string, id: FileId, name: string, codec: string): FsError {
+  const hint =
+    codec === 'markdown' ? ' (createFileSystem({ codecs: [markdownCodec] }) from @yfs/markdown)' : ''
+  return enosys(
+    syscall,
+    ctx.index.pathOf(id) ?? name,
+    `content is in the '${codec}' format and this filesystem has no '${codec}' codec${hint}`,
+  )
+}
+
+/** A version's content; ENOSYS instead of empty text when it was written by a codec we lack. */
+export function versionContent(
+  ctx: FsContext,
+  doc: Y.Doc,
+  version: StoredVersion,
+  id: FileId,
+  name: string,
+): FileContentValue {
+  const content = readVersionContent(doc, version, ctx.codecs)
+  if (content.text === '' && version.size > 0 && !ctx.codecs.some((c) => c.id === version.codec))
+    throw noCodec(ctx, 'open', id, name, version.codec)
+  return content
+}

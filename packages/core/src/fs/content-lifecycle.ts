@@ -1,0 +1,94 @@
+/**
+ * What the filesystem does as content docs open, change, compact and close
+ * in the pool, and as peers announce content changes in their rows:
+ *
+ * - keeps the plaintext cache honest: an entry is dropped whenever the doc
+ *   changes, and survives the doc's eviction only when the doc held every
+ *   change peers announced (content-versions.ts);
+ * - edits made straight on a doc (an editor binding) update the file's row
+ *   (size, mtime) on the next microtask and get a history version at most
+ *   once per `historyIntervalMs`;
+ * - feeds the last-seen tracker (last-seen.ts).
+ *
+ * The pool's hooks and the table's remote-entry observer are wired to these
+ * functions by the `YjsFileSystem` constructor.
+ */
+import * as Y from 'yjs'
+import type { FileRow } from '../files-table.js'
+import { compactContentState, listStoredVersions } from '../history/file-history.js'
+import type { FileId } from '../ids.js'
+import { contentSize, recordFileVersion } from './content-codecs.js'
+import { FS_ORIGIN, type FsContext } from './fs-context.js'
+import { contentPatch } from './write-content.js'
+
+const COMPACT_ABOVE_BYTES = 16 * 1024
+
+/** Pool `onOpen`: watch the doc for changes. */
+export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {
+  // With a provider (not lazy), its first sync may have brought changes the cached text does not have.
+  if (!ctx.lazyContent) ctx.index.plaintext.delete(id)
+  const onTransaction = (tr: Y.Transaction) => {
+    if (tr.changed.size === 0 && tr.deleteSet.clients.size === 0) return
+    ctx.index.plaintext.delete(id)
+    // Edits made straight on the doc (an editor binding) update the row here;
+    // our own writes update it themselves, remote edits come with the peer's row update.
+    if (tr.local && tr.origin !== FS_ORIGIN && !ctx.readOnly) scheduleSizeUpdate(ctx, id)
+  }
+  doc.on('afterTransaction', onTransaction)
+  const detach = ctx.seen.attach(id, doc)
+  ctx.docCleanup.set(id, () => {
+    doc.off('afterTransaction', onTransaction)
+    detach()
+  })
+}
+
+/** Pool `compact`: small docs have little to drop; compacting them would cost more than it saves. */
+export function compactContent(ctx: FsContext, state: Uint8Array, id: FileId): Uint8Array {
+  return state.byteLength > COMPACT_ABOVE_BYTES ? compactContentState(state, ctx.seen.snapshotsOf(id)) : state
+}
+
+/**
+ * Pool `onClose`. The plaintext cache outlives the doc when the doc holds every change peers
+ * announced: later changes come with a row entry, which drops the entry (`onRemoteRow`).
+ */
+export function onContentClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
+  const connected = !ctx.lazyContent
+  if (connected) ctx.seen.freeze(id, doc)
+  ctx.docCleanup.get(id)?.()
+  ctx.docCleanup.delete(id)
+  if (connected && !ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc))))
+    ctx.index.plaintext.delete(id)
+}
+
+/**
+ * A peer's row entry (winning or not) announces a content change: cached text of a doc
+ * that is not loaded may be old (a loaded doc drops it itself when the change arrives).
+ */
+export function onRemoteRow(ctx: FsContext, row: FileRow): void {
+  if (row.type !== 'file') return
+  if (row.sv !== undefined && !ctx.lazyContent) ctx.announced.add(row.id, row.sv)
+  if (ctx.pool.peek(row.id) === undefined) ctx.index.plaintext.delete(row.id)
+}
+
+function scheduleSizeUpdate(ctx: FsContext, id: FileId): void {
+  if (ctx.pendingSize.size === 0) queueMicrotask(() => flushSizeUpdates(ctx))
+  ctx.pendingSize.add(id)
+}
+
+function flushSizeUpdates(ctx: FsContext): void {
+  const ids = [...ctx.pendingSize]
+  ctx.pendingSize.clear()
+  ctx.table.batch(() => {
+    for (const id of ids) {
+      const row = ctx.table.get(id)
+      const doc = ctx.pool.peek(id)
+      if (!row || !doc || row.type !== 'file') continue
+      const size = contentSize(ctx, doc, row.name)
+      ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
+      // Editor edits are versioned at most once per interval; history() records the rest on demand.
+      const last = listStoredVersions(doc).at(-1)
+      if (!last || ctx.clock() - last.ts >= ctx.historyIntervalMs)
+        recordFileVersion(ctx, doc, row.name, size, 'edit')
+    }
+  }, FS_ORIGIN)
+}

@@ -1,0 +1,98 @@
+/**
+ * A stale whole-file write against a content doc: finds the base (what the
+ * writer saw: explicit, or this instance's last-seen snapshot), asks
+ * stale-write.ts what to write, fills in the write's report, and keeps the
+ * current content as a `conflict` version when part of it is overwritten.
+ *
+ * Runs inside `writeContent`, on the doc it holds, before the write.
+ */
+import * as Y from 'yjs'
+import { readBinary } from '../content/binary.js'
+import type { ContentCodec } from '../content/codec.js'
+import { textCodec } from '../content/text-codec.js'
+import { utf8Length } from '../encoding.js'
+import {
+  hasUnversionedChanges,
+  listStoredVersions,
+  readSnapshotContent,
+  toFileVersion,
+} from '../history/file-history.js'
+import type { FileId } from '../ids.js'
+import { codecFor, type FileContentValue, readText, recordFileVersion } from './content-codecs.js'
+import type { FsContext } from './fs-context.js'
+import {
+  type ContentValue,
+  normalizeWithCodec,
+  resolveStaleWrite,
+  type WriteBase,
+  type WriteReport,
+} from './stale-write.js'
+
+/** A whole-file write that merges: against `base` (else the last-seen state), reporting into `report`. */
+export interface StaleWrite {
+  base?: WriteBase
+  report: WriteReport
+}
+
+/**
+ * A whole-file write against what the writer saw (`stale.base`, else this
+ * instance's last-seen state): returns what to write, fills in the report,
+ * and keeps the current content as a version when part of it is overwritten.
+ */
+export function mergeStale(
+  ctx: FsContext,
+  id: FileId,
+  doc: Y.Doc,
+  name: string,
+  value: FileContentValue,
+  stale: StaleWrite,
+): FileContentValue {
+  const codec = codecFor(ctx, name)
+  const base = baseOf(ctx, id, doc, codec, stale.base)
+  if (base === undefined) return value
+  const bytes = readBinary(doc)
+  const theirs: ContentValue = bytes ? { bytes } : { text: readText(ctx, doc, name) }
+  // Compare and merge what the codec would store (Markdown re-serialises).
+  const ours =
+    value.text !== undefined && codec !== textCodec ? { text: normalizeWithCodec(codec, value.text) } : value
+  const r = resolveStaleWrite(base ?? { bytes: new Uint8Array() }, ours, theirs, codec.merge?.bind(codec))
+  stale.report.merged = r.merged
+  stale.report.conflicts = r.conflicts
+  if (r.overwritten || base === null) {
+    stale.report.conflict = true
+    let last = listStoredVersions(doc).at(-1)
+    if (!last || hasUnversionedChanges(doc))
+      last = recordFileVersion(
+        ctx,
+        doc,
+        name,
+        theirs.bytes?.byteLength ?? utf8Length(theirs.text ?? ''),
+        'conflict',
+      )
+    stale.report.replacedVersion = toFileVersion(last)
+  }
+  return r.merged ? r.value : value
+}
+
+/** The base of a stale write: explicit, or the last-seen snapshot; `undefined` when fresh or never seen, `null` when unreadable. */
+function baseOf(
+  ctx: FsContext,
+  id: FileId,
+  doc: Y.Doc,
+  codec: ContentCodec,
+  explicit?: WriteBase,
+): ContentValue | null | undefined {
+  if (explicit && 'snapshot' in explicit)
+    return readSnapshotContent(doc, Y.decodeSnapshot(explicit.snapshot), codec)
+  if (explicit) return explicit
+  const seen = ctx.seen.get(id)
+  if (seen?.kind !== 'snapshot') return undefined
+  const seenCodec = ctx.codecs.find((c) => c.id === seen.codec) ?? textCodec
+  try {
+    return readSnapshotContent(doc, seen.snapshot, seenCodec)
+  } catch (error) {
+    // A snapshot the doc can no longer rebuild (content dropped elsewhere): the writer wins, theirs is kept as a version.
+    if (error instanceof Error) return null
+    throw error
+  }
+}

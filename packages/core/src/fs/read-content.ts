@@ -1,0 +1,116 @@
+/**
+ * Reading a file's content: the plaintext cache first, then (with a server's
+ * `loadContent`) one batched fetch for the file's folder, then the content
+ * doc through the pool.
+ *
+ * A whole-file read by a caller (`seen`) is remembered as the base of that
+ * caller's next write (last-seen.ts). Text found in a content doc is cached;
+ * a fetched state is cached only when it holds every change peers announced
+ * and its text has the row's size, so the cache never serves older content
+ * than the row describes.
+ */
+import * as Y from 'yjs'
+import { readBinary } from '../content/binary.js'
+import { textCodec } from '../content/text-codec.js'
+import { utf8Length } from '../encoding.js'
+import type { FileRow } from '../files-table.js'
+import type { FileId } from '../ids.js'
+import { codecFor, type FileContentValue, missingCodec, noCodec, readText } from './content-codecs.js'
+import type { FsContext } from './fs-context.js'
+
+/** Files fetched per `loadContent` call when a read misses the cache. */
+const FETCH_BATCH = 256
+
+/** Content of a file; `seen`: a whole-file read by a caller, remembered as the base of its next write. */
+export async function readContent(
+  ctx: FsContext,
+  id: FileId,
+  row: FileRow,
+  seen = false,
+): Promise<FileContentValue> {
+  const cached = ctx.index.plaintext.lookup(id, row.size)
+  if (cached !== undefined) {
+    if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
+    return { text: cached }
+  }
+  if (ctx.loadContent && ctx.pool.peek(id) === undefined) {
+    await fetchTexts(ctx, id)
+    const fetched = ctx.index.plaintext.lookup(id, row.size)
+    if (fetched !== undefined) {
+      if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
+      return { text: fetched }
+    }
+  }
+  const handle = await ctx.pool.acquire(id)
+  try {
+    if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
+    const bytes = readBinary(handle.doc)
+    if (bytes) return { bytes }
+    const missing = missingCodec(ctx, handle.doc, row.name)
+    if (missing !== undefined && row.size > 0) throw noCodec(ctx, 'open', id, row.name, missing)
+    const text = readText(ctx, handle.doc, row.name)
+    ctx.index.plaintext.set(id, text, utf8Length(text))
+    return { text }
+  } finally {
+    handle.release()
+  }
+}
+
+/** Content of a node for a diff: a symlink's target, or a file's content. */
+export async function readNode(ctx: FsContext, row: FileRow): Promise<FileContentValue> {
+  if (row.type === 'symlink') return { text: row.target ?? '' }
+  return readContent(ctx, row.id, row)
+}
+
+/**
+ * Fill the plaintext cache for `id` and the other uncached files of its folder with one
+ * `loadContent` call (a `grep -r` reads them next). A state is cached only when it holds
+ * every change peers announced and its text has the row's size; binary files, files of
+ * other codecs and refused ids are left to the pool.
+ */
+async function fetchTexts(ctx: FsContext, id: FileId): Promise<void> {
+  const running = ctx.fetching.get(id)
+  if (running) return running
+  const ids = [id]
+  const parent = ctx.index.effectiveParent(id)
+  for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
+    if (ids.length >= FETCH_BATCH) break
+    const row = ctx.table.get(sibling)
+    if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
+      continue
+    if (codecFor(ctx, row.name) !== textCodec || ctx.pool.peek(sibling) !== undefined) continue
+    if (ctx.index.plaintext.lookup(sibling, row.size) === undefined) ids.push(sibling)
+  }
+  const run = (async () => {
+    let states: (Uint8Array | undefined)[]
+    try {
+      states = await ctx.loadContent!(ids)
+    } catch {
+      // Offline, timed out or refused: each read falls back to opening its doc, which reports the cause.
+      return
+    }
+    ids.forEach((fileId, k) => {
+      const state = states[k]
+      const row = ctx.table.get(fileId)
+      if (!state || row?.type !== 'file') return
+      const doc = new Y.Doc({ guid: fileId, gc: false })
+      try {
+        Y.applyUpdate(doc, state)
+        const codec = codecFor(ctx, row.name)
+        if (readBinary(doc) || !codec.hasContent(doc)) return
+        if (!ctx.announced.coveredBy(fileId, Y.decodeStateVector(Y.encodeStateVector(doc)))) return
+        const text = codec.read(doc)
+        const size = utf8Length(text)
+        if (size === row.size) ctx.index.plaintext.set(fileId, text, size)
+      } finally {
+        doc.destroy()
+      }
+    })
+  })()
+  for (const fileId of ids) ctx.fetching.set(fileId, run)
+  try {
+    await run
+  } finally {
+    for (const fileId of ids) if (ctx.fetching.get(fileId) === run) ctx.fetching.delete(fileId)
+  }
+}

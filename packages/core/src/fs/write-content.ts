@@ -1,0 +1,190 @@
+/**
+ * Writing a file's content doc: the text (through the file's codec) or bytes,
+ * and a history version, in one Yjs transaction; then the plaintext cache
+ * and the last-seen state. The caller updates the row afterwards with
+ * `contentPatch` (content first, row last: a peer never sees a row whose
+ * content is still to come).
+ *
+ * New files skip the doc where they can: in memory mode (no provider) the
+ * doc is built when first opened (`seedContent`); a server's `storeContent`
+ * stores many new docs in one call (`createContents`, for bulk loads).
+ *
+ * With a provider each content write remembers the doc's new content version
+ * (`writtenSv`) for the row entry that announces it to peers
+ * (content-versions.ts).
+ */
+import type { BufferEncoding, FileContent } from 'just-bash'
+import * as Y from 'yjs'
+import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
+import { contentVersionOf } from '../content/content-versions.js'
+import { textCodec } from '../content/text-codec.js'
+import { toBytes, utf8Length } from '../encoding.js'
+import type { FileRow } from '../files-table.js'
+import { recordVersion, type VersionReason } from '../history/file-history.js'
+import type { FileId } from '../ids.js'
+import {
+  codecFor,
+  type FileContentValue,
+  missingCodec,
+  noCodec,
+  readText,
+  recordFileVersion,
+} from './content-codecs.js'
+import { FS_ORIGIN, type FsContext } from './fs-context.js'
+import { mergeStale, type StaleWrite } from './merge-stale.js'
+
+/** A caller's content as text, or bytes when it is binary (NUL bytes or invalid UTF-8). */
+export function toContentValue(content: FileContent, encoding: BufferEncoding): FileContentValue {
+  if (typeof content === 'string' && (encoding === 'utf8' || encoding === 'utf-8') && !content.includes('\0'))
+    return { text: content }
+  const bytes = toBytes(content, encoding)
+  const text = decodeTextOrBinary(bytes)
+  return text === undefined ? { bytes } : { text }
+}
+
+/** Write text or bytes into a content doc and record a version; returns the byte size. Caller updates the row. */
+export async function writeContent(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  reason: VersionReason = 'write',
+  stale?: StaleWrite,
+): Promise<number> {
+  const handle = await ctx.pool.acquire(id)
+  try {
+    const doc = handle.doc
+    if (!value.bytes) {
+      // Never write plain text into content another codec owns.
+      const missing = missingCodec(ctx, doc, name)
+      if (missing !== undefined) throw noCodec(ctx, 'open', id, name, missing)
+    }
+    if (stale) value = mergeStale(ctx, id, doc, name, value, stale)
+    let size = 0
+    let text: string | undefined
+    // One transaction: the edit and its history entry travel as one update.
+    doc.transact(() => {
+      if (value.bytes) {
+        writeBinary(doc, value.bytes)
+        size = value.bytes.byteLength
+      } else {
+        clearBinary(doc)
+        const codec = codecFor(ctx, name)
+        codec.write(doc, value.text ?? '', FS_ORIGIN)
+        // Codecs may normalise (Markdown): cache what a reader will get back.
+        text = codec === textCodec ? (value.text ?? '') : readText(ctx, doc, name)
+        size = utf8Length(text)
+      }
+      recordFileVersion(ctx, doc, name, size, reason)
+    }, FS_ORIGIN)
+    ctx.seen.markSeen(id, codecFor(ctx, name).id)
+    // After the transaction: its observer clears the cache entry.
+    if (text !== undefined) ctx.index.plaintext.set(id, text, size)
+    if (!ctx.lazyContent) ctx.writtenSv.set(id, contentVersionOf(doc))
+    return size
+  } finally {
+    handle.release()
+  }
+}
+
+/** The row fields of a content change: size, mtime and (with a provider) the content version. */
+export function contentPatch(
+  ctx: FsContext,
+  id: FileId,
+  size: number,
+): Pick<FileRow, 'size' | 'updatedAt' | 'sv'> {
+  const patch: Pick<FileRow, 'size' | 'updatedAt' | 'sv'> = { size, updatedAt: ctx.clock() }
+  if (ctx.lazyContent) return patch
+  const doc = ctx.pool.peek(id)
+  const sv = doc ? contentVersionOf(doc) : ctx.writtenSv.get(id)
+  ctx.writtenSv.delete(id)
+  if (sv !== undefined) patch.sv = sv
+  return patch
+}
+
+/** A row copied from a staging run or a checkpoint, with the version of content written here. */
+export function withWrittenSv(ctx: FsContext, row: FileRow): FileRow {
+  const sv = ctx.writtenSv.get(row.id)
+  if (sv === undefined) return row
+  ctx.writtenSv.delete(row.id)
+  return { ...row, sv }
+}
+
+/** Memory mode, and text-codec or binary content (normalising codecs such as Markdown are written at once: the cache needs their output). */
+export function canSeed(ctx: FsContext, name: string, value: FileContentValue): boolean {
+  return ctx.lazyContent && (value.bytes !== undefined || codecFor(ctx, name) === textCodec)
+}
+
+/**
+ * Memory mode: a new file's content and first version, built when its doc is first
+ * opened (see ContentDocPool.seed); the text is cached at once. Returns the byte size.
+ */
+export function seedContent(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  reason: VersionReason,
+  size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? ''),
+): number {
+  const codec = codecFor(ctx, name)
+  ctx.pool.seed(id, contentBuilder(ctx, name, value, size, reason))
+  ctx.seen.markSeen(id, codec.id)
+  if (value.text !== undefined) ctx.index.plaintext.set(id, value.text, size)
+  return size
+}
+
+/** Builds a new file's content doc: its content and first version, stamped now. Text-codec or binary content only. */
+function contentBuilder(
+  ctx: FsContext,
+  name: string,
+  value: FileContentValue,
+  size: number,
+  reason: VersionReason,
+): (doc: Y.Doc) => void {
+  const codec = codecFor(ctx, name)
+  const meta = { author: ctx.author, reason, size, codec: codec.id, name, ts: ctx.clock() }
+  // A copy: the caller may reuse its buffer before the doc is built.
+  const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
+  return (doc) =>
+    doc.transact(() => {
+      if (bytes) writeBinary(doc, bytes)
+      else codec.write(doc, value.text ?? '', FS_ORIGIN)
+      recordVersion(doc, meta, FS_ORIGIN)
+    }, FS_ORIGIN)
+}
+
+/** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */
+export async function createContents(
+  ctx: FsContext,
+  files: { id: FileId; name: string; value: FileContentValue; size: number }[],
+): Promise<number[]> {
+  const sizes: number[] = []
+  const batch: { id: FileId; update: Uint8Array }[] = []
+  for (const { id, name, value, size: planned } of files) {
+    if (canSeed(ctx, name, value)) {
+      sizes.push(seedContent(ctx, id, name, value, 'write', planned))
+      continue
+    }
+    if (!ctx.storeContent || (!value.bytes && codecFor(ctx, name) !== textCodec)) {
+      sizes.push(await writeContent(ctx, id, name, value))
+      continue
+    }
+    const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    const doc = new Y.Doc({ guid: id, gc: false })
+    contentBuilder(ctx, name, value, size, 'write')(doc)
+    batch.push({ id, update: Y.encodeStateAsUpdate(doc) })
+    ctx.writtenSv.set(id, contentVersionOf(doc))
+    doc.destroy()
+    sizes.push(size)
+  }
+  if (batch.length > 0) await ctx.storeContent!(batch)
+  // Only once stored: a failed store leaves nothing cached for files that do not exist.
+  const stored = new Set(batch.map((b) => b.id))
+  files.forEach(({ id, name, value }, k) => {
+    if (!stored.has(id)) return
+    ctx.seen.markSeen(id, codecFor(ctx, name).id)
+    if (value.text !== undefined) ctx.index.plaintext.set(id, value.text, sizes[k]!)
+  })
+  return sizes
+}
