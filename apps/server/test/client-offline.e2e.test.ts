@@ -2,10 +2,15 @@
 // the server is unreachable (tree and content), offline edits are kept by the store and merge with
 // another client's edits on reconnect, and the status reports online/offline and unacknowledged docs.
 // The store is an in-memory map of real Yjs updates, the shape y-indexeddb gives in a browser.
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createNetServer } from 'node:net'
-import { connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ConnectError, connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
+import { markdownCodec } from '@yfs/markdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { createSqliteStore } from '../src/persistence/sqlite-store.js'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 /** A device-local store: every update of every attached doc, by doc name. */
@@ -130,5 +135,174 @@ describe('@yfs/client with a local store (offline)', () => {
     expect(seen).toContain(false)
     expect(seen.at(-1)).toBe(true)
     off()
+  })
+
+  describe('waitForSync: false (a warm start opens the stored copy and syncs behind it)', () => {
+    it('opens once the token is accepted, without the main doc’s sync, and the server’s changes follow', async () => {
+      // A real SQLite store whose loads of the main doc wait while `gate` is set: the server accepts
+      // the token at once (Hocuspocus answers "authenticated" before it loads the document) but
+      // cannot send the main doc until the gate opens.
+      const dir = mkdtempSync(join(tmpdir(), 'yfs-warm-'))
+      const sqlite = createSqliteStore({ file: join(dir, 'yfs.sqlite') })
+      let gate: Promise<void> | undefined
+      let openGate = () => {}
+      const store = new Proxy(sqlite, {
+        get(target, key) {
+          if (key === 'load')
+            return async (workspace: string, name: string) => {
+              if (gate && name === workspace) await gate
+              return target.load(workspace, name)
+            }
+          const value = Reflect.get(target, key)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+      const first = await startTestServer({ store })
+      const { write, read } = await first.workspace('warm')
+      const device = createMemoryStore()
+      const a = await connectWorkspace({
+        url: first.url,
+        workspace: 'warm',
+        token: write,
+        persist: device.persist,
+      })
+      await a.fs.writeFile('/stored.txt', 'on this device\n')
+      await a.flush()
+      await a.close()
+      // Another client changes the workspace while this device is away.
+      const other = await connectWorkspace({ url: first.url, workspace: 'warm', token: write })
+      await other.fs.writeFile('/later.txt', 'written meanwhile\n')
+      await other.flush()
+      await other.close()
+      await first.close()
+
+      // A fresh server on the same store (nothing in memory), with the main doc's load held back.
+      gate = new Promise((resolve) => {
+        openGate = resolve
+      })
+      const second = await startTestServer({ store })
+      try {
+        const warm = await connectWorkspace({
+          url: second.url,
+          workspace: 'warm',
+          token: write,
+          persist: device.persist,
+          waitForSync: false,
+          offlineAfterMs: 10_000,
+        })
+        expect(warm.main.isSynced).toBe(false)
+        expect(warm.openedOffline).toBe(false)
+        expect(warm.readOnly).toBe(false)
+        // The stored tree is there; the server's change is not yet (content reads would wait for the
+        // server while it is reachable, so they come after the gate).
+        expect(await warm.fs.readdir('/')).toContain('stored.txt')
+        expect(await warm.fs.exists('/later.txt')).toBe(false)
+        openGate()
+        await waitFor(async () => warm.fs.exists('/later.txt'), 'the server’s change arrives')
+        expect(await warm.fs.readFile('/later.txt')).toBe('written meanwhile\n')
+        expect(await warm.fs.readFile('/stored.txt')).toBe('on this device\n')
+        await warm.close()
+
+        // A read token's scope is known when it opens: the stored copy opens read-only.
+        const reader = await connectWorkspace({
+          url: second.url,
+          workspace: 'warm',
+          token: read,
+          persist: device.persist,
+          waitForSync: false,
+        })
+        expect(reader.readOnly).toBe(true)
+        const refused = await reader.fs.writeFile('/stored.txt', 'no').catch((e: NodeJS.ErrnoException) => e)
+        expect((refused as NodeJS.ErrnoException).code).toBe('EACCES')
+        await reader.close(0)
+      } finally {
+        openGate()
+        await second.close()
+        await sqlite.close()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+
+    it('a refused token is refused even though this device has a copy', async () => {
+      const { write } = await t.workspace('warm-refused')
+      const store = createMemoryStore()
+      const first = await connectWorkspace({
+        url: t.url,
+        workspace: 'warm-refused',
+        token: write,
+        persist: store.persist,
+      })
+      await first.fs.writeFile('/secret.txt', 'x')
+      await first.flush()
+      await first.close()
+      const error = await connectWorkspace({
+        url: t.url,
+        workspace: 'warm-refused',
+        token: 'not-a-token',
+        persist: store.persist,
+        waitForSync: false,
+      }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ConnectError)
+      expect((error as ConnectError).reason).toBe('invalid token')
+    })
+
+    it('opens from the store when the server is unreachable', async () => {
+      const { write } = await t.workspace('warm-down')
+      const store = createMemoryStore()
+      const first = await connectWorkspace({
+        url: t.url,
+        workspace: 'warm-down',
+        token: write,
+        persist: store.persist,
+      })
+      await first.fs.writeFile('/a.txt', 'a\n')
+      await first.flush()
+      await first.close()
+      const down = await connectWorkspace({
+        url: await deadUrl(),
+        workspace: 'warm-down',
+        token: write,
+        persist: store.persist,
+        waitForSync: false,
+      })
+      open.push(down)
+      expect(down.openedOffline).toBe(true)
+      expect(await down.fs.readFile('/a.txt')).toBe('a\n')
+    })
+  })
+
+  describe('codecsLoading (codecs from a lazily loaded chunk)', () => {
+    it('creates the filesystem with the codecs once they have loaded', async () => {
+      const { write } = await t.workspace('lazy-codec')
+      let loaded = false
+      const codecsLoading = new Promise<(typeof markdownCodec)[]>((resolve) =>
+        setTimeout(() => {
+          loaded = true
+          resolve([markdownCodec])
+        }, 50),
+      )
+      const conn = await connectWorkspace({
+        url: t.url,
+        workspace: 'lazy-codec',
+        token: write,
+        codecsLoading,
+      })
+      open.push(conn)
+      expect(loaded).toBe(true)
+      expect(conn.fs.codecFor('/notes.md').id).toBe('markdown')
+      await conn.fs.writeFile('/notes.md', '- [ ] task\n')
+      expect(await conn.fs.readFile('/notes.md')).toBe('- [ ] task\n')
+    })
+
+    it('a codec chunk that fails to load fails the connect with its error', async () => {
+      const { write } = await t.workspace('lazy-codec-fails')
+      const error = await connectWorkspace({
+        url: t.url,
+        workspace: 'lazy-codec-fails',
+        token: write,
+        codecsLoading: Promise.reject(new Error('chunk failed to load')),
+      }).catch((e: unknown) => e)
+      expect(String(error)).toContain('chunk failed to load')
+    })
   })
 })

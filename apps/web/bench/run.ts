@@ -115,13 +115,41 @@ async function watchRow(context: BrowserContext, name: string): Promise<void> {
   }, name)
 }
 
-async function timeToInteractive(page: Page, url: string): Promise<number> {
+/** Where a page's start-up time went: navigation timing and the app's `yfs:` User Timing marks (ms since navigation). */
+type Phases = Record<string, number>
+const phases: { cold: Phases[]; warm: Phases[] } = { cold: [], warm: [] }
+
+async function timeToInteractive(page: Page, url: string): Promise<{ tti: number; phases: Phases }> {
   await page.goto(url)
   const handle = await page.waitForFunction(() => (window as unknown as { __ttiAt?: number }).__ttiAt, null, {
     timeout: 60_000,
     polling: 50,
   })
-  return (await handle.jsonValue()) as number
+  const tti = (await handle.jsonValue()) as number
+  const marks = await page.evaluate(() => {
+    const out: Record<string, number> = {}
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined
+    if (nav) {
+      out['html received'] = nav.responseEnd
+      out['DOM content loaded'] = nav.domContentLoadedEventEnd
+    }
+    for (const m of performance.getEntriesByType('mark'))
+      if (m.name.startsWith('yfs:')) out[m.name] = m.startTime
+    return out
+  })
+  return { tti, phases: { ...marks, 'first tree row': tti } }
+}
+
+/** Median of each phase over the runs, in the order they happen. */
+function phaseTable(runs: Phases[]): string {
+  const names = new Set(runs.flatMap((r) => Object.keys(r)))
+  const rows = [...names]
+    .map((name) => ({
+      name,
+      at: median(runs.map((r) => r[name]).filter((x): x is number => x !== undefined)),
+    }))
+    .sort((a, b) => a.at - b.at)
+  return rows.map((r) => `${r.name} ${ms(r.at)}`).join(' → ')
 }
 
 // ------------------------------------------------------------------ benchmarks
@@ -146,13 +174,15 @@ async function ttiAndBudget(server: TestServer, browser: Browser): Promise<Row[]
     const first = await context.newPage()
     const errors = watchErrors(first)
     const recorded = recordScripts(first)
-    const coldMs = await timeToInteractive(first, ws.appUrl())
+    const coldRun = await timeToInteractive(first, ws.appUrl())
+    const coldMs = coldRun.tti
     // Let the first visit finish storing the workspace in IndexedDB before the warm visit.
     await sleep(1500)
     await first.close()
     const second = await context.newPage()
     const secondErrors = watchErrors(second)
-    const warmMs = await timeToInteractive(second, ws.appUrl())
+    const warmRun = await timeToInteractive(second, ws.appUrl())
+    const warmMs = warmRun.tti
     errors.assertNone()
     secondErrors.assertNone()
     await context.close()
@@ -161,6 +191,8 @@ async function ttiAndBudget(server: TestServer, browser: Browser): Promise<Row[]
       continue // warm-up
     }
     node.push(nodeMs)
+    phases.cold.push(coldRun.phases)
+    phases.warm.push(warmRun.phases)
     cold.push(coldMs)
     warm.push(warmMs)
   }
@@ -393,7 +425,18 @@ function section(rows: Row[] | undefined, skipped?: string): string {
         `| ${r.measure} | ${r.web} | ${r.reference} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : '**no**'} |`,
     ),
   ]
+  const breakdown =
+    phases.cold.length > 0
+      ? [
+          '',
+          'Where start-up time goes (medians, ms since navigation; `yfs:` marks are User Timing marks the app sets):',
+          '',
+          `- cold: ${phaseTable(phases.cold)}`,
+          `- warm: ${phaseTable(phases.warm)}`,
+        ]
+      : []
   const notes = [
+    ...breakdown,
     '',
     'Reading: time to interactive runs from navigation to the first tree row in the DOM (a',
     'MutationObserver in the page), in a fresh browser context for "cold" and a second page of the same',

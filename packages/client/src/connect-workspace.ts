@@ -24,14 +24,22 @@
  * When the store already holds the main doc, connecting does not need the
  * server: if the socket cannot connect (or the first sync takes longer than
  * `offlineAfterMs`) the connection opens from the local copy and syncs when
- * the server is back. `status()` / `onStatus()` report online/offline and how
+ * the server is back. With `waitForSync: false` it opens from the local copy
+ * as soon as the token is accepted and syncs behind it (a warm start of the
+ * web app: the stored tree shows at once). `status()` / `onStatus()` report online/offline and how
  * many documents hold changes the server has not acknowledged yet.
  *
  * What it deliberately doesn't do: token refresh, or storing anything itself
  * (the caller brings the store, e.g. y-indexeddb in a browser).
  */
 import { HocuspocusProvider, HocuspocusProviderWebsocket, WebSocketStatus } from '@hocuspocus/provider'
-import { asFileId, type CreateFileSystemOptions, createFileSystem, type YjsFileSystem } from '@yfs/core'
+import {
+  asFileId,
+  type ContentCodec,
+  type CreateFileSystemOptions,
+  createFileSystem,
+  type YjsFileSystem,
+} from '@yfs/core'
 import * as Y from 'yjs'
 import { createBulkChannel } from './bulk-channel.js'
 import { ConnectError } from './connect-error.js'
@@ -51,6 +59,12 @@ export interface ConnectWorkspaceOptions {
   timeoutMs?: number
   /** Filesystem options (limits, author, codecs, pool tuning). */
   fs?: Omit<CreateFileSystemOptions, 'doc' | 'connect'>
+  /**
+   * Codecs still loading (a lazily loaded chunk in a browser): they load while
+   * the main doc opens, and the filesystem is created with them (before
+   * `fs.codecs`) once both are ready. Rejects the connection if they fail.
+   */
+  codecsLoading?: Promise<readonly ContentCodec[]>
   /** Give every content doc an awareness (remote cursors in editors); see `awarenessOf`. Default `false`. */
   contentAwareness?: boolean
   /** Local store for every document (offline use); see persistence.ts. */
@@ -61,6 +75,15 @@ export interface ConnectWorkspaceOptions {
    * socket fails to connect). Default 3 s.
    */
   offlineAfterMs?: number
+  /**
+   * With `persist` and a stored main doc: `false` opens as soon as the stored
+   * copy is loaded and the server has accepted the token (or is unreachable),
+   * and syncs the main doc behind it; the server's changes then arrive as live
+   * updates. Default `true`: wait for the main doc's sync first, so the first
+   * reads see the server's state (what agents and scripts want; a person's
+   * view follows live changes, so the web app passes `false`).
+   */
+  waitForSync?: boolean
 }
 
 /** Connection state for a status bar. */
@@ -129,6 +152,12 @@ async function defaultWebSocket(): Promise<unknown> {
  * await ws.close()
  */
 export async function connectWorkspace(options: ConnectWorkspaceOptions): Promise<WorkspaceConnection> {
+  mark('yfs:connect-start')
+  // Settled into a value at once: a loader that fails early must not be an unhandled rejection.
+  const codecsLoaded = options.codecsLoading?.then(
+    (codecs) => ({ codecs }),
+    (error: unknown) => ({ error }),
+  )
   const timeoutMs = options.timeoutMs ?? 10_000
   const host = await captureHostContext()
   const socket = new HocuspocusProviderWebsocket({
@@ -194,14 +223,21 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
 
   const mainDoc = new Y.Doc()
   const mainName = mainDocName(options.workspace)
+  mark('yfs:store-open')
   const mainStore = options.persist?.(mainName, mainDoc)
-  if (mainStore) await mainStore.whenLoaded
+  if (mainStore) {
+    await mainStore.whenLoaded
+    mark('yfs:stored-main-loaded')
+  }
   // The store had this workspace: the server is not needed to open it.
   const stored = mainStore !== undefined && mainDoc.store.clients.size > 0
   const main = open(mainName, mainDoc, true)
   let openedOffline = false
   try {
-    if (stored) openedOffline = !(await whenSyncedOrOffline(main, socket, options.offlineAfterMs ?? 3_000))
+    const offlineAfterMs = options.offlineAfterMs ?? 3_000
+    if (stored && options.waitForSync === false)
+      openedOffline = !(await whenAcceptedOrOffline(main, socket, offlineAfterMs))
+    else if (stored) openedOffline = !(await whenSyncedOrOffline(main, socket, offlineAfterMs))
     else await whenSynced(main, timeoutMs)
   } catch (error) {
     drop(main)
@@ -209,6 +245,15 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     await mainStore?.destroy()
     throw error
   }
+  mark(main.isSynced ? 'yfs:main-synced' : 'yfs:main-opened-from-store')
+  const loaded = await codecsLoaded
+  if (loaded && 'error' in loaded) {
+    drop(main)
+    socket.destroy()
+    await mainStore?.destroy()
+    throw loaded.error
+  }
+  const lateCodecs = loaded?.codecs ?? []
   const stores = new Set<DocPersistence>(mainStore ? [mainStore] : [])
 
   let fs: YjsFileSystem | undefined
@@ -216,6 +261,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const bulk = createBulkChannel(main, { timeoutMs })
   fs = createFileSystem({
     ...options.fs,
+    codecs: [...lateCodecs, ...(options.fs?.codecs ?? [])],
     // `fs: { loadContent: undefined }` opts out (each doc then opens on its own; benchmarks compare both).
     loadContent:
       options.fs && 'loadContent' in options.fs
@@ -311,6 +357,11 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   return connection
 }
 
+/** A User Timing mark (browsers' performance panel, the web app's benchmarks); no-op where unsupported. */
+function mark(name: string): void {
+  globalThis.performance?.mark?.(name)
+}
+
 /**
  * Resolves `true` once the provider has synced, `false` when the server is
  * unreachable (the socket disconnects before the sync, or `offlineMs` pass).
@@ -321,7 +372,30 @@ function whenSyncedOrOffline(
   socket: HocuspocusProviderWebsocket,
   offlineMs: number,
 ): Promise<boolean> {
-  if (provider.isSynced) return Promise.resolve(true)
+  return whenOrOffline(provider, socket, offlineMs, 'synced', () => provider.isSynced)
+}
+
+/**
+ * Resolves `true` once the server has accepted the token for the document
+ * (its scope is then known: `authorizedScope`), `false` when the server is
+ * unreachable. Rejects with ConnectError when the server refuses it.
+ */
+function whenAcceptedOrOffline(
+  provider: HocuspocusProvider,
+  socket: HocuspocusProviderWebsocket,
+  offlineMs: number,
+): Promise<boolean> {
+  return whenOrOffline(provider, socket, offlineMs, 'authenticated', () => provider.isAuthenticated)
+}
+
+function whenOrOffline(
+  provider: HocuspocusProvider,
+  socket: HocuspocusProviderWebsocket,
+  offlineMs: number,
+  event: 'synced' | 'authenticated',
+  done: () => boolean,
+): Promise<boolean> {
+  if (done()) return Promise.resolve(true)
   return new Promise((resolve, reject) => {
     const finish = (synced: boolean) => {
       cleanup()
@@ -336,11 +410,11 @@ function whenSyncedOrOffline(
     const timer = setTimeout(() => finish(false), offlineMs)
     const cleanup = () => {
       clearTimeout(timer)
-      provider.off('synced', onSynced)
+      provider.off(event, onSynced)
       provider.off('authenticationFailed', refused)
       socket.off('disconnect', onDisconnect)
     }
-    provider.on('synced', onSynced)
+    provider.on(event, onSynced)
     provider.on('authenticationFailed', refused)
     socket.on('disconnect', onDisconnect)
   })

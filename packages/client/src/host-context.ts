@@ -17,6 +17,8 @@ export type HostRunner = <R>(fn: () => R) => R
 
 /** A runner that executes functions in the async context of the caller of this function. */
 export async function captureHostContext(): Promise<HostRunner> {
+  // Not Node (a browser): skip the import, which costs a request for a shim chunk there.
+  if (typeof process === 'undefined' || !process.versions?.node) return (fn) => fn()
   try {
     const { AsyncLocalStorage } = await import('node:async_hooks')
     if (typeof AsyncLocalStorage.snapshot === 'function') return AsyncLocalStorage.snapshot() as HostRunner

@@ -2,6 +2,7 @@
  * The browser's connection to the workspace: `connectWorkspace` from
  * @yfs/client on the page's own origin, with
  * - the Markdown codec (so `.md` files are rich text, as for every peer),
+ *   loaded as a lazy chunk while the workspace opens,
  * - every document persisted in IndexedDB (y-indexeddb), so the app opens
  *   from this device when the server is down and keeps offline edits,
  * - presence on content docs (remote cursors in the editors),
@@ -13,8 +14,8 @@
  * never put into one.
  */
 import { ConnectError, connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
-import { markdownCodec } from '@yfs/markdown'
 import { IndexeddbPersistence } from 'y-indexeddb'
+import * as Y from 'yjs'
 import type { Credentials } from './sign-in.js'
 import { authorOf, type User } from './user.js'
 
@@ -23,10 +24,39 @@ export function serverUrl(location: Location = window.location): string {
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}`
 }
 
-/** y-indexeddb for every document, one database per server and document name. */
+/**
+ * y-indexeddb for every document, one database per server and document name.
+ *
+ * y-indexeddb listens for the document's updates from the start, and any
+ * `update` listener makes Yjs re-encode every transaction, including the one
+ * that applies the stored state (which the store then ignores as its own): for
+ * a 5,000-file workspace that is tens of ms of a warm start. So its listener
+ * is attached once the stored state is in. A change made meanwhile (a server
+ * update that arrived first) is then stored as the document's whole state.
+ */
 export const indexedDbPersistence: PersistDoc = (name, doc) => {
   const store = new IndexeddbPersistence(`yfs:${window.location.host}:${name}`, doc)
-  return { whenLoaded: store.whenSynced.then(() => undefined), destroy: () => store.destroy() }
+  doc.off('update', store._storeUpdate)
+  let changedMeanwhile = false
+  const watch = (tr: Y.Transaction) => {
+    if (tr.origin !== store) changedMeanwhile = true
+  }
+  doc.on('afterTransaction', watch)
+  const whenLoaded = store.whenSynced.then(() => {
+    doc.off('afterTransaction', watch)
+    if (store._destroyed) return
+    doc.on('update', store._storeUpdate)
+    if (changedMeanwhile && store.db) {
+      store.db.transaction(['updates'], 'readwrite').objectStore('updates').add(Y.encodeStateAsUpdate(doc))
+    }
+  })
+  return {
+    whenLoaded,
+    destroy: () => {
+      doc.off('afterTransaction', watch)
+      return store.destroy()
+    },
+  }
 }
 
 // What a token was last seen to allow, per workspace: a read token opened offline stays read-only.
@@ -40,13 +70,17 @@ const scopeKey = (workspace: string) => `yfs.readOnly.${workspace}`
 export async function openConnection(credentials: Credentials, user: User): Promise<WorkspaceConnection> {
   const wasReadOnly = sessionStorage.getItem(scopeKey(credentials.workspace)) === 'true'
   const conn = await connectWorkspace({
+    // The Markdown codec (markdown-it, prosemirror, yaml: about 40% of the app's code) is a lazy
+    // chunk that loads and runs while the workspace opens, instead of before the page starts.
+    codecsLoading: import('@yfs/markdown').then((m) => [m.markdownCodec]),
     url: serverUrl(),
     workspace: credentials.workspace,
     token: credentials.token,
     persist: indexedDbPersistence,
+    // A stored workspace shows at once (after the token is accepted) and syncs behind it.
+    waitForSync: false,
     contentAwareness: true,
     fs: {
-      codecs: [markdownCodec],
       author: authorOf(user),
       ...(wasReadOnly ? { readOnly: true } : {}),
     },
