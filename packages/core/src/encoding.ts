@@ -10,8 +10,15 @@ const decoder = new TextDecoder()
 export const encodeUtf8 = (text: string): Uint8Array => encoder.encode(text)
 export const decodeUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes)
 
-/** UTF-8 byte length of a string without allocating the bytes. */
-export function utf8Length(text: string): number {
+// Strings up to this long are counted in a loop; longer ones are encoded in chunks into a
+// scratch buffer (TextEncoder.encodeInto is SIMD-fast: 1 MB in a fraction of a millisecond,
+// against milliseconds for the loop).
+const COUNT_LOOP_MAX = 256
+/** Characters encoded per `encodeInto` call (the scratch buffer holds 3 bytes per character). */
+export const UTF8_LENGTH_CHUNK = 16 * 1024
+let scratch: Uint8Array | undefined
+
+function countUtf8(text: string): number {
   let n = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
@@ -24,6 +31,22 @@ export function utf8Length(text: string): number {
         i++
       } else n += 3
     } else n += 3
+  }
+  return n
+}
+
+/** UTF-8 byte length of a string without allocating the bytes (a lone surrogate counts as U+FFFD). */
+export function utf8Length(text: string): number {
+  if (text.length <= COUNT_LOOP_MAX) return countUtf8(text)
+  scratch ??= new Uint8Array(3 * (UTF8_LENGTH_CHUNK + 1))
+  let n = 0
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(i + UTF8_LENGTH_CHUNK, text.length)
+    // Never cut a surrogate pair in two (each half would count as a 3-byte U+FFFD).
+    const last = text.charCodeAt(end - 1)
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++
+    n += encoder.encodeInto(text.slice(i, end), scratch).written
+    i = end
   }
   return n
 }

@@ -3,30 +3,26 @@
  * find, so that a concurrent edit elsewhere in the file survives and the
  * history shows what really changed.
  *
- * Strategy: strip the common prefix and suffix (lib0's `simpleDiffString`);
+ * Strategy: strip the common prefix and suffix (`diffStrings`, chunked compares);
  * if the changed middle is still large, or crosses a line end, widen it to
  * whole lines, diff it by lines with the `diff` package and apply each
  * changed line run as its own delete/insert.
  */
 import { diffArrays } from 'diff'
-import { simpleDiffString } from 'lib0/diff'
 import type * as Y from 'yjs'
+import { diffStrings } from './common-affix.js'
+import { splitLines } from './three-way-merge.js'
 
 // Above this many characters in the changed middle, a line diff is worth its cost.
 const LINE_DIFF_THRESHOLD = 256
 // Line diffs are O(N·D); past this many lines we keep the single replace.
 const LINE_DIFF_MAX_LINES = 20_000
 
-function splitLines(text: string): string[] {
-  const lines = text.split(/(?<=\n)/)
-  return lines.length === 1 && lines[0] === '' ? [] : lines
-}
-
 /** Make `ytext` equal `next` (call inside a transaction). Returns true when anything changed. */
 export function applyTextDiff(ytext: Y.Text, next: string): boolean {
   const prev = ytext.toString()
   if (prev === next) return false
-  const { index, remove, insert } = simpleDiffString(prev, next)
+  const { index, remove, insert } = diffStrings(prev, next)
   // A change across line ends goes by lines even when small: the character diff may shift it
   // ('5\nline ' instead of 'line 5\n'), and a concurrent edit of the neighbouring line would
   // then merge into the wrong place.
