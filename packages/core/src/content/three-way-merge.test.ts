@@ -130,6 +130,41 @@ describe('mergeText', () => {
     )
   })
 
+  it('merges by lines exactly as merging the split lines does (texts with CRLF, unicode, no last line end)', () => {
+    // The default split takes the text path (characters compared, lines sliced on demand);
+    // any other split function takes the unit-array path, which is the reference here.
+    const reference = (b: string, o: string, t: string) => mergeText(b, o, t, (x) => splitLines(x))
+    const unit = fc.constantFrom('a', 'b', '\n', '\n', '\r\n', '😀', 'é', 'line\n')
+    const text = fc.string({ unit, maxLength: 60, size: 'max' })
+    // A few splices at random places: overlapping, touching, or far apart.
+    const splice = fc.tuple(fc.nat(), fc.nat(6), fc.string({ unit, maxLength: 6 }))
+    const edited = (t: string, ops: [number, number, string][]) =>
+      ops.reduce((x, [at, del, ins]) => {
+        const i = at % (x.length + 1)
+        return x.slice(0, i) + ins + x.slice(i + del)
+      }, t)
+    // Long texts of repeated lines (slides across runs of equal lines, chunk edges of the compare).
+    const lines = fc
+      .array(fc.constantFrom('a\n', 'b\n', '\n', 'c\r\n', '😀\n'), { maxLength: 400, size: 'max' })
+      .map((l) => l.join(''))
+    fc.assert(
+      fc.property(
+        fc.oneof(text, lines),
+        fc.array(splice, { maxLength: 3 }),
+        fc.array(splice, { maxLength: 3 }),
+        fc.boolean(),
+        (base, ourOps, theirOps, cut) => {
+          const b = cut ? base.replace(/\n$/, '') : base
+          const o = edited(b, ourOps)
+          const t = edited(b, theirOps)
+          expect(mergeText(b, o, t)).toEqual(reference(b, o, t))
+          expect(mergeText(b, t, o)).toEqual(reference(b, t, o))
+        },
+      ),
+      { seed: SEED, numRuns: 2000 },
+    )
+  })
+
   it('merges a large file with one edit on each side quickly enough to stay linear', () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => (i % 3 === 0 ? '\n' : `line ${i % 7}\n`))
     const ours = [...lines]
