@@ -63,6 +63,8 @@ export interface LwwMap<V> {
   keys(): IterableIterator<string>
   values(): IterableIterator<V>
   entries(): IterableIterator<[string, V]>
+  /** Calls `fn` for every winner (no iterator or tuple per entry). */
+  forEach(fn: (val: V, key: string) => void): void
   readonly size: number
   /** Calls `fn` after each transaction that changed at least one winner, for local and remote changes. */
   observe(fn: LwwObserver<V>): () => void
@@ -105,7 +107,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
   const winners = new Map<string, LwwEntry<V>>()
-  const staleByKey = new Map<string, Set<LwwEntry<V>>>()
+  // Stale entries by key: one entry (the usual case, no allocation) or several.
+  const staleByKey = new Map<string, LwwEntry<V> | LwwEntry<V>[]>()
   let staleCount = 0
   let lastTs = 0
   const observers = new Set<LwwObserver<V>>()
@@ -114,20 +117,32 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   let changes: Map<string, LwwChange<V>> | null = null
 
   const addStale = (e: LwwEntry<V>) => {
-    let set = staleByKey.get(e.key)
-    if (!set) {
-      set = new Set()
-      staleByKey.set(e.key, set)
-    }
-    set.add(e)
+    const cur = staleByKey.get(e.key)
+    if (cur === undefined) staleByKey.set(e.key, e)
+    else if (Array.isArray(cur)) cur.push(e)
+    else staleByKey.set(e.key, [cur, e])
     staleCount++
   }
   const removeStale = (e: LwwEntry<V>): boolean => {
-    const set = staleByKey.get(e.key)
-    if (!set?.delete(e)) return false
-    if (set.size === 0) staleByKey.delete(e.key)
+    const cur = staleByKey.get(e.key)
+    if (cur === e) staleByKey.delete(e.key)
+    else {
+      const at = Array.isArray(cur) ? cur.indexOf(e) : -1
+      if (at === -1) return false
+      const list = cur as LwwEntry<V>[]
+      list.splice(at, 1)
+      if (list.length === 1) staleByKey.set(e.key, list[0]!)
+    }
     staleCount--
     return true
+  }
+  const isStale = (e: LwwEntry<V>): boolean => {
+    const cur = staleByKey.get(e.key)
+    return cur === e || (Array.isArray(cur) && cur.includes(e))
+  }
+  const staleOf = (key: string): readonly LwwEntry<V>[] => {
+    const cur = staleByKey.get(key)
+    return cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]
   }
   const noteChange = (key: string, before: V | undefined) => {
     if (!changes) return
@@ -161,7 +176,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     // newer entry we have not received yet): promote the best stale entry.
     winners.delete(e.key)
     let best: LwwEntry<V> | undefined
-    for (const s of staleByKey.get(e.key) ?? []) if (!best || beats(s, best)) best = s
+    for (const s of staleOf(e.key)) if (!best || beats(s, best)) best = s
     if (best) {
       removeStale(best)
       winners.set(e.key, best)
@@ -169,7 +184,11 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     noteChange(e.key, e.val)
   }
 
-  for (const e of yarray.toArray()) add(e)
+  // Initial load: walk the items instead of copying the array (`toArray`).
+  for (let item = yarray._start; item !== null; item = item.right) {
+    if (item.deleted || !item.countable) continue
+    for (const raw of item.content.getContent()) add(raw)
+  }
 
   // Walks only the structs of this transaction (not event.changes, which scans the
   // whole array and concatenates every insert: O(n) per write, O(n²) per big batch).
@@ -221,23 +240,28 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     return lastTs
   }
 
-  // Delete stale entries in one pass over the array; called inside a write transaction.
-  const sweepIfNeeded = () => {
-    if (staleCount <= Math.max(minStale, winners.size * staleRatio)) return
+  // Delete stale entries in one pass over the array; called inside a write transaction, at
+  // most once per transaction: the swept entries leave `staleByKey` only when the transaction
+  // ends, so a second pass in the same transaction would scan the whole array again for nothing
+  // (O(n) per set inside a batch).
+  let sweptIn: Y.Transaction | undefined
+  const sweepIfNeeded = (tr: Y.Transaction) => {
+    if (sweptIn === tr || staleCount <= Math.max(minStale, winners.size * staleRatio)) return
+    sweptIn = tr
     const all = yarray.toArray()
     let end = -1
     for (let i = all.length - 1; i >= -1; i--) {
       const e = i >= 0 ? entryOf(all[i]) : undefined
-      const isStale = e !== undefined && (staleByKey.get(e.key)?.has(e) ?? false)
-      if (isStale && end === -1) end = i
-      if (!isStale && end !== -1) {
+      const stale = e !== undefined && isStale(e)
+      if (stale && end === -1) end = i
+      if (!stale && end !== -1) {
         yarray.delete(i + 1, end - i)
         end = -1
       }
     }
   }
 
-  const transact = (fn: () => void, origin?: unknown) => {
+  const transact = (fn: (tr: Y.Transaction) => void, origin?: unknown) => {
     const doc = yarray.doc
     if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
     doc.transact(fn, origin)
@@ -261,8 +285,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     get: (key) => winners.get(key)?.val,
     has: (key) => winners.has(key),
     set(key, val, origin) {
-      transact(() => {
-        sweepIfNeeded()
+      transact((tr) => {
+        sweepIfNeeded(tr)
         const entry = { key, val, ts: nextTs() }
         if (pending) pending.push(entry)
         else yarray.push([entry])
@@ -295,6 +319,9 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     },
     *entries() {
       for (const [key, e] of winners) yield [key, e.val] as [string, V]
+    },
+    forEach(fn) {
+      for (const e of winners.values()) fn(e.val, e.key)
     },
     get size() {
       return winners.size

@@ -277,13 +277,22 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     if (row.type === 'symlink') symlinkCount += sign
   }
 
+  const place = (row: FileRow) => {
+    const parent = computeEffParent(row)
+    effParent.set(row.id, parent)
+    addTo(kids, parent, row.id)
+    if (parent !== storedParent(row)) syncDetached(row.id)
+  }
+
   const rebuild = () => {
-    const rows = [...table.rows()]
+    // One pass over the rows: only folders can break a cycle, so every other row is placed
+    // at once; folders are placed after cycle detection.
     const folders: FileRow[] = []
-    for (const row of rows) {
+    table.forEach((row) => {
       countRow(row, 1)
       if (row.type === 'folder') folders.push(row)
-    }
+      else place(row)
+    })
     // Cycles can only run through folders (a non-folder parent makes an orphan):
     // detect them over the functional graph of folders' stored parents, O(folders).
     const state = new Map<FileId, 1 | 2>() // 1 = on the current walk, 2 = done
@@ -300,12 +309,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       if (cur !== null && state.get(cur) === 1) breakers.add(pickBreaker(trail.slice(trail.indexOf(cur))))
       for (const id of trail) state.set(id, 2)
     }
-    for (const row of rows) {
-      const parent = computeEffParent(row)
-      effParent.set(row.id, parent)
-      addTo(kids, parent, row.id)
-      if (parent !== storedParent(row)) syncDetached(row.id)
-    }
+    for (const row of folders) place(row)
     // Display names are made per folder on first use (namesOf), not here: a
     // 100k-row workspace opens without naming folders nobody looks into.
   }
