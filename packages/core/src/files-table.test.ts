@@ -1,7 +1,8 @@
 import { type } from 'arktype'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FileRowSchema, isValidRow } from './files-table.js'
+import { isValidRow, rowProblems } from './files-table.js'
+import { FileRowSchema } from './testing/file-row-schema.js'
 
 // Values that sit on the edges of the schema's rules, for every field.
 const edgy = fc.oneof(
@@ -58,7 +59,7 @@ const valid = {
   trashedAt: null,
 }
 
-describe('isValidRow', () => {
+describe('isValidRow and rowProblems', () => {
   it('agrees with FileRowSchema (arktype) on rows with any field changed, added or removed', () => {
     fc.assert(
       fc.property(
@@ -70,7 +71,9 @@ describe('isValidRow', () => {
         (patch, dropped) => {
           const row: Record<string, unknown> = { ...valid, ...patch }
           if (dropped !== undefined && !(dropped in patch)) delete row[dropped]
-          expect(isValidRow(row)).toBe(!(FileRowSchema(row) instanceof type.errors))
+          const reference = !(FileRowSchema(row) instanceof type.errors)
+          expect(isValidRow(row)).toBe(reference)
+          expect(rowProblems(row).length === 0).toBe(reference)
         },
       ),
       { numRuns: 3000 },
@@ -80,5 +83,17 @@ describe('isValidRow', () => {
   it('rejects what is not an object', () => {
     for (const v of [null, undefined, 'row', 1, true]) expect(isValidRow(v)).toBe(false)
     expect(isValidRow(valid)).toBe(true)
+  })
+
+  it('says what is wrong, field by field', () => {
+    expect(rowProblems({ ...valid, size: 1.5, name: '' })).toEqual([
+      'name must be a non-empty string (was "")',
+      'size must be an integer ≥ 0 (was 1.5)',
+    ])
+    const { trashedAt: _, ...noTrash } = valid
+    expect(rowProblems({ ...noTrash, mode: undefined })).toEqual([
+      'trashedAt must be a number or null (was missing)',
+      'mode must be an integer ≥ 0 (was undefined)',
+    ])
   })
 })

@@ -2,36 +2,23 @@
  * The files table: one row per file, folder or symlink, stored on the main
  * `Y.Doc` as a last-writer-wins map (`lww-map.ts`) in `Y.Array(FILES_TABLE_KEY)`.
  *
- * Rows are validated against `FileRowSchema` (arktype) by a hand-written check
- * of the same rules (`isValidRow`, several times faster; a property test keeps
- * the two equal). A local write of an invalid row is a bug (TypeError); an
- * invalid row from a peer is ignored (treated as absent) so one bad client
- * cannot break everybody's tree.
+ * Rows are validated by hand-written checks (`isValidRow`, `rowProblems`): rows
+ * are checked on every read, and arktype's compiled schema was several times
+ * slower and cost ~100 ms to build at import in the browser. The arktype
+ * schema stays as the reference (`FileRowSchema` in @yfs/core/testing); a
+ * property test keeps the three equal. A local write of an invalid row is a bug
+ * (TypeError); an invalid row from a peer is ignored (treated as absent) so one
+ * bad client cannot break everybody's tree.
  *
  * Paths are never stored: a row knows its `parentId` and `name`, and
  * `path-index.ts` derives paths at run time.
  */
-import { type } from 'arktype'
 import type * as Y from 'yjs'
 import type { FileId } from './ids.js'
 import { attachLwwMap, type LwwChange, type LwwEntry, type LwwMap } from './lww-map.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
-
-export const FileRowSchema = type({
-  id: 'string > 0',
-  name: 'string > 0',
-  parentId: 'string | null',
-  type: "'file' | 'folder' | 'symlink'",
-  size: 'number.integer >= 0',
-  createdAt: 'number',
-  updatedAt: 'number',
-  trashedAt: 'number | null',
-  'mode?': 'number.integer >= 0',
-  'target?': 'string',
-  'sv?': 'string',
-})
 
 export type FileType = 'file' | 'folder' | 'symlink'
 
@@ -90,10 +77,10 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.i
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0
 
 /**
- * `FileRowSchema`'s rules, written out: rows are checked on every read, and this costs a
- * few ns where arktype's compiled check costs ~30–40 ns (and a WeakMap of results more).
- * Like arktype: NaN is not a number, ±Infinity is; optional keys, when present, must hold
- * a value of their type (not `undefined`); other keys are allowed.
+ * True when `value` is a valid row: a few ns (arktype's compiled check cost ~30–40 ns, a
+ * WeakMap of results more). The rules of `FileRowSchema` (testing/file-row-schema.ts):
+ * NaN is not a number, ±Infinity is; optional keys, when present, must hold a value of
+ * their type (not `undefined`); other keys are allowed.
  */
 export function isValidRow(value: unknown): value is FileRow {
   if (typeof value !== 'object' || value === null) return false
@@ -111,6 +98,40 @@ export function isValidRow(value: unknown): value is FileRow {
   return true
 }
 
+const shown = (v: unknown): string =>
+  typeof v === 'string'
+    ? JSON.stringify(v)
+    : v === null || typeof v !== 'object'
+      ? String(v)
+      : Array.isArray(v)
+        ? 'an array'
+        : 'an object'
+
+/** What is wrong with a row, one line per field (empty when `isValidRow`). */
+export function rowProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null) return [`a row must be an object (was ${shown(value)})`]
+  const r = value as Record<string, unknown>
+  const out: string[] = []
+  const check = (key: string, ok: (v: unknown) => boolean, what: string, optional = false) => {
+    const present = key in r
+    if (optional && !present) return
+    if (!ok(r[key])) out.push(`${key} must be ${what} (was ${present ? shown(r[key]) : 'missing'})`)
+  }
+  const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0
+  check('id', nonEmpty, 'a non-empty string')
+  check('name', nonEmpty, 'a non-empty string')
+  check('parentId', (v) => v === null || typeof v === 'string', 'a string or null')
+  check('type', (v) => v === 'file' || v === 'folder' || v === 'symlink', '"file", "folder" or "symlink"')
+  check('size', isCount, 'an integer ≥ 0')
+  check('createdAt', isNumber, 'a number')
+  check('updatedAt', isNumber, 'a number')
+  check('trashedAt', (v) => v === null || isNumber(v), 'a number or null')
+  check('mode', isCount, 'an integer ≥ 0', true)
+  check('target', (v) => typeof v === 'string', 'a string', true)
+  check('sv', (v) => typeof v === 'string', 'a string', true)
+  return out
+}
+
 /** Attach the files table to the main doc. */
 export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } = {}): FilesTable {
   const yarray = doc.getArray<LwwEntry<unknown>>(FILES_TABLE_KEY)
@@ -124,12 +145,7 @@ export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } =
     get: (id) => valid(map.get(id), id),
     has: (id) => valid(map.get(id), id) !== undefined,
     set(row, origin) {
-      if (!isValidRow(row)) {
-        const result = FileRowSchema(row)
-        throw new TypeError(
-          `invalid file row: ${result instanceof type.errors ? result.summary : 'rejected'}`,
-        )
-      }
+      if (!isValidRow(row)) throw new TypeError(`invalid file row: ${rowProblems(row).join('; ')}`)
       map.set(row.id, row, origin)
     },
     update(id, patch, origin) {

@@ -3,6 +3,7 @@
 export { checkConvergence, checkIndexes } from './check-convergence.js'
 export type { IndexDump } from './dump-index.js'
 export { dumpIndex } from './dump-index.js'
+export { FileRowSchema } from './file-row-schema.js'
 export type { Replica, ReplicaNetwork, ReplicaNetworkOptions } from './replica-network.js'
 export { createReplicaNetwork } from './replica-network.js'
 export type { ContentEntry, ContentLog, ReplicaOp, ReplicaOpOptions } from './replica-ops.js'
