@@ -14,7 +14,7 @@
 import type * as Y from 'yjs'
 import type { ContentCodec } from '../content/codec.js'
 import type { ContentAnnouncements } from '../content/content-versions.js'
-import type { ContentDocPool } from '../content/doc-pool.js'
+import type { ConnectContentDoc, ContentDocPool } from '../content/doc-pool.js'
 import { FsError } from '../errors.js'
 import type { FilesTable } from '../files-table.js'
 import type { FileId } from '../ids.js'
@@ -27,10 +27,48 @@ import type { LocalLayer } from './local-layer.js'
 /** Origin of every transaction this filesystem makes (editors use their own). */
 export const FS_ORIGIN = Symbol('yfs')
 
-/** Stores many new content docs at once (see `CreateFileSystemOptions.storeContent`). */
-export type StoreContent = (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
-/** Loads the stored states of many content docs at once (see `CreateFileSystemOptions.loadContent`). */
-export type LoadContent = (ids: FileId[]) => Promise<(Uint8Array | undefined)[]>
+/** Options of `createFileSystem` (re-exported by yjs-file-system.ts). */
+export interface CreateFileSystemOptions {
+  /** The main doc; a new one when omitted. The caller connects it to a provider. */
+  doc?: Y.Doc
+  /** Provider hook for content docs (see ContentDocPool). */
+  connect?: ConnectContentDoc
+  limits?: Partial<FileSystemLimits>
+  /** Wall clock (ms) for timestamps; injectable for tests. */
+  clock?: () => number
+  /** Content codecs by priority; the text codec is always the fallback. */
+  codecs?: ContentCodec[]
+  /** Content-doc pool tuning. */
+  idleMs?: number
+  maxIdle?: number
+  /** Who this instance writes as in file history (e.g. `agent:claude`, `user:ana`). Default `'agent'`. */
+  author?: string
+  /** Editor edits (made straight on content docs) get at most one version per this many ms. Default 30 s. */
+  historyIntervalMs?: number
+  /**
+   * Every change to the workspace fails with EACCES (e.g. a read-only token on a sync
+   * server). Reads work; the local system paths (/dev/null, command stubs) stay writable.
+   */
+  readOnly?: boolean
+  /**
+   * Merge whole-file writes from this instance with changes made since it last read the
+   * file (see `write`). Default true; false replaces, as writes did before (a baseline for
+   * benchmarks, or a caller that merges by itself).
+   */
+  mergeStaleWrites?: boolean
+  /**
+   * With `connect`: store many new content docs at once (a server's batched write, see
+   * @yfs/client); resolves once every update is stored. `writeTree` uses it instead of
+   * opening each new file's doc through the provider.
+   */
+  storeContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
+  /**
+   * With `connect`: the stored states of many content docs at once, in order (`undefined`
+   * where refused). Reads of files whose doc is not loaded fetch their folder's files in
+   * one call and fill the plaintext cache; anything it cannot serve is opened as usual.
+   */
+  loadContent?: (ids: FileId[]) => Promise<(Uint8Array | undefined)[]>
+}
 
 export interface FsContext {
   readonly doc: Y.Doc
@@ -59,8 +97,8 @@ export interface FsContext {
   readonly announced: ContentAnnouncements
   /** With a provider: the version of our own last content write per file, for the row that announces it. */
   readonly writtenSv: Map<FileId, string>
-  readonly storeContent: StoreContent | undefined
-  readonly loadContent: LoadContent | undefined
+  readonly storeContent: CreateFileSystemOptions['storeContent']
+  readonly loadContent: CreateFileSystemOptions['loadContent']
   /** Ids being fetched by loadContent, so concurrent reads share one request. */
   readonly fetching: Map<FileId, Promise<void>>
   /** Tail of the mutation queue (see `exclusive`). */

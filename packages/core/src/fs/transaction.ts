@@ -23,8 +23,25 @@
  */
 
 import type { FileContent } from 'just-bash'
-import { eisdir, enotdir, type FsError } from '../errors.js'
+import { nanoid } from 'nanoid'
+import * as Y from 'yjs'
+import { readBinary } from '../content/binary.js'
+import { textCodec } from '../content/text-codec.js'
+import { eisdir, enotdir, FsError } from '../errors.js'
+import type { FileRow } from '../files-table.js'
+import type { FileId } from '../ids.js'
+import { emitMergeEvent } from './change-events.js'
+import { type FileContentValue, readText, sameContent } from './content-codecs.js'
+import {
+  assertWritable,
+  type CreateFileSystemOptions,
+  exclusive,
+  FS_ORIGIN,
+  type FsContext,
+} from './fs-context.js'
+import { readContent } from './read-content.js'
 import type { WriteReport } from './stale-write.js'
+import { withWrittenSv, writeContent } from './write-content.js'
 
 export type FsOp =
   | { type: 'writeFile'; path: string; content: FileContent }
@@ -87,5 +104,103 @@ export async function runOp(fs: StagingTarget, op: FsOp): Promise<void> {
       const unknown = op as { type?: unknown }
       throw new TypeError(`unknown transaction op ${String(unknown.type)}`)
     }
+  }
+}
+
+/** Opens a staging filesystem (a `YjsFileSystem`) and hands back its context too. */
+export type OpenStage = (options: CreateFileSystemOptions) => {
+  fs: StagingTarget & { destroy(): void }
+  ctx: FsContext
+}
+
+/**
+ * Apply `ops` all or nothing (see the top of this file for the exact guarantee).
+ * Throws the failing op's FsError (with `opIndex`) and changes nothing.
+ */
+export async function runTransaction(
+  ctx: FsContext,
+  ops: readonly FsOp[],
+  openStage: OpenStage,
+): Promise<TransactionResult> {
+  assertWritable(ctx, 'transaction', '/')
+  return exclusive(ctx, async () => {
+    const stageDoc = new Y.Doc({ guid: 'yfs-staging' })
+    Y.applyUpdate(stageDoc, Y.encodeStateAsUpdate(ctx.doc))
+    const { fs: stage, ctx: stageCtx } = openStage({
+      doc: stageDoc,
+      codecs: ctx.codecs.filter((c) => c !== textCodec),
+      limits: ctx.limits,
+      clock: ctx.clock,
+      author: ctx.author,
+      idleMs: Number.POSITIVE_INFINITY,
+      maxIdle: Number.POSITIVE_INFINITY,
+      connect: (doc) => ({ whenSynced: copyContentInto(ctx, doc), destroy() {} }),
+    })
+    try {
+      for (let i = 0; i < ops.length; i++) {
+        try {
+          await runOp(stage, ops[i]!)
+        } catch (error) {
+          if (error instanceof FsError) Object.defineProperty(error, 'opIndex', { value: i })
+          throw error
+        }
+      }
+      const transactionId = nanoid(12)
+      let contentChanges = 0
+      const merges: { id: FileId; report: WriteReport }[] = []
+      for (const id of [...stageCtx.pool.loaded()]) {
+        const row = stageCtx.table.get(id)
+        const staged = stageCtx.pool.peek(id)
+        if (row?.type !== 'file' || !staged) continue
+        const bytes = readBinary(staged)
+        const value: FileContentValue = bytes ? { bytes } : { text: readText(stageCtx, staged, row.name) }
+        const liveRow = ctx.table.get(id)
+        if (liveRow && sameContent(await readContent(ctx, id, liveRow), value)) continue
+        // Content read through this instance before the transaction (apply_patch) merges like a stale write.
+        const report: WriteReport = {
+          path: stageCtx.index.pathOf(id) ?? '/',
+          size: 0,
+          created: !liveRow,
+          merged: false,
+          conflict: false,
+          conflicts: [],
+        }
+        report.size = await writeContent(ctx, id, row.name, value, 'write', liveRow ? { report } : undefined)
+        if (report.merged) merges.push({ id, report })
+        contentChanges++
+      }
+      const changed: FileRow[] = []
+      for (const row of stageCtx.table.rows()) {
+        const live = ctx.table.get(row.id)
+        if (!live || JSON.stringify(live) !== JSON.stringify(row)) changed.push(row)
+      }
+      ctx.transactionId = transactionId
+      try {
+        ctx.table.batch(() => {
+          for (const row of changed) ctx.table.set(withWrittenSv(ctx, row), FS_ORIGIN)
+        }, FS_ORIGIN)
+        for (const m of merges) emitMergeEvent(ctx, m.id, m.report)
+      } finally {
+        ctx.transactionId = undefined
+      }
+      return {
+        transactionId,
+        contentChanges,
+        rowChanges: changed.length,
+        merges: merges.map((m) => m.report),
+      }
+    } finally {
+      stage.destroy()
+    }
+  })
+}
+
+/** The staging copy of a content doc starts as the live doc. */
+async function copyContentInto(ctx: FsContext, doc: Y.Doc): Promise<void> {
+  const handle = await ctx.pool.acquire(doc.guid as FileId)
+  try {
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(handle.doc))
+  } finally {
+    handle.release()
   }
 }

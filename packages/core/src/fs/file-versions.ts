@@ -1,0 +1,109 @@
+/**
+ * A file's history (`fs.history`, `fs.diff`, `fs.restore`, …): the versions
+ * stored in its content doc (history/file-history.ts), read and recorded
+ * through this filesystem's codecs and stamped with its author.
+ *
+ * History is never rewritten: a restore writes the old content as a new
+ * change with a `restore` version. System paths have no history (ENOSYS).
+ */
+import { createTwoFilesPatch } from 'diff'
+import { latin1FromBytes } from '../encoding.js'
+import { FsError } from '../errors.js'
+import {
+  type FileVersion,
+  hasUnversionedChanges,
+  listStoredVersions,
+  toFileVersion,
+} from '../history/file-history.js'
+import * as paths from '../path.js'
+import { contentSize, recordFileVersion, versionContent } from './content-codecs.js'
+import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
+import { fileAt } from './locate.js'
+import { readFile } from './read-file.js'
+import { contentPatch, writeContent } from './write-content.js'
+
+/**
+ * Versions of a file, oldest first. Pending editor edits are recorded first,
+ * so the newest version is always the current content.
+ */
+export async function fileHistory(ctx: FsContext, path: string): Promise<FileVersion[]> {
+  const row = fileAt(ctx, path, 'history')
+  const handle = await ctx.pool.acquire(row.id)
+  try {
+    if (!ctx.readOnly && hasUnversionedChanges(handle.doc))
+      recordFileVersion(ctx, handle.doc, row.name, row.size, 'save')
+    return listStoredVersions(handle.doc).map(toFileVersion)
+  } finally {
+    handle.release()
+  }
+}
+
+/**
+ * An explicit save (an editor's "save", the end of an agent's task): records a
+ * `save` version if the file changed since its last version. Returns the newest version.
+ */
+export async function saveVersion(ctx: FsContext, path: string): Promise<FileVersion> {
+  assertWritable(ctx, 'history', path)
+  const row = fileAt(ctx, path, 'history')
+  const handle = await ctx.pool.acquire(row.id)
+  try {
+    let last = listStoredVersions(handle.doc).at(-1)
+    if (!last || hasUnversionedChanges(handle.doc))
+      last = recordFileVersion(ctx, handle.doc, row.name, contentSize(ctx, handle.doc, row.name), 'save')
+    return toFileVersion(last)
+  } finally {
+    handle.release()
+  }
+}
+
+/** Text (or, for binary versions, bytes) of one version. Throws ENOENT for an unknown version id. */
+export async function readVersionContent(
+  ctx: FsContext,
+  path: string,
+  versionId: string,
+): Promise<{ text?: string; bytes?: Uint8Array }> {
+  const row = fileAt(ctx, path, 'history')
+  const handle = await ctx.pool.acquire(row.id)
+  try {
+    const version = listStoredVersions(handle.doc).find((v) => v.id === versionId)
+    if (!version)
+      throw new FsError('ENOENT', 'history', path, undefined, `no version '${versionId}' of this file`)
+    return versionContent(ctx, handle.doc, version, row.id, row.name)
+  } finally {
+    handle.release()
+  }
+}
+
+/** Text of one version (binary versions come back latin1-encoded, one char per byte). */
+export async function readVersion(ctx: FsContext, path: string, versionId: string): Promise<string> {
+  const content = await readVersionContent(ctx, path, versionId)
+  return content.text ?? latin1FromBytes(content.bytes ?? new Uint8Array())
+}
+
+/** Unified diff between two versions; `toVersion` omitted = the current content. */
+export async function diffVersions(
+  ctx: FsContext,
+  path: string,
+  fromVersion: string,
+  toVersion?: string,
+): Promise<string> {
+  const before = await readVersion(ctx, path, fromVersion)
+  const after = toVersion === undefined ? await readFile(ctx, path) : await readVersion(ctx, path, toVersion)
+  const name = paths.resolve('/', path)
+  return createTwoFilesPatch(`a${name}`, `b${name}`, before, after, fromVersion, toVersion ?? 'current')
+}
+
+/** Write an old version's content as a new change (history is never rewritten). Returns the new version. */
+export async function restoreVersion(ctx: FsContext, path: string, versionId: string): Promise<FileVersion> {
+  assertWritable(ctx, 'restore', path)
+  const content = await readVersionContent(ctx, path, versionId)
+  const row = fileAt(ctx, path, 'restore')
+  return exclusive(ctx, async () => {
+    const size = await writeContent(ctx, row.id, row.name, content, 'restore')
+    ctx.table.update(row.id, contentPatch(ctx, row.id, size), FS_ORIGIN)
+    const doc = ctx.pool.peek(row.id)
+    const last = doc ? listStoredVersions(doc).at(-1) : undefined
+    if (!last) throw new TypeError('restore did not record a version')
+    return toFileVersion(last)
+  })
+}

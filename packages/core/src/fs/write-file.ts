@@ -1,0 +1,194 @@
+/**
+ * Writing whole files: `writeFile`, `write` (with its report and stale-write
+ * merge), `appendFile`, and `writeFileSync` (system paths only).
+ *
+ * Every workspace write runs in the mutation queue (fs-context.ts): the
+ * target is resolved (symlinks followed) and checked (name, limits) before
+ * anything is written; then content first (write-content.ts) and the row
+ * last, so a peer never sees a row whose content is still to come. Writes
+ * to system paths go to the local layer and never reach the Y.Doc.
+ */
+import type { FileContent, IFileSystem } from 'just-bash'
+import * as Y from 'yjs'
+import { decodeTextOrBinary, readBinary } from '../content/binary.js'
+import { textCodec } from '../content/text-codec.js'
+import { encodeUtf8, getEncoding, utf8Length } from '../encoding.js'
+import { eisdir, enosys } from '../errors.js'
+import { createFileId, type FileId, ROOT_ID } from '../ids.js'
+import { emitMergeEvent } from './change-events.js'
+import {
+  codecFor,
+  type FileContentValue,
+  missingCodec,
+  noCodec,
+  readText,
+  recordFileVersion,
+} from './content-codecs.js'
+import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
+import { checkName, checkNewPath, checkSize } from './limit-checks.js'
+import { fileAt, isSystemPath, normalizePath, resolveWriteTarget } from './locate.js'
+import type { StaleWrite } from './merge-stale.js'
+import type { WriteOptions, WriteReport } from './stale-write.js'
+import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from './write-content.js'
+
+type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
+
+export async function writeFile(
+  ctx: FsContext,
+  path: string,
+  content: FileContent,
+  options?: WriteFileOptions,
+): Promise<void> {
+  const normalized = normalizePath(path, 'write')
+  if (isSystemPath(normalized)) return ctx.local.writeFile(normalized, content, options)
+  await write(ctx, path, content, { encoding: getEncoding(options) })
+}
+
+/** `fs.write`: a whole-file write that merges a stale write and reports what happened (see YjsFileSystem.write). */
+export async function write(
+  ctx: FsContext,
+  path: string,
+  content: FileContent,
+  options: WriteOptions = {},
+): Promise<WriteReport> {
+  const normalized = normalizePath(path, 'write')
+  const report: WriteReport = {
+    path: normalized,
+    size: 0,
+    created: false,
+    merged: false,
+    conflict: false,
+    conflicts: [],
+  }
+  if (isSystemPath(normalized)) {
+    await ctx.local.writeFile(normalized, content, options.encoding)
+    report.size = (await ctx.local.stat(normalized)).size
+    return report
+  }
+  assertWritable(ctx, 'open', path)
+  const value = toContentValue(content, options.encoding ?? 'utf8')
+  const stale = { base: options.base, report }
+  await exclusive(ctx, () => writeAt(ctx, normalized, path, value, 'write', stale))
+  return report
+}
+
+/** Create or overwrite a file at `normalized` (symlinks followed). */
+export async function writeAt(
+  ctx: FsContext,
+  normalized: string,
+  original: string,
+  value: FileContentValue,
+  syscall: string,
+  stale?: StaleWrite,
+): Promise<FileId> {
+  const target = resolveWriteTarget(ctx, normalized, syscall, original)
+  const newSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+  if (stale) stale.report.path = target.path
+  if (target.id !== undefined) {
+    const row = ctx.table.get(target.id)!
+    if (row.type === 'folder') throw eisdir('open', original)
+    checkSize(ctx, newSize, row.size, syscall, original)
+    const size = await writeContent(ctx, target.id, row.name, value, 'write', stale)
+    ctx.table.update(target.id, contentPatch(ctx, target.id, size), FS_ORIGIN)
+    if (stale) {
+      stale.report.size = size
+      emitMergeEvent(ctx, target.id, stale.report)
+    }
+    return target.id
+  }
+  if (stale) stale.report.created = true
+  checkName(ctx, target.name, syscall, original)
+  checkNewPath(ctx, target.path, syscall, original)
+  checkSize(ctx, newSize, 0, syscall, original)
+  const id = createFileId()
+  // Content first, row last: a peer never sees a row whose content is still to come.
+  const size = canSeed(ctx, target.name, value)
+    ? seedContent(ctx, id, target.name, value, 'write')
+    : await writeContent(ctx, id, target.name, value)
+  if (stale) stale.report.size = size
+  const { updatedAt: now, ...content } = contentPatch(ctx, id, size)
+  ctx.table.set(
+    {
+      id,
+      name: target.name,
+      parentId: target.parentId === ROOT_ID ? null : target.parentId,
+      type: 'file',
+      ...content,
+      createdAt: now,
+      updatedAt: now,
+      trashedAt: null,
+    },
+    FS_ORIGIN,
+  )
+  return id
+}
+
+export async function appendFile(
+  ctx: FsContext,
+  path: string,
+  content: FileContent,
+  options?: WriteFileOptions,
+): Promise<void> {
+  const normalized = normalizePath(path, 'append')
+  if (isSystemPath(normalized)) return ctx.local.appendFile(normalized, content, options)
+  assertWritable(ctx, 'open', path)
+  const value = toContentValue(content, getEncoding(options))
+  return exclusive(ctx, async () => {
+    const target = resolveWriteTarget(ctx, normalized, 'append', path)
+    if (target.id === undefined) {
+      await writeAt(ctx, normalized, path, value, 'append')
+      return
+    }
+    const row = ctx.table.get(target.id)!
+    if (row.type === 'folder') throw eisdir('write', path)
+    const addSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    checkSize(ctx, row.size + addSize, row.size, 'append', path)
+    const handle = await ctx.pool.acquire(target.id)
+    let size: number
+    try {
+      const doc = handle.doc
+      const existingBytes = readBinary(doc)
+      const codec = codecFor(ctx, row.name)
+      const missing = existingBytes ? undefined : missingCodec(ctx, doc, row.name)
+      if (missing !== undefined) throw noCodec(ctx, 'open', target.id, row.name, missing)
+      if (!existingBytes && value.text !== undefined && codec === textCodec) {
+        // A true append: concurrent appends from two peers both survive.
+        const ytext = doc.getText('text')
+        doc.transact(() => ytext.insert(ytext.length, value.text!), FS_ORIGIN)
+        size = utf8Length(ytext.toString())
+        ctx.index.plaintext.set(target.id, ytext.toString(), size)
+        recordFileVersion(ctx, doc, row.name, size, 'write')
+      } else {
+        const before = existingBytes ?? encodeUtf8(readText(ctx, doc, row.name))
+        const add = value.bytes ?? encodeUtf8(value.text ?? '')
+        const all = new Uint8Array(before.byteLength + add.byteLength)
+        all.set(before)
+        all.set(add, before.byteLength)
+        handle.release()
+        const text = decodeTextOrBinary(all)
+        size = await writeContent(ctx, target.id, row.name, text === undefined ? { bytes: all } : { text })
+      }
+    } finally {
+      handle.release()
+    }
+    ctx.table.update(target.id, contentPatch(ctx, target.id, size), FS_ORIGIN)
+  })
+}
+
+/** Synchronous write used by just-bash only for system paths (command stubs, /dev, /proc). */
+export function writeFileSync(ctx: FsContext, path: string, content: FileContent): void {
+  const normalized = normalizePath(path, 'write')
+  if (!isSystemPath(normalized)) throw enosys('write', path, 'synchronous writes are only for system paths')
+  ctx.local.writeFileSync(normalized, content)
+}
+
+/** Encoded Yjs snapshot of a file's content doc now: a `base` for a later `write` (`{ snapshot }`). */
+export async function contentSnapshot(ctx: FsContext, path: string): Promise<Uint8Array> {
+  const row = fileAt(ctx, path, 'open')
+  const handle = await ctx.pool.acquire(row.id)
+  try {
+    return Y.encodeSnapshot(Y.snapshot(handle.doc))
+  } finally {
+    handle.release()
+  }
+}
