@@ -1,8 +1,10 @@
 // Batched content over the main doc's connection against a real server (SQLite, real sockets):
 // writeTree stores many new docs per round trip (acknowledged = stored), a fresh client's
 // grep -r fetches a folder's docs per round trip, results keep request order, ids the
-// server refuses come back as refusals, and read tokens may load but never store.
+// server refuses come back as refusals, read tokens may load but never store, and a damaged
+// update refuses its whole batch with an error naming the file (nothing stored).
 import { connectWorkspace, createBulkChannel, type WorkspaceConnection } from '@yfs/client'
+import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -110,11 +112,71 @@ describe('bulk content messages', () => {
         { id: 'goodfile0000000', update },
         { id: 'badfile00000000', update: new Uint8Array([255, 255, 255]) },
       ]),
-    ).rejects.toThrow(/invalid update/)
+    ).rejects.toThrow(/invalid update for file badfile00000000: not a Yjs update/)
+    // An update that builds on changes it does not carry is no new document either.
+    const before = Y.encodeStateVector(good)
+    good.getText('text').insert(4, '!')
+    await expect(
+      channel.store([
+        { id: 'goodfile0000000', update },
+        { id: 'tailfile0000000', update: Y.encodeStateAsUpdate(good, before) },
+      ]),
+    ).rejects.toThrow(/invalid update for file tailfile0000000: depends on changes it does not carry/)
     await expect(channel.store([{ id: a.fs.index.lookup('/notafile')!, update }])).rejects.toThrow(
       /not a file/,
     )
     channel.destroy()
     expect(await t.store.load('bulk', 'bulk/goodfile0000000')).toBeUndefined()
+    expect(await t.store.load('bulk', 'bulk/tailfile0000000')).toBeUndefined()
+  })
+
+  it('a damaged update in a batch stores nothing of it, or everything loadable (property)', async () => {
+    const a = await connect(tokens.write)
+    const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
+    const doc = new Y.Doc({ gc: false })
+    doc.getText('text').insert(0, 'some text of a file\n'.repeat(5))
+    doc.getArray('versions').push([{ id: 'v1', snapshot: Y.encodeSnapshot(Y.snapshot(doc)) }])
+    const valid = Y.encodeStateAsUpdate(doc)
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(valid.byteLength - 1), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        // Mostly whole updates with bytes changed (some still valid), sometimes cut short.
+        fc.option(fc.integer({ min: 1, max: valid.byteLength - 1 }), { freq: 3 }),
+        async (edits, cut) => {
+          const damaged = valid.slice(0, cut ?? valid.byteLength)
+          for (const [at, byte] of edits) if (at < damaged.byteLength) damaged[at] = byte
+          const ids = [`propgood${String(run).padStart(7, '0')}`, `propbad${String(run).padStart(8, '0')}`]
+          run++
+          let refused: unknown
+          await channel
+            .store([
+              { id: ids[0]!, update: valid },
+              { id: ids[1]!, update: damaged },
+            ])
+            .catch((error: unknown) => {
+              refused = error
+            })
+          const stored = await Promise.all(ids.map((id) => t.store.load('bulk', `bulk/${id}`)))
+          if (refused) {
+            expect(String(refused)).toMatch(new RegExp(`invalid update for file ${ids[1]}`))
+            expect(stored).toEqual([undefined, undefined])
+          } else
+            for (const state of stored) {
+              expect(state).toBeDefined()
+              Y.applyUpdate(new Y.Doc({ gc: false }), state!)
+            }
+        },
+      ),
+      { seed: 15, numRuns: 60 },
+    )
+    channel.destroy()
+    // The server still answers this connection and others.
+    await a.fs.writeTree([{ path: '/after-fuzz.txt', content: 'ok' }])
+    const b = await connect(tokens.write)
+    expect(await b.fs.readFile('/after-fuzz.txt')).toBe('ok')
   })
 })

@@ -7,10 +7,11 @@
  * - `load`: the stored state of each requested content doc, in request
  *   order; ids that are not files of the workspace get `null` and the
  *   reason. Read tokens may load (they may open the docs one by one too).
- * - `store`: new content docs, each validated and durably appended before
- *   the reply (acknowledged = stored); an id whose row exists and is not a
- *   file, an invalid update or a read-only connection refuses the whole
- *   request before anything is stored. A stored doc that is loaded in this
+ * - `store`: new content docs, each validated (it must apply completely to
+ *   an empty doc) and all appended in one store transaction before the reply
+ *   (acknowledged = stored); an id whose row exists and is not a file, an
+ *   invalid update (the error names its file) or a read-only connection
+ *   refuses the whole request before anything is stored. A stored doc that is loaded in this
  *   process gets the update applied, so its connections receive it.
  *   Rows may arrive later (content first, row last), as with single opens.
  *
@@ -22,7 +23,7 @@ import { type BulkMessage, contentDocName, decodeBulkMessage, encodeBulkMessage 
 import * as Y from 'yjs'
 import { parseDocName } from '../doc-names.js'
 import type { Logger } from '../logger.js'
-import { isValidUpdate } from '../protocol/sync-message.js'
+import { newDocUpdateProblem } from '../protocol/sync-message.js'
 import type { WorkspaceFiles } from '../workspace-files.js'
 import type { Persistence } from './persistence.js'
 
@@ -36,6 +37,9 @@ export interface BulkContentOptions {
 
 /** Origin of updates applied to loaded docs by a bulk store (already stored: not stored again). */
 export const BULK_STORE_ORIGIN = Symbol('yfs-bulk-store')
+
+/** The update of an empty doc (what a file with nothing stored loads as). */
+const EMPTY_UPDATE = new Uint8Array([0, 0])
 
 const FILE_ID = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -57,7 +61,7 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
           continue
         }
         const state = await persistence.load(contentDocName(workspace, id))
-        docs.push([id, state ?? Y.encodeStateAsUpdate(new Y.Doc())])
+        docs.push([id, state ?? EMPTY_UPDATE])
       }
       return { op: 'loaded', req: message.req, docs }
     }
@@ -69,11 +73,15 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
       const types = await files.rowTypes(workspace, ids)
       if (types.some((t) => t !== undefined && t !== 'file'))
         return { op: 'stored', req: message.req, error: 'not a file' }
-      if (!message.docs.every(([, update]) => isValidUpdate(update)))
-        return { op: 'stored', req: message.req, error: 'invalid update' }
       for (const [id, update] of message.docs) {
-        const name = contentDocName(workspace, id)
-        await persistence.storeUpdate(name, update, true)
+        const problem = newDocUpdateProblem(update)
+        if (problem !== undefined)
+          return { op: 'stored', req: message.req, error: `invalid update for file ${id}: ${problem}` }
+      }
+      const updates = message.docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update }))
+      // One store transaction for the whole request: all stored, or none.
+      await persistence.storeMany(workspace, updates)
+      for (const { name, update } of updates) {
         const loaded = options.instance().documents.get(name)
         if (loaded) Y.applyUpdate(loaded, update, BULK_STORE_ORIGIN)
       }

@@ -50,6 +50,11 @@ export interface Persistence {
    * `validated`: the caller already checked it with `isValidUpdate` (the message guard did).
    */
   storeUpdate(documentName: string, update: Uint8Array, validated?: boolean): Promise<boolean>
+  /**
+   * Durably append one (already validated) update to each of several
+   * documents of one workspace, in one store transaction: all or none.
+   */
+  storeMany(workspace: string, updates: readonly { name: string; update: Uint8Array }[]): Promise<void>
   /** A document's stored state; `undefined` when nothing is stored. */
   load(documentName: string): Promise<Uint8Array | undefined>
   /** Load a document's stored state into `doc`. */
@@ -74,17 +79,38 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     if (!validated && !isValidUpdate(update)) return false
     if (isEmptyUpdate(update)) return true
     const workspace = workspaceOf(documentName)
-    const write = store.append(workspace, documentName, update)
+    await tracked(store.append(workspace, documentName, update))
+    counted(workspace, documentName)
+    return true
+  }
+
+  /** Track an in-flight write (for `flush`). */
+  async function tracked(write: Promise<void>): Promise<void> {
     inFlight.add(write)
     try {
       await write
     } finally {
       inFlight.delete(write)
     }
+  }
+
+  /** Count appends to `documentName`; schedule a compaction every `compactEvery`. */
+  function counted(workspace: string, documentName: string): void {
     const count = (appends.get(documentName) ?? 0) + 1
     appends.set(documentName, count)
     if (count % compactEvery === 0) compactor.schedule(workspace, documentName)
-    return true
+  }
+
+  async function storeMany(
+    workspace: string,
+    updates: readonly { name: string; update: Uint8Array }[],
+  ): Promise<void> {
+    for (const { name } of updates)
+      if (workspaceOf(name) !== workspace) throw new RangeError(`${name} is not a document of ${workspace}`)
+    const nonEmpty = updates.filter(({ update }) => !isEmptyUpdate(update))
+    if (nonEmpty.length === 0) return
+    await tracked(store.appendMany(workspace, nonEmpty))
+    for (const { name } of nonEmpty) counted(workspace, name)
   }
 
   async function loadInto(documentName: string, doc: Y.Doc): Promise<void> {
@@ -135,6 +161,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   return {
     extension,
     storeUpdate,
+    storeMany,
     load: (documentName) => store.load(workspaceOf(documentName), documentName),
     loadInto,
     async flush() {

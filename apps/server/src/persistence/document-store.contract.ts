@@ -60,6 +60,28 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(await store.logLength('ws', 'ws')).toBe(0)
     })
 
+    it('appendMany stores one update per document in order, all or none', async () => {
+      const docs = ['ws/a', 'ws/b', 'ws/c'].map(() => new Y.Doc())
+      await store.appendMany('ws', [
+        { name: 'ws/a', update: textUpdate(docs[0]!, 'a1 ') },
+        { name: 'ws/b', update: textUpdate(docs[1]!, 'b1') },
+        { name: 'ws/a', update: textUpdate(docs[0]!, 'a2') },
+      ])
+      await store.appendMany('ws', [])
+      expect(textOf(await store.load('ws', 'ws/a'))).toBe('a1 a2')
+      expect(textOf(await store.load('ws', 'ws/b'))).toBe('b1')
+      expect(await store.logLength('ws', 'ws/a')).toBe(2)
+      // A row the store refuses (no name) fails the whole call: the first row is not kept.
+      await expect(
+        store.appendMany('ws', [
+          { name: 'ws/c', update: textUpdate(docs[2]!, 'c1') },
+          { name: null as unknown as string, update: textUpdate(docs[2]!, 'c2') },
+        ]),
+      ).rejects.toThrow()
+      expect(await store.load('ws', 'ws/c')).toBeUndefined()
+      expect(await (await peer()).load('ws', 'ws/b')).toBeDefined()
+    })
+
     it('appends updates and loads them merged', async () => {
       const doc = new Y.Doc()
       await store.append('ws', 'ws/a', textUpdate(doc, 'hello '))

@@ -45,6 +45,12 @@ export interface DocumentStore {
   /** Append one Yjs update to the log of `name`. Resolves once it is durable. */
   append(workspace: string, name: string, update: Uint8Array): Promise<void>
 
+  /**
+   * Append one update to each of several documents of `workspace`, in one
+   * transaction: resolves once all are durable; on failure none is stored.
+   */
+  appendMany(workspace: string, updates: readonly { name: string; update: Uint8Array }[]): Promise<void>
+
   /** The stored state of `name` as one update (all rows merged); `undefined` when nothing is stored. */
   load(workspace: string, name: string): Promise<Uint8Array | undefined>
 

@@ -167,6 +167,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       )
     },
 
+    async appendMany(workspace, updates) {
+      if (updates.length === 0) return
+      // One statement: atomic without an explicit transaction.
+      await withWorkspace(workspace, (client) =>
+        client.query(
+          `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(doc, data, n) ORDER BY n`,
+          [
+            workspace,
+            updates.map((u) => u.name),
+            updates.map((u) => Buffer.from(u.update.buffer, u.update.byteOffset, u.update.byteLength)),
+          ],
+        ),
+      )
+    },
+
     async load(workspace, name) {
       const { rows } = await withWorkspace(workspace, (client) =>
         client.query<{ data: Buffer }>(

@@ -2,7 +2,7 @@
  * SQLite DocumentStore (better-sqlite3, WAL): the embedded default.
  *
  * One file holds workspaces, token hashes and the update log. Each `append`
- * is its own committed transaction, so once it returns the update survives a
+ * (and each `appendMany`, however many rows) is its own committed transaction, so once it returns the update survives a
  * crash of the process (`synchronous=NORMAL` in WAL mode: a power loss may
  * drop the last transactions; pass `synchronous: 'FULL'` to rule that out).
  * Compaction runs in a `BEGIN IMMEDIATE` transaction and deletes the ids it
@@ -59,6 +59,11 @@ interface UpdateRow {
   data: Buffer
 }
 
+/** The bytes of `update` as a Buffer, without a copy. */
+function bufferOf(update: Uint8Array): Buffer {
+  return Buffer.from(update.buffer, update.byteOffset, update.byteLength)
+}
+
 /** Open (and create if needed) a SQLite store. */
 export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true })
@@ -92,6 +97,12 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   )
   const deleteToken = db.prepare<[string]>('DELETE FROM tokens WHERE hash = ?')
 
+  const appendManyTx = db.transaction(
+    (workspace: string, updates: readonly { name: string; update: Uint8Array }[]) => {
+      for (const { name, update } of updates) insertUpdate.run(workspace, name, bufferOf(update))
+    },
+  )
+
   const compactTx = db.transaction((workspace: string, name: string): CompactResult => {
     const rows = selectUpdates.all(workspace, name)
     if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
@@ -111,7 +122,12 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
 
     async append(workspace, name, update) {
       open()
-      insertUpdate.run(workspace, name, Buffer.from(update.buffer, update.byteOffset, update.byteLength))
+      insertUpdate.run(workspace, name, bufferOf(update))
+    },
+
+    async appendMany(workspace, updates) {
+      open()
+      appendManyTx.immediate(workspace, updates)
     },
 
     async load(workspace, name) {

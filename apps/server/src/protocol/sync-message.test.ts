@@ -2,7 +2,13 @@
 import * as encoding from 'lib0/encoding'
 import { expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { isEmptyUpdate, isValidUpdate, readFrameHeader, readHocuspocusUpdate } from './sync-message.js'
+import {
+  isEmptyUpdate,
+  isValidUpdate,
+  newDocUpdateProblem,
+  readFrameHeader,
+  readHocuspocusUpdate,
+} from './sync-message.js'
 
 function frame(docName: string, type: number, syncType?: number, payload?: Uint8Array): Uint8Array {
   const e = encoding.createEncoder()
@@ -36,4 +42,27 @@ it('validates updates', () => {
   expect(isValidUpdate(new Uint8Array([]))).toBe(false)
   expect(isEmptyUpdate(Y.encodeStateAsUpdate(new Y.Doc()))).toBe(true)
   expect(isEmptyUpdate(Y.encodeStateAsUpdate(doc))).toBe(false)
+})
+
+it("a new document's update must carry everything it depends on", () => {
+  const doc = new Y.Doc({ gc: false })
+  doc.getText('t').insert(0, 'first ')
+  const first = Y.encodeStateAsUpdate(doc)
+  const before = Y.encodeStateVector(doc)
+  doc.getText('t').insert(6, 'second')
+  const tail = Y.encodeStateAsUpdate(doc, before)
+  const deleteOnly = (() => {
+    const sv = Y.encodeStateVector(doc)
+    doc.getText('t').delete(0, 3)
+    return Y.encodeStateAsUpdate(doc, sv)
+  })()
+  expect(newDocUpdateProblem(first)).toBeUndefined()
+  expect(newDocUpdateProblem(Y.encodeStateAsUpdate(doc))).toBeUndefined()
+  // Valid updates, but not the first update of a doc: they build on `first`.
+  expect(isValidUpdate(tail)).toBe(true)
+  expect(newDocUpdateProblem(tail)).toBe('depends on changes it does not carry')
+  expect(isValidUpdate(deleteOnly)).toBe(true)
+  expect(newDocUpdateProblem(deleteOnly)).toBe('depends on changes it does not carry')
+  expect(newDocUpdateProblem(new Uint8Array([0xff, 0xff, 0xff]))).toBe('not a Yjs update')
+  expect(newDocUpdateProblem(first.subarray(0, first.byteLength - 4))).toBe('not a Yjs update')
 })
