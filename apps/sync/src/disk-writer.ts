@@ -8,14 +8,31 @@
  * `removeStrayTemps` deletes at the next start. Symlinks are replaced the
  * same way (a temp link, then rename).
  *
+ * Many files at once (`writeFilesAtomic`, the initial pass) write all their
+ * temps first, fsync them together, then rename each: the same guarantee,
+ * without one journal commit per file.
+ *
  * Temp names start with TEMP_PREFIX, which the watcher ignores, so a write in
  * progress is never read back as a change.
  *
  * It does not check paths: callers pass host paths from root-guard.
  */
 import { randomBytes } from 'node:crypto'
-import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink, utimes } from 'node:fs/promises'
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  unlink,
+  utimes,
+} from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { forEachLimited } from './limit.js'
 
 /** Prefix of the daemon's temp files; ignored by the watcher and the scan. */
 export const TEMP_PREFIX = '.yfs-sync-tmp-'
@@ -59,6 +76,107 @@ export async function writeFileAtomic(
     await rm(temp, { force: true })
     throw error
   }
+}
+
+/** One file of a batched write. */
+export interface BatchFile extends WriteOptions {
+  host: string
+  bytes: Uint8Array
+}
+
+/** What became of one file of a batched write. */
+export type BatchOutcome =
+  /** Written; `mtimeMs` as the disk reports it. */
+  | { ok: true; mtimeMs: number }
+  /** Not written: the target existed and `replace` was false, or writing failed (`error`). */
+  | { ok: false; exists?: true; error?: Error }
+
+export interface BatchOptions {
+  /** Replace a file that exists at the target. Default true; false leaves it alone (outcome `exists`). */
+  replace?: boolean
+  /** Files in flight per phase. Default 16. */
+  concurrency?: number
+}
+
+/**
+ * Write many files atomically, with the fsyncs batched: every temp file is
+ * written (with its mode and mtime) first, then all are fsynced together
+ * (concurrent fsyncs share the filesystem's journal commits), then each is
+ * renamed over its target. The crash guarantee is `writeFileAtomic`'s: a
+ * file is renamed only once its bytes are on disk, so a kill at any point
+ * leaves every target old or complete, plus stray temps that
+ * `removeStrayTemps` deletes at the next start. Parent folders must exist.
+ * One file failing does not stop the others; outcomes are in input order.
+ */
+export async function writeFilesAtomic(
+  files: readonly BatchFile[],
+  options: BatchOptions = {},
+): Promise<BatchOutcome[]> {
+  const replace = options.replace ?? true
+  const concurrency = options.concurrency ?? 16
+  const outcomes: BatchOutcome[] = new Array(files.length)
+  const temps: (string | undefined)[] = new Array(files.length)
+  const fail = async (k: number, error: unknown) => {
+    outcomes[k] = { ok: false, error: error instanceof Error ? error : new Error(String(error)) }
+    const temp = temps[k]
+    temps[k] = undefined
+    if (temp) await rm(temp, { force: true })
+  }
+  // 1. Write every temp file (no fsync yet), keeping it open.
+  const handles: (FileHandle | undefined)[] = new Array(files.length)
+  await forEachLimited(files, concurrency, async (f, k) => {
+    const temp = tempPath(f.host)
+    const mode = f.mode ?? 0o644
+    try {
+      const handle = await open(temp, 'wx', mode)
+      temps[k] = temp
+      handles[k] = handle
+      await handle.writeFile(f.bytes)
+      // The umask may have dropped bits given to open(); chmod sets them exactly.
+      await handle.chmod(mode)
+      if (f.mtimeMs !== undefined) {
+        const t = new Date(f.mtimeMs)
+        await handle.utimes(t, t)
+      }
+    } catch (error) {
+      await handles[k]?.close().catch(() => undefined)
+      handles[k] = undefined
+      await fail(k, error)
+    }
+  })
+  // 2. Flush them all, then close.
+  const mtimes: number[] = new Array(files.length)
+  await forEachLimited(files, concurrency, async (_f, k) => {
+    const handle = handles[k]
+    if (!handle) return
+    try {
+      await handle.sync()
+      mtimes[k] = (await handle.stat()).mtimeMs
+      await handle.close()
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      await fail(k, error)
+    }
+  })
+  // 3. Only now give each its final name.
+  await forEachLimited(files, concurrency, async (f, k) => {
+    const temp = temps[k]
+    if (!temp) return
+    try {
+      if (!replace && (await lstat(f.host).catch(() => undefined))) {
+        outcomes[k] = { ok: false, exists: true }
+        temps[k] = undefined
+        await rm(temp, { force: true })
+        return
+      }
+      await rename(temp, f.host)
+      temps[k] = undefined
+      outcomes[k] = { ok: true, mtimeMs: mtimes[k]! }
+    } catch (error) {
+      await fail(k, error)
+    }
+  })
+  return outcomes
 }
 
 /** Make `host` a symlink to `target`, replacing whatever file or link is there (not folders). */

@@ -24,7 +24,7 @@
  * keep ignored paths in step (they are left alone on both sides).
  */
 import { chmod, lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import {
   decodeTextOrBinary,
   type FileId,
@@ -37,6 +37,7 @@ import {
 } from '@yfs/core'
 import { hashBytes, inspect, type ScannedNode, scanDisk } from './disk-scan.js'
 import {
+  type BatchFile,
   makeFolder,
   moveEntry,
   removeEmptyFolder,
@@ -44,6 +45,7 @@ import {
   removeStrayTemps,
   TEMP_PREFIX,
   writeFileAtomic,
+  writeFilesAtomic,
   writeSymlinkAtomic,
 } from './disk-writer.js'
 import { createIgnoreRules, type IgnoreRules, STATE_DIR } from './ignore-rules.js'
@@ -188,13 +190,6 @@ class SyncEngine implements FolderSync {
     this.#realRoot = await realpath(this.dir)
     await removeStrayTemps(this.dir, new Set([STATE_DIR, '.git', 'node_modules']))
     await this.#rules.reload('/')
-    // Watch first, so changes made during the initial pass are not missed; they wait in the dirty set.
-    this.#watcher = watchFolder(this.dir, {
-      ignored: (path, isDir) => this.#ignored(path, isDir),
-      onChange: (path) => this.#diskChanged(path),
-      onError: (error) => this.#emit({ type: 'error', message: String(error) }),
-      usePolling,
-    })
     this.#unobserve = this.#fs.table.observe((changes, tr) => {
       if (tr.local) return
       for (const id of changes.keys()) this.#wsDirty.add(id)
@@ -202,7 +197,18 @@ class SyncEngine implements FolderSync {
     })
     const started = Date.now()
     await this.#enqueue(() => this.#fullReconcile(true))
+    // Watch only now: a watcher running while the initial pass writes thousands of files handles
+    // an event (and sets up a watch) per file, which made that pass several times slower.
+    // Changes made on disk during the initial pass are found by a second compare, which runs once
+    // the watcher is ready (from then on, every change is an event).
+    this.#watcher = watchFolder(this.dir, {
+      ignored: (path, isDir) => this.#ignored(path, isDir),
+      onChange: (path) => this.#diskChanged(path),
+      onError: (error) => this.#emit({ type: 'error', message: String(error) }),
+      usePolling,
+    })
     await this.#watcher.ready
+    await this.#enqueue(() => this.#fullReconcile(false))
     this.#live = true
     this.#emit({ type: 'ready', entries: this.#state.size, ...this.#counts, ms: Date.now() - started })
     this.#scheduleDisk()
@@ -516,6 +522,24 @@ class SyncEngine implements FolderSync {
         else leftover.push(op)
       }
     }
+    // New files for an empty path on disk go in batches too (fetched per folder, fsynced together).
+    const downloads = transfers.filter(
+      (op) =>
+        op.type === 'download' &&
+        !sequentialSet.has(op) &&
+        !disk.has(op.path) &&
+        !this.#state.get(op.path) &&
+        this.#wsRow(op.path)?.type === 'file',
+    )
+    for (const op of downloads) bulkSet.add(op)
+    for (let i = 0; i < downloads.length; i += BULK_CHUNK) {
+      const chunk = downloads.slice(i, i + BULK_CHUNK)
+      const written = await this.#bulkDownload(chunk.map((op) => op.path))
+      for (const op of chunk) {
+        if (written.has(op.path)) tick()
+        else leftover.push(op)
+      }
+    }
     const parallel = [...leftover, ...transfers.filter((op) => !sequentialSet.has(op) && !bulkSet.has(op))]
     await forEachLimited(parallel, this.#concurrency, runOne)
     for (const op of ops.filter((o) => !transferSet.has(o))) await runOne(op)
@@ -559,6 +583,74 @@ class SyncEngine implements FolderSync {
     })
     for (const f of files) this.#change('to-workspace', 'create', f.path)
     return new Set(files.map((f) => f.path))
+  }
+
+  /**
+   * Write workspace files to paths that are empty on disk, as one batch:
+   * contents fetched concurrently (core loads a folder's docs per round
+   * trip), each parent folder checked against the root once, the files
+   * written with `writeFilesAtomic` (temps, fsyncs together, renames; a
+   * path that got a file meanwhile is left alone), their state rows in one
+   * SQLite transaction. Returns the paths written; the caller takes the
+   * others one by one (which reports why they fail).
+   */
+  async #bulkDownload(list: string[]): Promise<Set<string>> {
+    const items: { path: string; host: string; bytes: Uint8Array; mode: number; stamp: string }[] = []
+    const files: BatchFile[] = []
+    await forEachLimited(list, 64, async (path) => {
+      const row = this.#wsRow(path)
+      if (row?.type !== 'file') return
+      // The stamp of the row we act on: a change arriving while we write is seen as a change afterwards.
+      const stamp = stampOf(row)
+      let host: string
+      try {
+        host = this.#host(path)
+      } catch {
+        // A name the root guard refuses: the one-by-one path reports it.
+        return
+      }
+      const bytes = await this.#fs.readFileBuffer(path).then(
+        (b) => new Uint8Array(b),
+        () => undefined,
+      )
+      if (!bytes) return
+      const mode = (row.mode ?? 0o644) & 0o777
+      items.push({ path, host, bytes, mode, stamp })
+      files.push({ host, bytes, mode, mtimeMs: row.updatedAt })
+    })
+    // Each parent folder once: inside the root (no symlink leading out), and created.
+    const parents = new Map<string, Promise<boolean>>()
+    const parentOk = (item: (typeof items)[number]) => {
+      const parent = dirname(item.host)
+      let ok = parents.get(parent)
+      if (!ok) {
+        ok = assertParentInside(this.#realRoot, item.host, item.path)
+          .then(() => makeFolder(parent))
+          .then(
+            () => true,
+            () => false,
+          )
+        parents.set(parent, ok)
+      }
+      return ok
+    }
+    const allowed = await Promise.all(items.map(parentOk))
+    const chosen = items.filter((_, k) => allowed[k])
+    const outcomes = await writeFilesAtomic(
+      files.filter((_, k) => allowed[k]),
+      { replace: false, concurrency: this.#concurrency },
+    )
+    const written = new Set<string>()
+    this.#state.batch(() => {
+      chosen.forEach((item, k) => {
+        const outcome = outcomes[k]!
+        if (!outcome.ok) return
+        this.#putFile(item.path, item.bytes, outcome.mtimeMs, item.mode, item.stamp)
+        written.add(item.path)
+      })
+    })
+    for (const item of chosen) if (written.has(item.path)) this.#change('to-disk', 'create', item.path)
+    return written
   }
 
   async #runOp(op: SyncOp, disk: Map<string, ScannedNode>): Promise<void> {

@@ -4,7 +4,7 @@
  * content they are merged (same bytes: nothing; text: three-way with an
  * empty base; binary: both kept).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SyncTestEnv, startEnv, tempDir } from './helpers.js'
@@ -36,5 +36,39 @@ describe('first run', () => {
     expect([...readFileSync(join(b, 'blob.bin'))]).toEqual([0, 1, 2, 255, 254])
     await one.stop()
     await two.stop()
+  })
+
+  it('a disk edit made while the initial pass writes files still reaches the workspace', async () => {
+    // The watcher starts after the initial pass; a second compare catches what changed meanwhile.
+    const ws = await env.workspace('first-during')
+    const writer = await env.connect(ws)
+    await writer.fs.writeTree(
+      Array.from({ length: 600 }, (_, i) => ({ path: `/d${i % 4}/f${i}.txt`, content: `file ${i}\n` })),
+    )
+    await writer.flush()
+    const dir = tempDir()
+    env.dirs.push(dir)
+    writeFileSync(join(dir, 'early.txt'), 'before the pass\n')
+    let edited = false
+    const sync = await env.startSync(ws, dir, {
+      onEvent: (e) => {
+        // f0 is on disk: the initial pass is under way (or just done), nothing watches yet.
+        if (e.type === 'progress' && !edited && existsSync(join(dir, 'd0', 'f0.txt'))) {
+          edited = true
+          writeFileSync(join(dir, 'during.txt'), 'written during the pass\n')
+          writeFileSync(join(dir, 'd0', 'f0.txt'), 'edited during the pass\n')
+        }
+      },
+    })
+    expect(edited).toBe(true)
+    await sync.sync.idle()
+    expect(await writer.fs.readFile('/early.txt')).toBe('before the pass\n')
+    expect(await sync.connection.fs.readFile('/during.txt')).toBe('written during the pass\n')
+    expect(await sync.connection.fs.readFile('/d0/f0.txt')).toBe('edited during the pass\n')
+    await sync.stop()
+    // And the edit reached the server: another client reads it.
+    const reader = await env.connect(ws)
+    expect(await reader.fs.readFile('/d0/f0.txt')).toBe('edited during the pass\n')
+    expect(readFileSync(join(dir, 'd3', 'f599.txt'), 'utf8')).toBe('file 599\n')
   })
 })

@@ -2,7 +2,7 @@
  * Safety against a real `yfs serve`: ignore rules in both directions,
  * refusals of paths and symlinks that would leave the root (reported, never
  * written), files over the size limit skipped, and atomic writes (a writer
- * killed mid-write leaves the old file intact).
+ * killed mid-write leaves the old file intact, one file or a batch).
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -186,5 +186,46 @@ describe('atomic writes', () => {
     const { removeStrayTemps } = await import('../src/disk-writer.js')
     await removeStrayTemps(dir, new Set())
     expect(readdirSync(dir).filter((n) => n.startsWith(TEMP_PREFIX))).toEqual([])
+  })
+
+  it('a batched writer killed between its temp writes and its renames leaves every old file intact', async () => {
+    const dir = tempDir()
+    env.dirs.push(dir)
+    const count = 24
+    const old = (i: number) => `old content ${i}\n`
+    for (let i = 0; i < count; i++) writeFileSync(join(dir, `f${i}.txt`), old(i))
+    const script = fileURLToPath(new URL('./write-killer.ts', import.meta.url))
+    let sawTemps = false
+    for (let round = 0; round < 4; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, '--batch', dir, String(count), '4'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+      })
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()))
+      // Kill once temps exist: the batch is between writing them and renaming them.
+      await waitFor(
+        () => readdirSync(dir).some((n) => n.startsWith(TEMP_PREFIX)),
+        'temp files of the batch',
+        20_000,
+      )
+      await new Promise((r) => setTimeout(r, round * 25))
+      child.kill('SIGKILL')
+      await new Promise((r) => child.once('exit', r))
+      const names = readdirSync(dir)
+      if (names.some((n) => n.startsWith(TEMP_PREFIX))) sawTemps = true
+      // Every file is its old content or a complete new one, never a prefix.
+      for (let i = 0; i < count; i++) {
+        const bytes = readFileSync(join(dir, `f${i}.txt`))
+        const ok =
+          bytes.toString() === old(i) ||
+          (bytes.byteLength === 4 * 1024 * 1024 && bytes.every((b) => b === 110))
+        expect(ok, `f${i}.txt after round ${round}`).toBe(true)
+      }
+      const { removeStrayTemps } = await import('../src/disk-writer.js')
+      await removeStrayTemps(dir, new Set())
+      expect(readdirSync(dir).filter((n) => n.startsWith(TEMP_PREFIX))).toEqual([])
+    }
+    // The kills did land inside a batch (temps were left behind), so the check above meant something.
+    expect(sawTemps).toBe(true)
   })
 })
