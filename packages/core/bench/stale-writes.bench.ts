@@ -94,7 +94,9 @@ async function staleWrite(): Promise<string[]> {
     if (!merged.includes(`agent ${i}\n`) || !merged.includes(`w${i} `)) throw new Error('merge lost an edit')
     // Fresh: the same write when nothing changed since the read.
     const seenFresh = await a.readFile('/fresh.txt')
-    const tf = await time(() => a.write('/fresh.txt', edit(seenFresh, 10, `agent ${i}`)))
+    // The new text is made before timing, as for the stale write (only the write is timed).
+    const oursFresh = edit(seenFresh, 10, `agent ${i}`)
+    const tf = await time(() => a.write('/fresh.txt', oursFresh))
     if (i > 0) {
       stale.push(ts)
       fresh.push(tf)

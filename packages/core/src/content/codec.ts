@@ -26,8 +26,12 @@ export interface ContentCodec {
   matches(name: string): boolean
   /** The file's text as a tool or bash sees it. */
   read(doc: Y.Doc): string
-  /** Make the doc hold `text`, changing as little as possible, in one transaction with `origin`. */
-  write(doc: Y.Doc, text: string, origin?: unknown): void
+  /**
+   * Make the doc hold `text`, changing as little as possible, in one transaction with `origin`.
+   * `current`: what `read(doc)` returns now, when the caller already has it (exact); a codec
+   * may use it instead of reading the doc again.
+   */
+  write(doc: Y.Doc, text: string, origin?: unknown, current?: string): void
   /** True when the codec's root keys hold any content. */
   hasContent(doc: Y.Doc): boolean
   /** Calls `onChange` after every change to the codec's keys; returns an unsubscribe. */

@@ -14,9 +14,9 @@ export const textCodec: ContentCodec = {
   id: 'text',
   matches: () => true,
   read: (doc) => doc.getText(TEXT_KEY).toString(),
-  write(doc, text, origin) {
+  write(doc, text, origin, current) {
     const ytext = doc.getText(TEXT_KEY)
-    doc.transact(() => applyTextDiff(ytext, text), origin)
+    doc.transact(() => applyTextDiff(ytext, text, current), origin)
   },
   hasContent: (doc) => doc.share.has(TEXT_KEY) && doc.getText(TEXT_KEY).length > 0,
   observe(doc, onChange) {

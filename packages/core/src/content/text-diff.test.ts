@@ -43,6 +43,39 @@ describe('applyTextDiff', () => {
     )
   })
 
+  it('turns a long text into the text with a few splices, with an update the size of the change', () => {
+    // Lines with surrogate pairs and CRLF; splices anywhere (inside a pair or a CRLF too).
+    const line = fc.constantFrom('a line\n', '😀 pair\r\n', '\n', 'é😁é\n', `${'x'.repeat(40)}\n`)
+    const base = fc.array(line, { minLength: 200, maxLength: 400 }).map((l) => l.join(''))
+    const splice = fc.tuple(
+      fc.nat(),
+      fc.nat(12),
+      fc.string({ unit: fc.constantFrom('b', '\n', '\r\n', '😀', '\ud83d') }),
+    )
+    fc.assert(
+      fc.property(
+        base,
+        fc.array(splice, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (a, ops, givePrev) => {
+          const b = ops.reduce((x, [at, del, ins]) => {
+            const i = at % (x.length + 1)
+            return x.slice(0, i) + ins + x.slice(i + del)
+          }, a)
+          const doc = new Y.Doc()
+          const t = doc.getText()
+          t.insert(0, a)
+          const before = Y.encodeStateVector(doc)
+          doc.transact(() => applyTextDiff(t, b, givePrev ? a : undefined))
+          expect(t.toString()).toBe(b)
+          // A few changed lines at most per splice (a whole-text replace would be over 1 KB).
+          expect(Y.encodeStateAsUpdate(doc, before).byteLength).toBeLessThan(150 + 200 * ops.length)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
   it('keeps a concurrent edit made elsewhere in the file (line diff of a big change)', () => {
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i} ${'x'.repeat(20)}\n`)
     const a = new Y.Doc()

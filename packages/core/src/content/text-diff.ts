@@ -18,9 +18,11 @@ const LINE_DIFF_THRESHOLD = 256
 // Line diffs are O(N·D); past this many lines we keep the single replace.
 const LINE_DIFF_MAX_LINES = 20_000
 
-/** Make `ytext` equal `next` (call inside a transaction). Returns true when anything changed. */
-export function applyTextDiff(ytext: Y.Text, next: string): boolean {
-  const prev = ytext.toString()
+/**
+ * Make `ytext` equal `next` (call inside a transaction). Returns true when anything changed.
+ * `prev`: the text `ytext` holds now, when the caller already has it (it must be exact).
+ */
+export function applyTextDiff(ytext: Y.Text, next: string, prev: string = ytext.toString()): boolean {
   if (prev === next) return false
   const { index, remove, insert } = diffStrings(prev, next)
   // A change across line ends goes by lines even when small: the character diff may shift it

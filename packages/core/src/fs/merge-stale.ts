@@ -36,8 +36,10 @@ export interface StaleWrite {
 
 /**
  * A whole-file write against what the writer saw (`stale.base`, else this
- * instance's last-seen state): returns what to write, fills in the report,
- * and keeps the current content as a version when part of it is overwritten.
+ * instance's last-seen state): returns what to write (and, when it read it,
+ * the current text, so the write need not read it again), fills in the
+ * report, and keeps the current content as a version when part of it is
+ * overwritten.
  */
 export function mergeStale(
   ctx: FsContext,
@@ -46,10 +48,10 @@ export function mergeStale(
   name: string,
   value: FileContentValue,
   stale: StaleWrite,
-): FileContentValue {
+): { value: FileContentValue; current?: string } {
   const codec = codecFor(ctx, name)
   const base = baseOf(ctx, id, doc, codec, stale.base)
-  if (base === undefined) return value
+  if (base === undefined) return { value }
   const bytes = readBinary(doc)
   const theirs: ContentValue = bytes ? { bytes } : { text: readText(ctx, doc, name) }
   // Compare and merge what the codec would store (Markdown re-serialises).
@@ -71,7 +73,7 @@ export function mergeStale(
       )
     stale.report.replacedVersion = toFileVersion(last)
   }
-  return r.merged ? r.value : value
+  return { value: r.merged ? r.value : value, current: theirs.text }
 }
 
 /** The base of a stale write: explicit, or the last-seen snapshot; `undefined` when fresh or never seen, `null` when unreadable. */

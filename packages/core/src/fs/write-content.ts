@@ -59,7 +59,9 @@ export async function writeContent(
       const missing = missingCodec(ctx, doc, name)
       if (missing !== undefined) throw noCodec(ctx, 'open', id, name, missing)
     }
-    if (stale) value = mergeStale(ctx, id, doc, name, value, stale)
+    // The current text, when the merge read it: the codec then diffs against it without reading it again.
+    let current: string | undefined
+    if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
     let size = 0
     let text: string | undefined
     // One transaction: the edit and its history entry travel as one update.
@@ -70,7 +72,7 @@ export async function writeContent(
       } else {
         clearBinary(doc)
         const codec = codecFor(ctx, name)
-        codec.write(doc, value.text ?? '', FS_ORIGIN)
+        codec.write(doc, value.text ?? '', FS_ORIGIN, current)
         // Codecs may normalise (Markdown): cache what a reader will get back.
         text = codec === textCodec ? (value.text ?? '') : readText(ctx, doc, name)
         size = utf8Length(text)
