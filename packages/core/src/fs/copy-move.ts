@@ -32,6 +32,7 @@ import { createSymlink } from './symlinks.js'
 import { toContentValue } from './write-content.js'
 import { writeAt } from './write-file.js'
 
+/** `fs.cp`: files, symlinks and (with `recursive`) folders. ENOENT, EISDIR without `recursive`, EINVAL into itself, EACCES. */
 export async function cp(ctx: FsContext, src: string, dest: string, options?: CpOptions): Promise<void> {
   const srcNorm = normalizePath(src, 'cp')
   const destNorm = normalizePath(dest, 'cp')
@@ -93,6 +94,7 @@ async function copy(
   else await writeAt(ctx, destNorm, dest, content, 'cp')
 }
 
+/** `fs.mv`. ENOENT, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL (into itself), EBUSY (`/`, `/tmp`), EACCES. */
 export async function mv(ctx: FsContext, src: string, dest: string): Promise<void> {
   const srcNorm = normalizePath(src, 'mv')
   const destNorm = normalizePath(dest, 'mv')

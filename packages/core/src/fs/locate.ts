@@ -91,6 +91,7 @@ export function rowOf(ctx: FsContext, id: FileId): FileRow | undefined {
   return id === ROOT_ID ? undefined : ctx.table.get(id)
 }
 
+/** True for the root and folder rows. */
 export function isFolder(ctx: FsContext, id: FileId): boolean {
   return id === ROOT_ID || ctx.table.get(id)?.type === 'folder'
 }

@@ -14,6 +14,7 @@ import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-conte
 import { checkName, checkNewPath, missingFolders } from './limit-checks.js'
 import { isFolder, isSystemPath, locate, normalizePath, parentFolder } from './locate.js'
 
+/** `fs.mkdir`: `mkdirSync` in the mutation queue. */
 export async function mkdir(ctx: FsContext, path: string, options?: MkdirOptions): Promise<void> {
   const normalized = normalizePath(path, 'mkdir')
   if (isSystemPath(normalized)) return ctx.local.mkdir(normalized, options)

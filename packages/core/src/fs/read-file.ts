@@ -15,6 +15,7 @@ import { readContent } from './read-content.js'
 
 type ReadFileOptions = Parameters<IFileSystem['readFile']>[1]
 
+/** `fs.readFile`: the file's text in `options`' encoding. ENOENT, ENOTDIR, ELOOP, EISDIR; ENOSYS when its codec is missing. */
 export async function readFile(ctx: FsContext, path: string, options?: ReadFileOptions): Promise<string> {
   const encoding = getEncoding(options)
   const normalized = normalizePath(path, 'open')
@@ -30,6 +31,7 @@ export async function readFile(ctx: FsContext, path: string, options?: ReadFileO
   return fromBytes(content.bytes!, encoding)
 }
 
+/** `fs.readFileBuffer`: the file's bytes (text as UTF-8). Throws like `readFile`. */
 export async function readFileBuffer(ctx: FsContext, path: string): Promise<Uint8Array> {
   const normalized = normalizePath(path, 'open')
   const loc = locate(ctx, normalized, true, 'open', path)
@@ -40,6 +42,7 @@ export async function readFileBuffer(ctx: FsContext, path: string): Promise<Uint
   return content.bytes ?? encodeUtf8(content.text ?? '')
 }
 
+/** `fs.readFileBytes`: the bytes as a latin1 byte string (just-bash's `ByteString`). Throws like `readFile`. */
 export async function readFileBytes(ctx: FsContext, path: string): Promise<never> {
   const normalized = normalizePath(path, 'open')
   const loc = locate(ctx, normalized, true, 'open', path)

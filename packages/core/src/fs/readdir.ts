@@ -14,6 +14,7 @@ import { isFolder, isSystemPath, locate, normalizePath } from './locate.js'
 
 type DirentEntry = Awaited<ReturnType<NonNullable<IFileSystem['readdirWithFileTypes']>>>[number]
 
+/** `fs.readdir`: display names, sorted. ENOENT, ENOTDIR. */
 export async function readdir(ctx: FsContext, path: string): Promise<string[]> {
   const { id, system } = dir(ctx, path)
   if (system !== undefined) return ctx.local.readdir(system)
@@ -22,6 +23,7 @@ export async function readdir(ctx: FsContext, path: string): Promise<string[]> {
   return [...new Set([...names.filter((n) => !SYSTEM_ROOTS.includes(n)), ...SYSTEM_ROOTS])].sort()
 }
 
+/** `fs.readdirWithFileTypes`: names with their types. ENOENT, ENOTDIR. */
 export async function readdirWithFileTypes(ctx: FsContext, path: string): Promise<DirentEntry[]> {
   const { id, system } = dir(ctx, path)
   if (system !== undefined) return ctx.local.readdirWithFileTypes(system)
@@ -44,6 +46,7 @@ export async function readdirWithFileTypes(ctx: FsContext, path: string): Promis
   return out
 }
 
+/** Every path: the local layer's, then the workspace's (without the shadowed system roots). */
 export function getAllPaths(ctx: FsContext): string[] {
   const local = ctx.local.getAllPaths()
   const shared = ctx.index.allPaths().filter((p) => !isSystemPath(p))

@@ -11,6 +11,7 @@ import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-conte
 import { SYSTEM_ROOTS } from './local-layer.js'
 import { isSystemPath, type Location, locate, normalizePath } from './locate.js'
 
+/** `fs.rm`: soft delete in the workspace (see above). ENOENT (unless `force`), EISDIR for `/` without `recursive`, ENOTEMPTY, EACCES. */
 export async function rm(ctx: FsContext, path: string, options?: RmOptions): Promise<void> {
   const normalized = normalizePath(path, 'rm')
   if (isSystemPath(normalized)) return ctx.local.rm(normalized, options)

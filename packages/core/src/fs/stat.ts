@@ -28,12 +28,14 @@ function inodeOf(id: string): number {
   return Number(h & 0x1fffffffffffffn)
 }
 
+/** `fs.stat` (symlinks followed). ENOENT, ENOTDIR, ELOOP. */
 export async function stat(ctx: FsContext, path: string): Promise<FsStat> {
   const loc = locate(ctx, normalizePath(path, 'stat'), true, 'stat', path)
   if (loc.kind === 'system') return ctx.local.stat(loc.path)
   return statOf(ctx, loc.id)
 }
 
+/** `fs.lstat` (a symlink itself). ENOENT, ENOTDIR, ELOOP. */
 export async function lstat(ctx: FsContext, path: string): Promise<FsStat> {
   const loc = locate(ctx, normalizePath(path, 'lstat'), false, 'lstat', path)
   if (loc.kind === 'system') return ctx.local.lstat(loc.path)
@@ -66,6 +68,7 @@ function statOf(ctx: FsContext, id: FileId): FsStat {
   }
 }
 
+/** `fs.exists`: false for any errno failure (a NUL byte, a missing parent, a loop). */
 export async function exists(ctx: FsContext, path: string): Promise<boolean> {
   if (path.includes('\0')) return false
   try {
@@ -78,6 +81,7 @@ export async function exists(ctx: FsContext, path: string): Promise<boolean> {
   }
 }
 
+/** `fs.chmod`: stores `mode & 0o7777` on the row (symlinks followed); a no-op on the root. ENOENT, EACCES when read-only. */
 export async function chmod(ctx: FsContext, path: string, mode: number): Promise<void> {
   const loc = locate(ctx, normalizePath(path, 'chmod'), true, 'chmod', path)
   if (loc.kind === 'system') return ctx.local.chmod(loc.path, mode)
@@ -86,6 +90,7 @@ export async function chmod(ctx: FsContext, path: string, mode: number): Promise
   ctx.table.update(loc.id, { mode: mode & 0o7777 }, FS_ORIGIN)
 }
 
+/** `fs.utimes`: sets mtime (`updatedAt`); atime is not stored. ENOENT, EACCES when read-only. */
 export async function utimes(ctx: FsContext, path: string, _atime: Date, mtime: Date): Promise<void> {
   const loc = locate(ctx, normalizePath(path, 'utime'), true, 'utime', path)
   if (loc.kind === 'system') return ctx.local.utimes(loc.path, _atime, mtime)

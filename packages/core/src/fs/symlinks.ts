@@ -11,6 +11,7 @@ import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-conte
 import { checkName, checkNewPath } from './limit-checks.js'
 import { isSystemPath, locate, normalizePath, parentFolder, rowOf } from './locate.js'
 
+/** `fs.symlink`: a link at `linkPath` to `target` (stored as given). EEXIST, ENOENT, EACCES. */
 export async function symlink(ctx: FsContext, target: string, linkPath: string): Promise<void> {
   const normalized = normalizePath(linkPath, 'symlink')
   if (isSystemPath(normalized)) return ctx.local.symlink(target, normalized)
@@ -18,6 +19,7 @@ export async function symlink(ctx: FsContext, target: string, linkPath: string):
   return exclusive(ctx, () => createSymlink(ctx, target, normalized, linkPath))
 }
 
+/** The row of a new symlink at a normalised path; the caller holds the queue. EEXIST, ENOENT, ENOTDIR, EINVAL, ENOSPC. */
 export async function createSymlink(
   ctx: FsContext,
   target: string,
@@ -52,6 +54,7 @@ export async function link(existingPath: string, _newPath: string): Promise<void
   throw enosys('link', existingPath, 'hard links are not supported')
 }
 
+/** `fs.readlink`: a symlink's target. EINVAL when not a symlink, ENOENT. */
 export async function readlink(ctx: FsContext, path: string): Promise<string> {
   const loc = locate(ctx, normalizePath(path, 'readlink'), false, 'readlink', path)
   if (loc.kind === 'system') return ctx.local.readlink(loc.path)
@@ -60,6 +63,7 @@ export async function readlink(ctx: FsContext, path: string): Promise<string> {
   return row.target ?? ''
 }
 
+/** `fs.realpath`: the path with every symlink resolved. ENOENT, ENOTDIR, ELOOP. */
 export async function realpath(ctx: FsContext, path: string): Promise<string> {
   const loc = locate(ctx, normalizePath(path, 'realpath'), true, 'realpath', path)
   if (loc.kind === 'system') return ctx.local.realpath(loc.path)

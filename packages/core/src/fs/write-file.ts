@@ -33,6 +33,7 @@ import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from
 
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
 
+/** `fs.writeFile`: `write` without the report (system paths go to the local layer). Throws like `write`. */
 export async function writeFile(
   ctx: FsContext,
   path: string,
@@ -123,6 +124,7 @@ export async function writeAt(
   return id
 }
 
+/** `fs.appendFile`: text onto text is a Y.Text insert (concurrent appends both survive); anything else rewrites the whole content. ENOENT, EISDIR, EFBIG, ENOSPC, EACCES. */
 export async function appendFile(
   ctx: FsContext,
   path: string,
