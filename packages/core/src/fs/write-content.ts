@@ -7,16 +7,19 @@
  *
  * New files skip the doc where they can: in memory mode (no provider) the
  * doc is built when first opened (`seedContent`); a server's `storeContent`
- * stores many new docs in one call (`createContents`, for bulk loads).
+ * stores many new docs in one call (`createContents`, for bulk loads), whose
+ * updates are encoded directly (new-content-update.ts), without a Y.Doc.
  *
  * With a provider each content write remembers the doc's new content version
  * (`writtenSv`) for the row entry that announces it to peers
  * (content-versions.ts).
  */
 import type { BufferEncoding, FileContent } from 'just-bash'
-import * as Y from 'yjs'
+import { nanoid } from 'nanoid'
+import type * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
 import { contentVersionOf } from '../content/content-versions.js'
+import { encodeNewContentDoc } from '../content/new-content-update.js'
 import { textCodec } from '../content/text-codec.js'
 import { toBytes, utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
@@ -163,6 +166,7 @@ export async function createContents(
 ): Promise<number[]> {
   const sizes: number[] = []
   const batch: { id: FileId; update: Uint8Array }[] = []
+  let clientIds: Uint32Array | undefined
   for (const { id, name, value, size: planned } of files) {
     if (canSeed(ctx, name, value)) {
       sizes.push(seedContent(ctx, id, name, value, 'write', planned))
@@ -173,11 +177,23 @@ export async function createContents(
       continue
     }
     const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
-    const doc = new Y.Doc({ guid: id, gc: false })
-    contentBuilder(ctx, name, value, size, 'write')(doc)
-    batch.push({ id, update: Y.encodeStateAsUpdate(doc) })
-    ctx.writtenSv.set(id, contentVersionOf(doc))
-    doc.destroy()
+    // The update a fresh doc would give, encoded directly (no Y.Doc per file).
+    clientIds ??= crypto.getRandomValues(new Uint32Array(files.length))
+    const { update, sv } = encodeNewContentDoc({
+      clientID: clientIds[batch.length]!,
+      ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
+      version: {
+        id: nanoid(10),
+        author: ctx.author,
+        reason: 'write',
+        size,
+        codec: codecFor(ctx, name).id,
+        name,
+        ts: ctx.clock(),
+      },
+    })
+    batch.push({ id, update })
+    ctx.writtenSv.set(id, sv)
     sizes.push(size)
   }
   if (batch.length > 0) await ctx.storeContent!(batch)
