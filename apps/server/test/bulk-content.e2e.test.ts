@@ -59,6 +59,26 @@ describe('bulk content messages', () => {
     expect(await b.fs.readFile('/tree/d0/f0.txt')).toBe('changed\n')
   })
 
+  it("an agent's cp -r of a folder stores the copies in batches", async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeTree(
+      Array.from({ length: 200 }, (_, i) => ({
+        path: `/cpsrc/d${i % 4}/f${i}.txt`,
+        content: `copy me ${i}\n`,
+      })),
+    )
+    await a.flush()
+    const agent = await connect(tokens.write)
+    const out = await new Bash({ fs: agent.fs, cwd: '/' }).exec('cp -r /cpsrc /cpdst && echo done')
+    expect(out.stdout + out.stderr).toBe('done\n')
+    // Sources came in per folder, copies went in batches: no content doc was opened one by one.
+    expect(agent.openDocuments).toBe(0)
+    await agent.flush()
+    const b = await connect(tokens.write)
+    expect(await b.fs.readFile('/cpdst/d3/f199.txt')).toBe('copy me 199\n')
+    expect((await b.fs.readdir('/cpdst/d0')).length).toBe(50)
+  })
+
   it('loads keep request order and refuse ids that are not files of the workspace', async () => {
     const a = await connect(tokens.write)
     await a.fs.writeTree([

@@ -9,7 +9,8 @@
  *
  * Between `/tmp` (the local layer) and the workspace, a move is a copy then
  * a removal, as between two filesystems; other system paths are EACCES.
- * A copy reads and writes through whichever side holds each path.
+ * A copy reads and writes through whichever side holds each path; a folder
+ * copied to a new place in the workspace goes as one bulk load (copy-tree.ts).
  */
 import type { CpOptions } from 'just-bash'
 import { readBinary } from '../content/binary.js'
@@ -19,6 +20,7 @@ import type { FileRow } from '../files-table.js'
 import { ROOT_ID } from '../ids.js'
 import * as paths from '../path.js'
 import { codecFor, contentSize, readText, recordFileVersion } from './content-codecs.js'
+import { copyTreeInBulk } from './copy-tree.js'
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { checkName } from './limit-checks.js'
 import { isTmpPath, TMP_PATH } from './local-layer.js'
@@ -64,6 +66,8 @@ async function copy(
     if (!options?.recursive) throw new FsError('EISDIR', 'cp', src, undefined, 'is a directory')
     if (paths.isSameOrDescendant(srcNorm, destNorm))
       throw new FsError('EINVAL', 'cp', src, undefined, `cannot copy '${src}' into itself, '${dest}'`)
+    // Workspace to a new workspace folder: one bulk load (content in batches, rows in one transaction).
+    if (!toLocal && loc.kind !== 'system' && (await copyTreeInBulk(ctx, loc.id, destNorm))) return
     if (toLocal) await ctx.local.mkdir(destNorm, { recursive: true })
     else mkdirSync(ctx, destNorm, { recursive: true })
     const names =

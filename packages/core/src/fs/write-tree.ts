@@ -20,34 +20,37 @@ import { contentPatch, createContents, toContentValue, writeContent } from './wr
  */
 export async function writeTree(ctx: FsContext, entries: readonly BulkEntry[]): Promise<BulkLoadResult> {
   assertWritable(ctx, 'open', '/')
-  return exclusive(ctx, () =>
-    bulkLoad(
-      {
-        table: ctx.table,
-        index: ctx.index,
-        limits: ctx.limits,
-        origin: FS_ORIGIN,
-        clock: ctx.clock,
-        isSystemPath,
-        locate: (path, syscall, original) => {
-          const loc = locate(ctx, path, true, syscall, original)
-          if (loc.kind === 'system') throw new FsError('EACCES', syscall, original)
-          return loc.id
-        },
-        toContent: (content) => toContentValue(content, 'utf8'),
-        createContents: (files) => createContents(ctx, files),
-        replaceContent: (id, name, value) => writeContent(ctx, id, name, value),
-        contentPatch: (id, size) => contentPatch(ctx, id, size),
-        tagEvents: (transactionId, fn) => {
-          ctx.transactionId = transactionId
-          try {
-            fn()
-          } finally {
-            ctx.transactionId = undefined
-          }
-        },
+  return exclusive(ctx, () => writeTreeNow(ctx, entries))
+}
+
+/** `writeTree` for callers that already hold the filesystem's exclusive queue (cp -r). */
+export function writeTreeNow(ctx: FsContext, entries: readonly BulkEntry[]): Promise<BulkLoadResult> {
+  return bulkLoad(
+    {
+      table: ctx.table,
+      index: ctx.index,
+      limits: ctx.limits,
+      origin: FS_ORIGIN,
+      clock: ctx.clock,
+      isSystemPath,
+      locate: (path, syscall, original) => {
+        const loc = locate(ctx, path, true, syscall, original)
+        if (loc.kind === 'system') throw new FsError('EACCES', syscall, original)
+        return loc.id
       },
-      entries,
-    ),
+      toContent: (content) => toContentValue(content, 'utf8'),
+      createContents: (files) => createContents(ctx, files),
+      replaceContent: (id, name, value) => writeContent(ctx, id, name, value),
+      contentPatch: (id, size) => contentPatch(ctx, id, size),
+      tagEvents: (transactionId, fn) => {
+        ctx.transactionId = transactionId
+        try {
+          fn()
+        } finally {
+          ctx.transactionId = undefined
+        }
+      },
+    },
+    entries,
   )
 }
