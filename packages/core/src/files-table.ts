@@ -15,7 +15,7 @@
  */
 import type * as Y from 'yjs'
 import type { FileId } from './ids.js'
-import { attachLwwMap, type LwwChange, type LwwEntry, type LwwMap } from './lww-map.js'
+import { attachLwwMap, type LwwChange, type LwwEntry, type LwwMap, type LwwObserver } from './lww-map.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
@@ -134,22 +134,24 @@ export function rowProblems(value: unknown): string[] {
 
 /** Attach the files table to the main doc. */
 export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } = {}): FilesTable {
-  const yarray = doc.getArray<LwwEntry<unknown>>(FILES_TABLE_KEY)
-  // Peers may send anything: keep only entries whose value is a valid row for that key.
-  const map = attachLwwMap<unknown>(yarray, options) as LwwMap<unknown>
-  const valid = (v: unknown, key: string): FileRow | undefined =>
-    isValidRow(v) && v.id === key ? v : undefined
+  const yarray = doc.getArray<LwwEntry<FileRow>>(FILES_TABLE_KEY)
+  // Peers may send anything: an entry counts only if its value is a valid row for its key.
+  // Checked once per entry as it arrives (local rows are checked in `set`), not on reads.
+  const map: LwwMap<FileRow> = attachLwwMap<FileRow>(yarray, {
+    ...options,
+    isValid: (key, v): v is FileRow => isValidRow(v) && v.id === key,
+  })
 
   const table: FilesTable = {
     doc,
-    get: (id) => valid(map.get(id), id),
-    has: (id) => valid(map.get(id), id) !== undefined,
+    get: (id) => map.get(id),
+    has: (id) => map.has(id),
     set(row, origin) {
       if (!isValidRow(row)) throw new TypeError(`invalid file row: ${rowProblems(row).join('; ')}`)
       map.set(row.id, row, origin)
     },
     update(id, patch, origin) {
-      const row = table.get(id)
+      const row = map.get(id)
       if (!row) throw new TypeError(`update of a missing row ${id}`)
       const next = { ...row, ...patch, id }
       table.set(next, origin)
@@ -157,48 +159,20 @@ export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } =
     },
     delete: (ids, origin) => map.deleteMany(ids, origin),
     batch: (fn, origin) => map.batch(fn, origin),
-    *rows() {
-      for (const [key, value] of map.entries()) {
-        const row = valid(value, key)
-        if (row) yield row
-      }
-    },
+    rows: () => map.values(),
     forEach(fn) {
-      map.forEach((value, key) => {
-        const row = valid(value, key)
-        if (row) fn(row)
+      map.forEach((row) => {
+        fn(row)
       })
     },
     get size() {
       return map.size
     },
-    observe(fn) {
-      return map.observe((changes, tr) => {
-        // Usually every value is a valid row: pass the map on as it is.
-        let clean = true
-        for (const [key, c] of changes) {
-          if (valid(c.before, key) !== c.before || valid(c.after, key) !== c.after) {
-            clean = false
-            break
-          }
-        }
-        if (clean) return fn(changes as Map<FileId, FileRowChange>, tr)
-        const out = new Map<FileId, FileRowChange>()
-        for (const [key, c] of changes) {
-          const before = valid(c.before, key)
-          const after = valid(c.after, key)
-          if (before !== after) out.set(key as FileId, { before, after })
-        }
-        if (out.size > 0) fn(out, tr)
-      })
-    },
-    observeRemoteEntries(fn) {
-      return map.observeEntries((key, val, tr) => {
-        if (tr.local) return
-        const row = valid(val, key)
-        if (row) fn(row, tr)
-      })
-    },
+    observe: (fn) => map.observe(fn as LwwObserver<FileRow>),
+    observeRemoteEntries: (fn) =>
+      map.observeEntries((_key, row, tr) => {
+        if (!tr.local) fn(row, tr)
+      }),
     destroy: () => map.destroy(),
   }
   return table

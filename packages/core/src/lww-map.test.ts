@@ -61,6 +61,39 @@ describe('LwwMap', () => {
     expect(map.get('ok')).toBe(1)
   })
 
+  it('an entry failing isValid takes part in the LWW but reads as absent', () => {
+    const doc = new Y.Doc()
+    const arr = doc.getArray<LwwEntry<number>>('kv')
+    const map = attachLwwMap<number>(arr, { isValid: (_k, v): v is number => typeof v === 'number' })
+    const events: string[] = []
+    const entries: string[] = []
+    map.observe((changes) => {
+      for (const [k, c] of changes) events.push(`${k}:${c.before}->${c.after}`)
+    })
+    map.observeEntries((k, v) => entries.push(`${k}=${v}`))
+    map.set('a', 1)
+    // A peer's newer entry that is not a number wins and hides the key.
+    arr.push([{ key: 'a', val: 'bad' as never, ts: Number.MAX_SAFE_INTEGER - 1 }])
+    expect(map.get('a')).toBeUndefined()
+    expect(map.has('a')).toBe(false)
+    expect([map.size, [...map.keys()], [...map.values()], [...map.entries()]]).toEqual([0, [], [], []])
+    // A later valid entry shows it again; deleting the bad winner promotes the old value.
+    arr.push([{ key: 'a', val: 2, ts: Number.MAX_SAFE_INTEGER }])
+    expect(map.get('a')).toBe(2)
+    arr.delete(arr.length - 1, 1)
+    expect(map.get('a')).toBeUndefined()
+    arr.delete(arr.length - 1, 1)
+    expect(map.get('a')).toBe(1)
+    expect(events).toEqual([
+      'a:undefined->1',
+      'a:1->undefined',
+      'a:undefined->2',
+      'a:2->undefined',
+      'a:undefined->1',
+    ])
+    expect(entries).toEqual(['a=1', 'a=2'])
+  })
+
   it('replicas converge whatever the order of concurrent writes and deletes', () => {
     const op = fc.record({
       replica: fc.nat(2),

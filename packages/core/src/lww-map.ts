@@ -30,7 +30,12 @@
  * - Deleting a key removes every entry of it; a concurrent `set` on another
  *   replica survives the delete (set wins over delete).
  *
- * It deliberately does not validate values: callers do (see files-table.ts).
+ * Values are checked once per entry, as it arrives, by the caller's optional
+ * `isValid` (see files-table.ts): an entry that fails still takes part in the
+ * LWW (so every replica picks the same winner), but a key whose winner failed
+ * reads as absent everywhere (get, has, iteration, size, change events), and
+ * entry observers only see entries that pass. Entries this map writes itself
+ * are not checked again (the caller checked them before `set`).
  */
 import * as Y from 'yjs'
 
@@ -77,9 +82,11 @@ export interface LwwMap<V> {
   destroy(): void
 }
 
-export interface LwwMapOptions {
+export interface LwwMapOptions<V = unknown> {
   /** Wall clock in ms; injectable for deterministic tests. */
   clock?: () => number
+  /** Checks a peer's entry once, when it arrives; see the module comment. */
+  isValid?: (key: string, val: unknown) => val is V
   /** Sweep stale entries once there are more than `max(minStale, size * staleRatio)`. */
   minStale?: number
   staleRatio?: number
@@ -102,8 +109,15 @@ function isEntry(value: unknown): value is LwwEntry<unknown> {
 }
 
 /** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
-export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOptions = {}): LwwMap<V> {
+export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOptions<V> = {}): LwwMap<V> {
   const clock = options.clock ?? Date.now
+  const isValid = options.isValid
+  // Entries that failed `isValid` (rare: a buggy or hostile peer), and the ones this map
+  // pushed in the current transaction (checked by the caller already).
+  const rejected = new Set<LwwEntry<V>>()
+  const own = new Set<LwwEntry<V>>()
+  const shown = (e: LwwEntry<V> | undefined): V | undefined =>
+    e === undefined || (rejected.size > 0 && rejected.has(e)) ? undefined : e.val
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
   const winners = new Map<string, LwwEntry<V>>()
@@ -144,11 +158,11 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     const cur = staleByKey.get(key)
     return cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]
   }
-  const noteChange = (key: string, before: V | undefined) => {
+  const noteChange = (key: string, before: V | undefined, after: LwwEntry<V> | undefined) => {
     if (!changes) return
     const existing = changes.get(key)
-    if (existing) existing.after = winners.get(key)?.val
-    else changes.set(key, { before, after: winners.get(key)?.val })
+    if (existing) existing.after = shown(after)
+    else changes.set(key, { before, after: shown(after) })
   }
 
   const entryOf = (raw: unknown): LwwEntry<V> | undefined => (isEntry(raw) ? (raw as LwwEntry<V>) : undefined)
@@ -157,12 +171,13 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     const e = entryOf(raw)
     if (!e) return // garbage from a peer: ignore, never crash
     if (e.ts > lastTs) lastTs = e.ts
-    if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
+    if (isValid !== undefined && !(own.size > 0 && own.has(e)) && !isValid(e.key, e.val)) rejected.add(e)
+    else if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
     const cur = winners.get(e.key)
     if (!cur || beats(e, cur)) {
       winners.set(e.key, e)
       if (cur) addStale(cur)
-      noteChange(e.key, cur?.val)
+      noteChange(e.key, shown(cur), e)
     } else {
       addStale(e)
     }
@@ -170,6 +185,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   const remove = (raw: unknown) => {
     const e = entryOf(raw)
     if (!e) return
+    const before = shown(e)
+    if (rejected.size > 0) rejected.delete(e)
     if (removeStale(e)) return
     if (winners.get(e.key) !== e) return
     // The winner is gone (deleted key, or swept by a peer that already saw a
@@ -181,7 +198,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
       removeStale(best)
       winners.set(e.key, best)
     }
-    noteChange(e.key, e.val)
+    noteChange(e.key, before, best)
   }
 
   // Initial load: walk the items instead of copying the array (`toArray`).
@@ -229,6 +246,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     const done = changes
     changes = null
     current = undefined
+    own.clear()
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
     if (done.size > 0) for (const fn of observers) fn(done, transaction)
   }
@@ -282,12 +300,16 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
 
   return {
     yarray,
-    get: (key) => winners.get(key)?.val,
-    has: (key) => winners.has(key),
+    get: (key) => shown(winners.get(key)),
+    has(key) {
+      const e = winners.get(key)
+      return e !== undefined && !(rejected.size > 0 && rejected.has(e))
+    },
     set(key, val, origin) {
       transact((tr) => {
         sweepIfNeeded(tr)
         const entry = { key, val, ts: nextTs() }
+        if (isValid !== undefined) own.add(entry)
         if (pending) pending.push(entry)
         else yarray.push([entry])
       }, origin)
@@ -313,18 +335,24 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
         pending = undefined
       }
     },
-    keys: () => winners.keys(),
+    *keys() {
+      for (const [key, e] of winners) if (!rejected.has(e)) yield key
+    },
     *values() {
-      for (const e of winners.values()) yield e.val
+      for (const e of winners.values()) if (!rejected.has(e)) yield e.val
     },
     *entries() {
-      for (const [key, e] of winners) yield [key, e.val] as [string, V]
+      for (const [key, e] of winners) if (!rejected.has(e)) yield [key, e.val] as [string, V]
     },
     forEach(fn) {
-      for (const e of winners.values()) fn(e.val, e.key)
+      if (rejected.size === 0) for (const e of winners.values()) fn(e.val, e.key)
+      else for (const e of winners.values()) if (!rejected.has(e)) fn(e.val, e.key)
     },
     get size() {
-      return winners.size
+      if (rejected.size === 0) return winners.size
+      let n = 0
+      for (const e of winners.values()) if (!rejected.has(e)) n++
+      return n
     },
     observe(fn) {
       observers.add(fn)
