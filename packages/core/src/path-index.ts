@@ -367,7 +367,10 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       if (parent !== undefined) touch(dirty, parent, id)
     }
     if (structural) {
-      const candidates = new Set<FileId>([...changes.keys(), ...breakers])
+      // Every member of a cycle is a folder, and a cycle that no changed row is on existed
+      // before (and has a breaker): so only changed folders and the breakers can start one.
+      const candidates = new Set<FileId>(breakers)
+      for (const [id, { after }] of changes) if (after?.type === 'folder') candidates.add(id)
       for (const b of breakers) recheck.add(b)
       breakers.clear()
       for (const id of candidates) {
