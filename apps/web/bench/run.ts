@@ -443,15 +443,19 @@ function section(rows: Row[] | undefined, skipped?: string): string {
     'context for "warm" (app files from the service worker, workspace in IndexedDB). The reference is',
     'what any client pays to sync that main doc (a Node @yfs/client connecting and listing two folders),',
     'so the ratio is what the browser adds: page start-up, script evaluation, IndexedDB, rendering.',
-    'Warm start is not much faster than cold because `connectWorkspace` opens from the local copy only',
-    'when the server does not answer (after `offlineAfterMs`); with a server it still waits for the main',
-    "doc's sync, so a warm start saves the asset downloads and little else. Opening the stored copy first",
-    'and syncing behind it is what the 0.5 s goal needs. The 1 MB open is timed from a click in the page',
-    "to the file's first line in CodeMirror, including fetching its content doc; keystroke latency from",
-    "the typing page's own echo to the other page's DOM (both in epoch time), at 25 keys/s, against one",
-    'Node client inserting into the same kind of Y.Text and another observing it. Goals are absolute, but',
-    'this machine is shared (see the load average above; other test runs were going on), so absolute',
-    'times here are several times what a quiet machine gives: read the ratios.',
+    'A warm start opens the stored copy as soon as the server accepts the token and syncs behind it',
+    '(`waitForSync: false`), so it does not wait for the main doc to come from the server; a cold start',
+    'does, and stores it. What is left of a warm start is the page and its scripts, reading the main doc',
+    'from IndexedDB and decoding it (Yjs), and building the index. The 1 MB open is timed from a click',
+    "in the page to the file's first line in CodeMirror, including fetching its content doc; keystroke",
+    "latency from the typing page's own echo to the other page's DOM (both in epoch time), at 25 keys/s,",
+    'against one Node client inserting into the same kind of Y.Text and another observing it.',
+    ...(loadavg()[0]! > 1.5
+      ? [
+          'Goals are absolute, but this machine was busy during the run (see the load average above), so',
+          'absolute times are above what a quiet machine gives: read the ratios.',
+        ]
+      : []),
   ]
   return [...head, ...table, ...notes, '<!-- web:end -->'].join('\n')
 }

@@ -167,4 +167,53 @@ describeBrowser('offline', () => {
       await rm(data, { recursive: true, force: true })
     }
   })
+
+  it('signing out removes this device’s copy, but keeps it while it holds changes the server lacks', async () => {
+    const server = await startServer()
+    servers.push(server)
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.writeFile('/plan.txt', 'one\n')
+    await node.flush()
+    const copies = (page: import('playwright-core').Page) =>
+      page.evaluate(async (name) => {
+        const all = await indexedDB.databases()
+        return all.filter((d) => d.name?.startsWith(`yfs:${location.host}:${name}`)).length
+      }, ws.name)
+
+    const context = await personContext(browser, 'Ana')
+    const { page } = await openPage(context, ws.appUrl(), { allow: [/ERR_INTERNET_DISCONNECTED/] })
+    await item(page, 'plan.txt').click()
+    await page.locator('.cm-content').waitFor()
+    await idbSettled(page)
+    expect(await copies(page)).toBeGreaterThanOrEqual(2) // the main doc and plan.txt's content doc
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('status').filter({ hasText: 'copy of' }).waitFor()
+    expect(await page.getByRole('status').textContent()).toContain(
+      `This device's copy of “${ws.name}” was removed.`,
+    )
+    expect(await copies(page)).toBe(0)
+
+    // Offline edits are not thrown away: signing out with changes the server lacks keeps the copy.
+    // (The link changes only the fragment: the running app signs in from it and hides the token.)
+    await page.goto(ws.appUrl())
+    await item(page, 'plan.txt').waitFor()
+    expect(page.url()).not.toContain('token=')
+    await expect.poll(() => phase(page)).toBe('online')
+    await context.setOffline(true)
+    await expect.poll(() => phase(page)).toBe('offline')
+    await createFile(page, 'offline-note.txt')
+    await idbSettled(page)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('status').filter({ hasText: 'stay on this device' }).waitFor()
+    expect(await copies(page)).toBeGreaterThanOrEqual(1)
+
+    // Back online, opening the workspace again sends the kept edit to the server.
+    await context.setOffline(false)
+    await page.goto(ws.appUrl())
+    await item(page, 'offline-note.txt').waitFor()
+    await until(() => node.fs.exists('/offline-note.txt'), 'the server has the file created offline')
+    await context.close()
+  })
 })
