@@ -1,6 +1,7 @@
 // @yfs/client against a real server: two YjsFileSystems converge through one socket each,
 // just-bash runs on a connected workspace, flush means stored, refusals carry the reason.
 import { ConnectError, connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { createFileId } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -151,5 +152,24 @@ describe('@yfs/client connectWorkspace', () => {
       (e) => e,
     )
     expect(other.reason).toBe('token not valid for this workspace')
+  })
+
+  it('flush() names a refused document at once, every time, instead of waiting out its timeout', async () => {
+    const a = await connect(tokens.write)
+    // Content for an id with no row: the server waits for the row briefly (fileWaitMs), then refuses.
+    const handle = await a.fs.pool.acquire(createFileId())
+    try {
+      handle.doc.getText('text').insert(0, 'orphan')
+      const first = await a.flush(5_000).catch((e: unknown) => e)
+      expect(first).toBeInstanceOf(ConnectError)
+      expect((first as ConnectError).reason).toBe('no such file in workspace')
+      const started = Date.now()
+      const again = await a.flush(60_000).catch((e: unknown) => e)
+      expect((again as ConnectError).reason).toBe('no such file in workspace')
+      expect(Date.now() - started).toBeLessThan(30_000) // not the 60 s timeout
+      expect(a.status().unacknowledged).toBe(1)
+    } finally {
+      handle.release()
+    }
   })
 })

@@ -165,6 +165,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     WebSocketPolyfill: options.WebSocket ?? (await defaultWebSocket()),
   })
   const providers = new Set<HocuspocusProvider>()
+  // Documents the server refused (and why), until it accepts them: flush() fails at once for them.
+  const refusals = new WeakMap<HocuspocusProvider, ConnectError>()
   const byDoc = new WeakMap<Y.Doc, HocuspocusProvider>()
   const lingering = new Set<Promise<void>>()
   const statusListeners = new Set<(status: ConnectionStatus) => void>()
@@ -191,6 +193,10 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       ...(awareness ? {} : { awareness: null }),
     })
     provider.on('unsyncedChanges', notify)
+    provider.on('authenticationFailed', ({ reason }: { reason: string }) =>
+      refusals.set(provider, new ConnectError(reason, name)),
+    )
+    provider.on('authenticated', () => refusals.delete(provider))
     provider.attach()
     providers.add(provider)
     byDoc.set(doc, provider)
@@ -328,6 +334,11 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       for (;;) {
         const pending = [...providers].filter((p) => !(p.isSynced && p.unsyncedChanges === 0))
         if (pending.length === 0 && lingering.size === 0) return
+        // A refused document never gets acknowledged: say why now instead of waiting out the timeout.
+        for (const p of pending) {
+          const refusal = refusals.get(p)
+          if (refusal) throw refusal
+        }
         const left = Math.max(1, deadline - Date.now())
         await Promise.all([
           ...pending.map((p) => whenAcknowledged(p, left)),
