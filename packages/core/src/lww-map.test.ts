@@ -94,6 +94,24 @@ describe('LwwMap', () => {
     expect(entries).toEqual(['a=1', 'a=2'])
   })
 
+  it('keeps runs of its own appended entries short, and peers read the same map', () => {
+    const a = make()
+    const b = make()
+    for (let i = 0; i < 1000; i++) a.map.set(`k${i}`, i)
+    a.map.batch(() => {
+      for (let i = 0; i < 300; i++) a.map.set(`b${i}`, i)
+    })
+    for (let i = 0; i < 300; i++) a.map.set(`c${i}`, i)
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    const runs: number[] = []
+    for (let item = a.doc.getArray('kv')._start; item !== null; item = item.right) runs.push(item.length)
+    // Merging a write into a run copies the run: runs stay short (a batch is one item).
+    expect(runs.filter((n) => n > 128)).toHaveLength(1) // the batch, with the run it continued
+    expect(Math.max(...runs)).toBeLessThanOrEqual(128 + 300)
+    expect(b.map.size).toBe(1600)
+    expect([...b.map.entries()].sort()).toEqual([...a.map.entries()].sort())
+  })
+
   it('replicas converge whatever the order of concurrent writes and deletes', () => {
     const op = fc.record({
       replica: fc.nat(2),
