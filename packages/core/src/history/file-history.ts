@@ -23,9 +23,18 @@ import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { BINARY_KEY, readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
+import { type DeleteSet, subtractDeleteSet } from './delete-sets.js'
+import { deletionsSince, track } from './deletion-tracker.js'
+import {
+  appendVersion,
+  findStoredVersion,
+  lastStoredVersion,
+  storedVersions,
+  VERSIONS_KEY,
+  versionListRebuilds,
+} from './version-list.js'
 
-/** Root key of the versions array in a content doc. */
-export const VERSIONS_KEY = 'versions'
+export { findStoredVersion, lastStoredVersion, VERSIONS_KEY }
 
 /** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
 export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
@@ -62,23 +71,9 @@ export interface VersionContent {
   bytes?: Uint8Array
 }
 
-const versionsOf = (doc: Y.Doc) => doc.getArray<StoredVersion>(VERSIONS_KEY)
-
-function isStoredVersion(v: unknown): v is StoredVersion {
-  const s = v as Partial<StoredVersion> | null
-  return (
-    typeof s === 'object' &&
-    s !== null &&
-    typeof s.id === 'string' &&
-    typeof s.ts === 'number' &&
-    s.snapshot instanceof Uint8Array
-  )
-}
-
-/** Versions in the order they were recorded (garbage entries from peers skipped). */
-export function listStoredVersions(doc: Y.Doc): StoredVersion[] {
-  if (!doc.share.has(VERSIONS_KEY)) return []
-  return versionsOf(doc).toArray().filter(isStoredVersion)
+/** Versions in the order they were recorded (garbage entries from peers skipped). Do not mutate. */
+export function listStoredVersions(doc: Y.Doc): readonly StoredVersion[] {
+  return storedVersions(doc)
 }
 
 export function toFileVersion({ snapshot: _s, base: _b, depth: _d, ...rest }: StoredVersion): FileVersion {
@@ -89,11 +84,7 @@ export function toFileVersion({ snapshot: _s, base: _b, depth: _d, ...rest }: St
 const resolved = new WeakMap<Y.Doc, Map<string, Y.Snapshot>>()
 
 /** The full snapshot of a version (its delta chain merged). */
-export function versionSnapshot(
-  doc: Y.Doc,
-  version: StoredVersion,
-  all = listStoredVersions(doc),
-): Y.Snapshot {
+export function versionSnapshot(doc: Y.Doc, version: StoredVersion): Y.Snapshot {
   let cache = resolved.get(doc)
   if (!cache) {
     cache = new Map()
@@ -104,54 +95,19 @@ export function versionSnapshot(
   const own = Y.decodeSnapshot(version.snapshot)
   let full = own
   if (version.base !== undefined) {
-    const base = all.find((v) => v.id === version.base)
+    const base = findStoredVersion(doc, version.base)
     if (!base) throw new RangeError(`version ${version.id} extends a missing version ${version.base}`)
-    full = Y.createSnapshot(Y.mergeDeleteSets([versionSnapshot(doc, base, all).ds, own.ds]), own.sv)
+    full = Y.createSnapshot(Y.mergeDeleteSets([versionSnapshot(doc, base).ds, own.ds]), own.sv)
   }
   cache.set(version.id, full)
   return full
 }
 
-type DeleteSet = ReturnType<typeof Y.createDeleteSet>
-type DeleteRanges = Map<number, { clock: number; len: number }[]>
-
-/** Deletions in `now` that are not in `base` (both sorted and merged, base ⊆ now). */
-function subtractDeleteSet(now: DeleteSet, base: DeleteSet): DeleteSet {
-  const out = Y.createDeleteSet()
-  const nowClients = (now as unknown as { clients: DeleteRanges }).clients
-  const baseClients = (base as unknown as { clients: DeleteRanges }).clients
-  const outClients = (out as unknown as { clients: DeleteRanges }).clients
-  for (const [client, ranges] of nowClients) {
-    const minus = baseClients.get(client) ?? []
-    const kept: { clock: number; len: number }[] = []
-    let j = 0
-    for (const r of ranges) {
-      let start = r.clock
-      const end = r.clock + r.len
-      while (j < minus.length && minus[j]!.clock + minus[j]!.len <= start) j++
-      let k = j
-      while (start < end) {
-        const m = minus[k]
-        if (!m || m.clock >= end) {
-          kept.push({ clock: start, len: end - start })
-          break
-        }
-        if (m.clock > start) kept.push({ clock: start, len: m.clock - start })
-        start = Math.max(start, m.clock + m.len)
-        k++
-      }
-    }
-    if (kept.length > 0) outClients.set(client, kept)
-  }
-  return out
-}
-
 /** True when the doc's content changed since its last version. */
 export function hasUnversionedChanges(doc: Y.Doc): boolean {
-  const versions = listStoredVersions(doc)
-  const last = versions[versions.length - 1]
+  const last = lastStoredVersion(doc)
   if (!last) return contentTouched(doc)
-  const then = versionSnapshot(doc, last, versions)
+  const then = versionSnapshot(doc, last)
   const now = Y.snapshot(doc)
   // Only the versions array itself may have moved on since.
   return !sameContentState(doc, then, now)
@@ -189,7 +145,34 @@ function sameContentState(doc: Y.Doc, then: Y.Snapshot, now: Y.Snapshot): boolea
   return !changed
 }
 
-/** Append a version of the doc's current content (call inside or outside a transaction). */
+let fullSnapshots = 0
+
+/**
+ * Work done by `recordVersion` so far in this process, for tests that check it stays
+ * constant per version: walks over a whole doc (`Y.snapshot`) and reads of a whole versions array.
+ */
+export const recordWork = (): { fullSnapshots: number; listRebuilds: number } => ({
+  fullSnapshots,
+  listRebuilds: versionListRebuilds(),
+})
+
+/** The doc's state vector (what `Y.snapshot(doc).sv` holds, without walking the structs). */
+function stateVectorOf(doc: Y.Doc): Map<number, number> {
+  const sv = new Map<number, number>()
+  for (const [client, structs] of doc.store.clients) {
+    const last = structs[structs.length - 1]!
+    sv.set(client, last.id.clock + last.length)
+  }
+  return sv
+}
+
+/**
+ * Append a version of the doc's current content (call inside or outside a transaction).
+ *
+ * Cost: O(changes since the last version) when that version was recorded here
+ * (deletion-tracker.ts); otherwise, and for every `KEYFRAME_EVERY`th version,
+ * one walk over the doc's structs (`Y.snapshot`).
+ */
 export function recordVersion(
   doc: Y.Doc,
   meta: { author: string; reason: VersionReason; size: number; codec: string; name: string; ts: number },
@@ -197,22 +180,35 @@ export function recordVersion(
 ): StoredVersion {
   let version!: StoredVersion
   doc.transact(() => {
-    const all = listStoredVersions(doc)
-    const last = all.at(-1)
-    const now = Y.snapshot(doc)
+    const last = lastStoredVersion(doc)
     const depth = last ? (last.depth ?? 0) + 1 : 0
     const common = { id: nanoid(10), ...meta, binary: readBinary(doc) !== undefined }
-    if (!last || depth >= KEYFRAME_EVERY) version = { ...common, snapshot: Y.encodeSnapshot(now) }
-    else {
-      const delta = subtractDeleteSet(now.ds, versionSnapshot(doc, last, all).ds)
-      version = {
-        ...common,
-        base: last.id,
-        depth,
-        snapshot: Y.encodeSnapshot(Y.createSnapshot(delta, now.sv)),
+    let extra: DeleteSet = Y.createDeleteSet()
+    const since = last && depth < KEYFRAME_EVERY ? deletionsSince(doc, last.id) : undefined
+    if (last && since) {
+      // The deletions since `last`, collected as they happened: no walk over the doc.
+      extra = since.extra
+      const snapshot = Y.createSnapshot(since.deletions, stateVectorOf(doc))
+      version = { ...common, base: last.id, depth, snapshot: Y.encodeSnapshot(snapshot) }
+    } else {
+      fullSnapshots++
+      const now = Y.snapshot(doc)
+      if (!last || depth >= KEYFRAME_EVERY) version = { ...common, snapshot: Y.encodeSnapshot(now) }
+      else {
+        const base = versionSnapshot(doc, last).ds
+        const delta = subtractDeleteSet(now.ds, base)
+        // Deletions the base chain has and this replica has not seen yet (its full set is now.ds ∪ extra).
+        extra = subtractDeleteSet(base, now.ds)
+        version = {
+          ...common,
+          base: last.id,
+          depth,
+          snapshot: Y.encodeSnapshot(Y.createSnapshot(delta, now.sv)),
+        }
       }
     }
-    versionsOf(doc).push([version])
+    appendVersion(doc, version)
+    track(doc, version.id, extra)
   }, origin)
   return version
 }
@@ -257,8 +253,7 @@ export function readSnapshotContent(doc: Y.Doc, snapshot: Y.Snapshot, codec: Con
 export function compactContentState(update: Uint8Array, keep: readonly Y.Snapshot[] = []): Uint8Array {
   const full = new Y.Doc({ guid: 'yfs-history', gc: false })
   Y.applyUpdate(full, update)
-  const versions = listStoredVersions(full)
-  const snapshots = [...versions.map((v) => versionSnapshot(full, v, versions)), ...keep]
+  const snapshots = [...listStoredVersions(full).map((v) => versionSnapshot(full, v)), ...keep]
   full.destroy()
   const referenced = (item: Y.Item) =>
     snapshots.some((s) => item.id.clock < (s.sv.get(item.id.client) ?? 0) && !Y.isDeleted(s.ds, item.id))
