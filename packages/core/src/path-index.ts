@@ -268,8 +268,13 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     }
   }
 
-  /** Rows whose stored parent is `id` (a row's effective parent is its stored one, or the root). */
-  const storedChildren = (id: FileId): FileId[] => [...(kids.get(id) ?? []), ...(detached.get(id) ?? [])]
+  /** Add the rows whose stored parent is `id` to `out` (a row's effective parent is its stored one, or the root). */
+  const addStoredChildren = (id: FileId, out: Set<FileId>) => {
+    const shown = kids.get(id)
+    if (shown) for (const child of shown) out.add(child)
+    const elsewhere = detached.get(id)
+    if (elsewhere) for (const child of elsewhere) out.add(child)
+  }
 
   const countRow = (row: FileRow, sign: 1 | -1) => {
     nodeCount += sign
@@ -335,6 +340,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     const dirty: Dirty = new Map()
     const recheck = new Set<FileId>()
     let structural = false
+    let folderChanged = false
     for (const [id, { before, after }] of changes) {
       // Fast path: same parent and type (size, mtime, mode, name or trash changes).
       if (before && after && before.parentId === after.parentId && before.type === after.type) {
@@ -360,13 +366,14 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       recheck.add(id)
       if (!before || !after || before.parentId !== after.parentId || before.type !== after.type) {
         structural = true
+        if (after?.type === 'folder') folderChanged = true
         // Stored children of an added, deleted or retyped row may switch between orphan and attached.
-        for (const child of storedChildren(id)) recheck.add(child)
+        addStoredChildren(id, recheck)
       }
       const parent = effParent.get(id)
       if (parent !== undefined) touch(dirty, parent, id)
     }
-    if (structural) {
+    if (structural && (folderChanged || breakers.size > 0)) {
       // Every member of a cycle is a folder, and a cycle that no changed row is on existed
       // before (and has a breaker): so only changed folders and the breakers can start one.
       const candidates = new Set<FileId>(breakers)
@@ -393,15 +400,16 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       display.delete(id)
       names.delete(id)
       sorted.delete(id)
+      plaintext.delete(id)
     }
   }
 
   rebuild()
   const unobserve = table.observe((changes, tr) => {
+    if (listeners.size === 0) return apply(changes)
     const oldPaths = new Map<FileId, string | undefined>()
-    if (listeners.size > 0) for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
+    for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
     apply(changes)
-    for (const [id, { after }] of changes) if (!after) plaintext.delete(id)
     for (const fn of listeners) fn(changes, oldPaths, tr)
   })
 
