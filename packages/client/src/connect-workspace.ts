@@ -239,27 +239,23 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const stored = mainStore !== undefined && mainDoc.store.clients.size > 0
   const main = open(mainName, mainDoc, true)
   let openedOffline = false
+  let lateCodecs: readonly ContentCodec[] = []
   try {
     const offlineAfterMs = options.offlineAfterMs ?? 3_000
     if (stored && options.waitForSync === false)
       openedOffline = !(await whenAcceptedOrOffline(main, socket, offlineAfterMs))
     else if (stored) openedOffline = !(await whenSyncedOrOffline(main, socket, offlineAfterMs))
     else await whenSynced(main, timeoutMs)
+    mark(main.isSynced ? 'yfs:main-synced' : 'yfs:main-opened-from-store')
+    const loaded = await codecsLoaded
+    if (loaded && 'error' in loaded) throw loaded.error
+    lateCodecs = loaded?.codecs ?? []
   } catch (error) {
     drop(main)
     socket.destroy()
     await mainStore?.destroy()
     throw error
   }
-  mark(main.isSynced ? 'yfs:main-synced' : 'yfs:main-opened-from-store')
-  const loaded = await codecsLoaded
-  if (loaded && 'error' in loaded) {
-    drop(main)
-    socket.destroy()
-    await mainStore?.destroy()
-    throw loaded.error
-  }
-  const lateCodecs = loaded?.codecs ?? []
   const stores = new Set<DocPersistence>(mainStore ? [mainStore] : [])
 
   let fs: YjsFileSystem | undefined
