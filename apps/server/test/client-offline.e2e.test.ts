@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { ConnectError, connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
 import { markdownCodec } from '@yfs/markdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { createSqliteStore } from '../src/persistence/sqlite-store.js'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
@@ -28,6 +29,42 @@ function createMemoryStore() {
     return { whenLoaded: Promise.resolve(), destroy: () => doc.off('update', onUpdate) }
   }
   return { persist, updates }
+}
+
+/**
+ * A device store whose stored state is applied only when `release()` is called, as y-indexeddb
+ * applies it after an asynchronous read: what a connect does while a large local copy loads.
+ */
+function createSlowStore(base: ReturnType<typeof createMemoryStore>) {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let loading = 0
+  const persist: PersistDoc = (name, doc) => {
+    loading++
+    const whenLoaded = released.then(() => {
+      loading--
+      // The base store applies its copy and starts logging the doc's updates.
+      const attached = base.persist(name, doc)
+      detach = attached.destroy
+    })
+    let detach: () => void | Promise<void> = () => {}
+    return { whenLoaded, destroy: () => detach() }
+  }
+  return { persist, release, loading: () => loading }
+}
+
+/** The `ws` WebSocket, counting the bytes this client sends. */
+function countingWebSocket() {
+  const counter = { sent: 0 }
+  class CountingWebSocket extends WebSocket {
+    override send(data: Parameters<WebSocket['send']>[0], ...rest: unknown[]): void {
+      counter.sent += (data as ArrayBufferLike | ArrayBufferView).byteLength ?? 0
+      ;(super.send as (...a: unknown[]) => void)(data, ...rest)
+    }
+  }
+  return { WebSocket: CountingWebSocket, counter }
 }
 
 /** A ws:// URL on which nothing listens. */
@@ -268,6 +305,79 @@ describe('@yfs/client with a local store (offline)', () => {
       open.push(down)
       expect(down.openedOffline).toBe(true)
       expect(await down.fs.readFile('/a.txt')).toBe('a\n')
+    })
+  })
+
+  describe('a local copy that loads slowly (the token check overlaps the load)', () => {
+    /** A device that holds `files` small files of workspace `name` (written online, then closed). */
+    async function deviceWith(name: string, files: number) {
+      const { write } = await t.workspace(name)
+      const device = createMemoryStore()
+      const first = await connectWorkspace({
+        url: t.url,
+        workspace: name,
+        token: write,
+        persist: device.persist,
+      })
+      await first.fs.mkdir('/rows')
+      await first.fs.writeTree(
+        Array.from({ length: files }, (_, i) => ({ path: `/rows/file-${i}.txt`, content: `${i}\n` })),
+      )
+      await first.flush()
+      await first.close()
+      return { device, write }
+    }
+    const clearMarks = () => performance.clearMarks('yfs:main-accepted')
+    const accepted = () => performance.getEntriesByName('yfs:main-accepted').length > 0
+
+    it('the server accepts the token before the copy has loaded; the copy is not sent back', async () => {
+      const { device, write } = await deviceWith('slow-load', 300)
+      const mainBytes = Y.mergeUpdates(device.updates.get('slow-load') ?? []).byteLength
+      const slow = createSlowStore(device)
+      const { WebSocket: Counting, counter } = countingWebSocket()
+      clearMarks()
+      const connecting = connectWorkspace({
+        url: t.url,
+        workspace: 'slow-load',
+        token: write,
+        persist: slow.persist,
+        waitForSync: false,
+        WebSocket: Counting,
+      })
+      await waitFor(accepted, 'the token is accepted while the copy still loads')
+      expect(slow.loading()).toBe(1)
+      slow.release()
+      const conn = await connecting
+      open.push(conn)
+      expect(conn.openedOffline).toBe(false)
+      expect(await conn.fs.readdir('/rows')).toHaveLength(300)
+      await waitFor(() => conn.main.isSynced, 'the main doc syncs behind the open')
+      await conn.flush()
+      // Token, sync step and state vectors only: the 300 stored rows never went to the server again.
+      expect(mainBytes).toBeGreaterThan(10_000)
+      expect(counter.sent).toBeLessThan(mainBytes / 4)
+    })
+
+    it('a token refused while the copy loads fails the connect with the server’s reason', async () => {
+      const { device } = await deviceWith('slow-refused', 3)
+      const slow = createSlowStore(device)
+      const started = Date.now()
+      const connecting = connectWorkspace({
+        url: t.url,
+        workspace: 'slow-refused',
+        token: 'not-a-token',
+        persist: slow.persist,
+        waitForSync: false,
+        offlineAfterMs: 20_000,
+        timeoutMs: 20_000,
+      }).catch((e: unknown) => e)
+      // Long enough for the refusal to arrive before the copy has loaded.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      slow.release()
+      const error = await connecting
+      expect(error).toBeInstanceOf(ConnectError)
+      expect((error as ConnectError).reason).toBe('invalid token')
+      expect(Date.now() - started).toBeLessThan(10_000)
     })
   })
 

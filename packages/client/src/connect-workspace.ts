@@ -44,6 +44,7 @@ import * as Y from 'yjs'
 import { createBulkChannel } from './bulk-channel.js'
 import { ConnectError } from './connect-error.js'
 import { contentDocName, mainDocName } from './doc-names.js'
+import { holdSync } from './held-sync.js'
 import { captureHostContext } from './host-context.js'
 import type { DocPersistence, PersistDoc } from './persistence.js'
 import { whenAcknowledged, whenSynced } from './provider-sync.js'
@@ -231,16 +232,26 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const mainName = mainDocName(options.workspace)
   mark('yfs:store-open')
   const mainStore = options.persist?.(mainName, mainDoc)
-  if (mainStore) {
-    await mainStore.whenLoaded
-    mark('yfs:stored-main-loaded')
-  }
-  // The store had this workspace: the server is not needed to open it.
-  const stored = mainStore !== undefined && mainDoc.store.clients.size > 0
+  // Attached before the local copy has loaded, so the token check overlaps the load (held-sync.ts).
   const main = open(mainName, mainDoc, true)
+  main.on('authenticated', () => mark('yfs:main-accepted'))
+  const releaseSync = mainStore ? holdSync(main) : undefined
   let openedOffline = false
   let lateCodecs: readonly ContentCodec[] = []
   try {
+    if (mainStore) {
+      try {
+        await mainStore.whenLoaded
+      } finally {
+        releaseSync?.()
+      }
+      mark('yfs:stored-main-loaded')
+      // Refused while the copy loaded: the waits below would not see the event again.
+      const refused = refusals.get(main)
+      if (refused) throw refused
+    }
+    // The store had this workspace: the server is not needed to open it.
+    const stored = mainStore !== undefined && mainDoc.store.clients.size > 0
     const offlineAfterMs = options.offlineAfterMs ?? 3_000
     if (stored && options.waitForSync === false)
       openedOffline = !(await whenAcceptedOrOffline(main, socket, offlineAfterMs))
