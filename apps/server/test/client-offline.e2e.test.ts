@@ -17,6 +17,8 @@ import { startTestServer, type TestServer, waitFor } from './helpers.js'
 /** A device-local store: every update of every attached doc, by doc name. */
 function createMemoryStore() {
   const updates = new Map<string, Uint8Array[]>()
+  // Small key–value entries beside each doc (y-indexeddb's custom store).
+  const meta = new Map<string, unknown>()
   const persist: PersistDoc = (name, doc) => {
     const log = updates.get(name) ?? []
     updates.set(name, log)
@@ -26,9 +28,14 @@ function createMemoryStore() {
       if (origin !== 'store') log.push(update)
     }
     doc.on('update', onUpdate)
-    return { whenLoaded: Promise.resolve(), destroy: () => doc.off('update', onUpdate) }
+    return {
+      whenLoaded: Promise.resolve(),
+      destroy: () => doc.off('update', onUpdate),
+      get: async (key: string) => meta.get(`${name}:${key}`),
+      set: async (key: string, value: unknown) => meta.set(`${name}:${key}`, structuredClone(value)),
+    }
   }
-  return { persist, updates }
+  return { persist, updates, meta }
 }
 
 /**
@@ -50,7 +57,12 @@ function createSlowStore(base: ReturnType<typeof createMemoryStore>) {
       detach = attached.destroy
     })
     let detach: () => void | Promise<void> = () => {}
-    return { whenLoaded, destroy: () => detach() }
+    return {
+      whenLoaded,
+      destroy: () => detach(),
+      get: async (key: string) => base.meta.get(`${name}:${key}`),
+      set: async (key: string, value: unknown) => base.meta.set(`${name}:${key}`, value),
+    }
   }
   return { persist, release, loading: () => loading }
 }
@@ -356,6 +368,79 @@ describe('@yfs/client with a local store (offline)', () => {
       // Token, sync step and state vectors only: the 300 stored rows never went to the server again.
       expect(mainBytes).toBeGreaterThan(10_000)
       expect(counter.sent).toBeLessThan(mainBytes / 4)
+    })
+
+    it('an offline edit of a file nobody re-opens reaches the server on the next connection', async () => {
+      const { device, write } = await deviceWith('resume-unopened', 2)
+      // A file this device has had open (its content doc is in the store), then offline edits.
+      const online = await connectWorkspace({
+        url: t.url,
+        workspace: 'resume-unopened',
+        token: write,
+        persist: device.persist,
+      })
+      await online.fs.writeFile('/rows/seen.txt', 'first version\n')
+      await online.flush()
+      await online.close()
+      const down = await connectWorkspace({
+        url: await deadUrl(),
+        workspace: 'resume-unopened',
+        token: write,
+        persist: device.persist,
+      })
+      await down.fs.writeFile('/rows/seen.txt', 'first version\nedited offline\n')
+      await down.fs.writeFile('/rows/new.txt', 'created offline\n')
+      await down.close(0)
+      // The main doc's store lists both content docs as unacknowledged.
+      expect(device.meta.get('resume-unopened:yfs.unacknowledged-docs')).toHaveLength(2)
+
+      // Back online: nobody reads the files, yet the edits reach the server and another client.
+      const back = await connectWorkspace({
+        url: t.url,
+        workspace: 'resume-unopened',
+        token: write,
+        persist: device.persist,
+      })
+      open.push(back)
+      expect(back.status().unacknowledged).toBeGreaterThan(0)
+      await back.flush()
+      const other = await connectWorkspace({ url: t.url, workspace: 'resume-unopened', token: write })
+      open.push(other)
+      expect(await other.fs.readFile('/rows/seen.txt')).toBe('first version\nedited offline\n')
+      expect(await other.fs.readFile('/rows/new.txt')).toBe('created offline\n')
+      await waitFor(() => back.status().unacknowledged === 0, 'nothing left unacknowledged')
+      await back.close()
+      // Acknowledged: the list is empty again, so the next connection re-opens nothing.
+      expect(device.meta.get('resume-unopened:yfs.unacknowledged-docs')).toEqual([])
+    })
+
+    it('offline edits in the copy still reach the server through the held sync', async () => {
+      const { device, write } = await deviceWith('slow-offline', 3)
+      const down = await connectWorkspace({
+        url: await deadUrl(),
+        workspace: 'slow-offline',
+        token: write,
+        persist: device.persist,
+      })
+      await down.fs.writeFile('/rows/offline.txt', 'written without a server\n')
+      await down.close(0)
+
+      const slow = createSlowStore(device)
+      const connecting = connectWorkspace({
+        url: t.url,
+        workspace: 'slow-offline',
+        token: write,
+        persist: slow.persist,
+        waitForSync: false,
+      })
+      setTimeout(() => slow.release(), 100)
+      const conn = await connecting
+      open.push(conn)
+      await conn.flush()
+      const other = await connectWorkspace({ url: t.url, workspace: 'slow-offline', token: write })
+      open.push(other)
+      expect(await other.fs.readFile('/rows/offline.txt')).toBe('written without a server\n')
+      expect(await other.fs.readdir('/rows')).toHaveLength(4)
     })
 
     it('a token refused while the copy loads fails the connect with the server’s reason', async () => {

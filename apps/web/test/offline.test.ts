@@ -204,16 +204,30 @@ describeBrowser('offline', () => {
     await context.setOffline(true)
     await expect.poll(() => phase(page)).toBe('offline')
     await createFile(page, 'offline-note.txt')
+    await item(page, 'offline-note.txt').click()
+    await page.locator('.cm-content').click()
+    await page.keyboard.type('typed offline, then signed out')
+    await page.getByText('typed offline, then signed out').waitFor()
     await idbSettled(page)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('status').filter({ hasText: 'stay on this device' }).waitFor()
     expect(await copies(page)).toBeGreaterThanOrEqual(1)
 
-    // Back online, opening the workspace again sends the kept edit to the server.
+    // Back online, opening the workspace again sends the kept edits to the server: the new file and
+    // its text, although nobody opens the file (the client re-opens content docs it left unacknowledged).
     await context.setOffline(false)
     await page.goto(ws.appUrl())
     await item(page, 'offline-note.txt').waitFor()
+    expect(await page.locator('.cm-content').count()).toBe(0)
     await until(() => node.fs.exists('/offline-note.txt'), 'the server has the file created offline')
+    await until(
+      async () => (await node.fs.readFile('/offline-note.txt')) === 'typed offline, then signed out',
+      'the server has the text typed offline',
+    )
+    await expect.poll(() => phase(page)).toBe('online')
+    await expect
+      .poll(() => page.locator('[data-unacknowledged]').getAttribute('data-unacknowledged'))
+      .toBe('0')
     await context.close()
   })
 })

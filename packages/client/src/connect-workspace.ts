@@ -29,6 +29,14 @@
  * web app: the stored tree shows at once). `status()` / `onStatus()` report online/offline and how
  * many documents hold changes the server has not acknowledged yet.
  *
+ * Content docs with local changes the server has not acknowledged are listed
+ * in the main doc's store, and the next connection re-opens them (offline
+ * edits of files closed before the server came back; unacknowledged-docs.ts).
+ *
+ * Over 400 lines because the providers, the pool's connect hook, lingering
+ * copies and flush/close share one socket's state; the parts that stand alone
+ * live beside it (held-sync, provider-sync, unacknowledged-docs, bulk-channel).
+ *
  * What it deliberately doesn't do: token refresh, or storing anything itself
  * (the caller brings the store, e.g. y-indexeddb in a browser).
  */
@@ -47,7 +55,8 @@ import { contentDocName, mainDocName } from './doc-names.js'
 import { holdSync } from './held-sync.js'
 import { captureHostContext } from './host-context.js'
 import type { DocPersistence, PersistDoc } from './persistence.js'
-import { whenAcknowledged, whenSynced } from './provider-sync.js'
+import { whenAcceptedOrOffline, whenAcknowledged, whenSynced, whenSyncedOrOffline } from './provider-sync.js'
+import { loadUnacknowledgedDocs, type UnacknowledgedDocs, watchLocalChanges } from './unacknowledged-docs.js'
 
 export interface ConnectWorkspaceOptions {
   /** Server WebSocket URL, e.g. `ws://127.0.0.1:4321`. */
@@ -170,10 +179,14 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const refusals = new WeakMap<HocuspocusProvider, ConnectError>()
   const byDoc = new WeakMap<Y.Doc, HocuspocusProvider>()
   const lingering = new Set<Promise<void>>()
+  // Content docs re-opened for changes an earlier connection left unacknowledged (counted once, as lingering).
+  const resuming = new WeakSet<Y.Doc>()
+  // With a store: ids of content docs whose changes the server has not acknowledged (unacknowledged-docs.ts).
+  let unacked: UnacknowledgedDocs | undefined
   const statusListeners = new Set<(status: ConnectionStatus) => void>()
   const status = (): ConnectionStatus => {
     let unacknowledged = lingering.size
-    for (const p of providers) if (p.unsyncedChanges > 0) unacknowledged++
+    for (const p of providers) if (p.unsyncedChanges > 0 && !resuming.has(p.document)) unacknowledged++
     return { online: socket.status === WebSocketStatus.Connected, unacknowledged }
   }
   const notify = () => {
@@ -218,7 +231,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     const copy = new Y.Doc({ guid: doc.guid, gc: false })
     Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc))
     const heir = open(contentDocName(options.workspace, doc.guid), copy)
-    const done = whenAcknowledged(heir, 24 * 60 * 60 * 1000)
+    const done = whenAcknowledged(heir, DAY_MS)
+      .then(() => unacked?.delete(doc.guid))
       .catch(() => undefined)
       .then(() => {
         lingering.delete(done)
@@ -232,6 +246,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   const mainName = mainDocName(options.workspace)
   mark('yfs:store-open')
   const mainStore = options.persist?.(mainName, mainDoc)
+  const unackedLoading = loadUnacknowledgedDocs(mainStore)
   // Attached before the local copy has loaded, so the token check overlaps the load (held-sync.ts).
   const main = open(mainName, mainDoc, true)
   main.on('authenticated', () => mark('yfs:main-accepted'))
@@ -261,6 +276,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     const loaded = await codecsLoaded
     if (loaded && 'error' in loaded) throw loaded.error
     lateCodecs = loaded?.codecs ?? []
+    unacked = await unackedLoading
   } catch (error) {
     drop(main)
     socket.destroy()
@@ -292,6 +308,13 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         const store = options.persist?.(name, doc)
         if (store) stores.add(store)
         const provider = open(name, doc, options.contentAwareness)
+        // As for the main doc: the stored copy is not sent back, nor the server asked for all of it.
+        if (store) {
+          const release = holdSync(provider)
+          store.whenLoaded.then(release, release)
+        }
+        const stopWatching =
+          store && unacked && !fs?.readOnly ? watchLocalChanges(unacked, doc, provider, store) : undefined
         const known = fs?.table.has(asFileId(doc.guid)) ?? true
         // With a local store a read needs the server only while it is reachable.
         const synced = !known
@@ -306,6 +329,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
           whenSynced: synced,
           destroy: () =>
             host(() => {
+              stopWatching?.()
               close(provider, doc)
               if (store) {
                 stores.delete(store)
@@ -368,72 +392,44 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       for (const provider of [...providers]) drop(provider)
       socket.off('status', notify)
       socket.destroy()
+      await unacked?.close()
       await Promise.all([...stores].map((s) => s.destroy()))
       stores.clear()
     },
   }
+
+  /** Re-open content doc `id` until the server has acknowledged it, then let the pool close it. */
+  const resume = (files: YjsFileSystem, id: string) => {
+    const done: Promise<void> = (async () => {
+      const handle = await files.pool.acquire(asFileId(id))
+      resuming.add(handle.doc)
+      try {
+        const provider = byDoc.get(handle.doc)
+        if (provider) await whenAcknowledged(provider, DAY_MS)
+        unacked?.delete(id)
+      } finally {
+        resuming.delete(handle.doc)
+        handle.release()
+      }
+    })()
+      .catch((error: unknown) => {
+        // Refused for good (the file is gone, say): nothing is left to send.
+        if (error instanceof ConnectError && error.reason !== 'timeout') unacked?.delete(id)
+      })
+      .then(() => {
+        lingering.delete(done)
+        notify()
+      })
+    lingering.add(done)
+  }
+  // Offline edits of files an earlier connection closed before the server was back: send them now.
+  if (unacked && !fs.readOnly) for (const id of unacked.ids()) resume(fs, id)
   return connection
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000
 
 /** A User Timing mark (browsers' performance panel, the web app's benchmarks); no-op where unsupported. */
 function mark(name: string): void {
   globalThis.performance?.mark?.(name)
-}
-
-/**
- * Resolves `true` once the provider has synced, `false` when the server is
- * unreachable (the socket disconnects before the sync, or `offlineMs` pass).
- * Rejects with ConnectError when the server refuses the document.
- */
-function whenSyncedOrOffline(
-  provider: HocuspocusProvider,
-  socket: HocuspocusProviderWebsocket,
-  offlineMs: number,
-): Promise<boolean> {
-  return whenOrOffline(provider, socket, offlineMs, 'synced', () => provider.isSynced)
-}
-
-/**
- * Resolves `true` once the server has accepted the token for the document
- * (its scope is then known: `authorizedScope`), `false` when the server is
- * unreachable. Rejects with ConnectError when the server refuses it.
- */
-function whenAcceptedOrOffline(
-  provider: HocuspocusProvider,
-  socket: HocuspocusProviderWebsocket,
-  offlineMs: number,
-): Promise<boolean> {
-  return whenOrOffline(provider, socket, offlineMs, 'authenticated', () => provider.isAuthenticated)
-}
-
-function whenOrOffline(
-  provider: HocuspocusProvider,
-  socket: HocuspocusProviderWebsocket,
-  offlineMs: number,
-  event: 'synced' | 'authenticated',
-  done: () => boolean,
-): Promise<boolean> {
-  if (done()) return Promise.resolve(true)
-  return new Promise((resolve, reject) => {
-    const finish = (synced: boolean) => {
-      cleanup()
-      resolve(synced)
-    }
-    const onSynced = () => finish(true)
-    const onDisconnect = () => finish(false)
-    const refused = ({ reason }: { reason: string }) => {
-      cleanup()
-      reject(new ConnectError(reason, provider.configuration.name))
-    }
-    const timer = setTimeout(() => finish(false), offlineMs)
-    const cleanup = () => {
-      clearTimeout(timer)
-      provider.off(event, onSynced)
-      provider.off('authenticationFailed', refused)
-      socket.off('disconnect', onDisconnect)
-    }
-    provider.on(event, onSynced)
-    provider.on('authenticationFailed', refused)
-    socket.on('disconnect', onDisconnect)
-  })
 }

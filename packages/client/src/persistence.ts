@@ -17,6 +17,13 @@ export interface DocPersistence {
   readonly whenLoaded: Promise<void>
   /** Stop storing the document's updates (what was stored stays). */
   destroy(): void | Promise<void>
+  /**
+   * Optional small key–value entries kept beside the document (y-indexeddb's `get`/`set`). On the
+   * main doc's store the client keeps the ids of content docs with unacknowledged changes there,
+   * so a later connection sends offline edits of files nobody re-opens (unacknowledged-docs.ts).
+   */
+  get?(key: string): Promise<unknown>
+  set?(key: string, value: unknown): Promise<unknown>
 }
 
 /**
@@ -27,7 +34,12 @@ export interface DocPersistence {
  * import { IndexeddbPersistence } from 'y-indexeddb'
  * const persist: PersistDoc = (name, doc) => {
  *   const p = new IndexeddbPersistence(`yfs:${location.host}:${name}`, doc)
- *   return { whenLoaded: p.whenSynced.then(() => undefined), destroy: () => p.destroy() }
+ *   return {
+ *     whenLoaded: p.whenSynced.then(() => undefined),
+ *     destroy: () => p.destroy(),
+ *     get: (key) => p.get(key),
+ *     set: (key, value) => p.set(key, value),
+ *   }
  * }
  */
 export type PersistDoc = (name: string, doc: Y.Doc) => DocPersistence

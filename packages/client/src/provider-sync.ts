@@ -4,7 +4,7 @@
  * change: `unsyncedChanges === 0`). Both reject with ConnectError when the
  * server refuses the document, and after `timeoutMs`.
  */
-import type { HocuspocusProvider } from '@hocuspocus/provider'
+import type { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
 import { ConnectError } from './connect-error.js'
 
 function waitForProvider(
@@ -48,4 +48,62 @@ export function whenSynced(provider: HocuspocusProvider, timeoutMs: number): Pro
 /** Resolves once the server has acknowledged (stored) every local change. */
 export function whenAcknowledged(provider: HocuspocusProvider, timeoutMs: number): Promise<void> {
   return waitForProvider(provider, () => provider.isSynced && provider.unsyncedChanges === 0, timeoutMs)
+}
+
+/**
+ * Resolves `true` once the provider has synced, `false` when the server is
+ * unreachable (the socket disconnects before the sync, or `offlineMs` pass).
+ * Rejects with ConnectError when the server refuses the document.
+ */
+export function whenSyncedOrOffline(
+  provider: HocuspocusProvider,
+  socket: HocuspocusProviderWebsocket,
+  offlineMs: number,
+): Promise<boolean> {
+  return whenOrOffline(provider, socket, offlineMs, 'synced', () => provider.isSynced)
+}
+
+/**
+ * Resolves `true` once the server has accepted the token for the document
+ * (its scope is then known: `authorizedScope`), `false` when the server is
+ * unreachable. Rejects with ConnectError when the server refuses it.
+ */
+export function whenAcceptedOrOffline(
+  provider: HocuspocusProvider,
+  socket: HocuspocusProviderWebsocket,
+  offlineMs: number,
+): Promise<boolean> {
+  return whenOrOffline(provider, socket, offlineMs, 'authenticated', () => provider.isAuthenticated)
+}
+
+function whenOrOffline(
+  provider: HocuspocusProvider,
+  socket: HocuspocusProviderWebsocket,
+  offlineMs: number,
+  event: 'synced' | 'authenticated',
+  done: () => boolean,
+): Promise<boolean> {
+  if (done()) return Promise.resolve(true)
+  return new Promise((resolve, reject) => {
+    const finish = (synced: boolean) => {
+      cleanup()
+      resolve(synced)
+    }
+    const onSynced = () => finish(true)
+    const onDisconnect = () => finish(false)
+    const refused = ({ reason }: { reason: string }) => {
+      cleanup()
+      reject(new ConnectError(reason, provider.configuration.name))
+    }
+    const timer = setTimeout(() => finish(false), offlineMs)
+    const cleanup = () => {
+      clearTimeout(timer)
+      provider.off(event, onSynced)
+      provider.off('authenticationFailed', refused)
+      socket.off('disconnect', onDisconnect)
+    }
+    provider.on(event, onSynced)
+    provider.on('authenticationFailed', refused)
+    socket.on('disconnect', onDisconnect)
+  })
 }

@@ -56,6 +56,9 @@ export const indexedDbPersistence: PersistDoc = (name, doc) => {
       doc.off('afterTransaction', watch)
       return store.destroy()
     },
+    // y-indexeddb's key–value store beside the document (the client lists unacknowledged docs there).
+    get: (key) => store.get(key),
+    set: (key, value) => store.set(key, value as string),
   }
 }
 
