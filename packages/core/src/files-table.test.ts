@@ -1,7 +1,16 @@
 import { type } from 'arktype'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isValidRow, rowProblems } from './files-table.js'
+import * as Y from 'yjs'
+import {
+  createFilesTable,
+  FILES_TABLE_KEY,
+  type FileRow,
+  isValidRow,
+  rowCodec,
+  rowProblems,
+} from './files-table.js'
+import { asFileId } from './ids.js'
 import { FileRowSchema } from './testing/file-row-schema.js'
 
 // Values that sit on the edges of the schema's rules, for every field.
@@ -95,5 +104,79 @@ describe('isValidRow and rowProblems', () => {
       'trashedAt must be a number or null (was missing)',
       'mode must be an integer ≥ 0 (was undefined)',
     ])
+  })
+})
+
+const validRow = fc
+  .record(
+    {
+      id: fc.string({ minLength: 1 }),
+      name: fc.string({ minLength: 1 }),
+      parentId: fc.option(fc.string({ minLength: 1 }), { nil: null }),
+      type: fc.constantFrom('file', 'folder', 'symlink'),
+      size: fc.nat(),
+      createdAt: fc.double({ noNaN: true }),
+      updatedAt: fc.double({ noNaN: true }),
+      trashedAt: fc.option(fc.double({ noNaN: true }), { nil: null }),
+      mode: fc.nat(0o7777),
+      target: fc.string(),
+      sv: fc.base64String(),
+    },
+    { requiredKeys: ['id', 'name', 'parentId', 'type', 'size', 'createdAt', 'updatedAt', 'trashedAt'] },
+  )
+  .map((r) => r as FileRow)
+
+describe('files table entries', () => {
+  it('rowCodec reads back every valid row field for field, through Yjs too', () => {
+    fc.assert(
+      fc.property(validRow, fc.integer(), (row, ts) => {
+        const out: unknown[] = [rowCodec.tag, row.id, ts]
+        expect(rowCodec.write(out, row)).toBe(true)
+        expect(rowCodec.read(out, 3, row.id)).toEqual(row)
+        expect(out.at(-1)).not.toBeUndefined() // absent optional fields at the end are left out
+        const doc = new Y.Doc()
+        doc.getArray(FILES_TABLE_KEY).push([out])
+        const peer = new Y.Doc()
+        Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))
+        const table = createFilesTable(peer)
+        expect(table.get(row.id as FileRow['id'])).toEqual(row)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('writes array entries, keeps rows with unknown keys whole as object entries, and reads stored object entries', () => {
+    const doc = new Y.Doc()
+    const arr = doc.getArray<unknown>(FILES_TABLE_KEY)
+    // A workspace stored before array entries: one object entry per row.
+    const old = { ...valid, id: 'old' }
+    arr.push([{ key: 'old', val: old, ts: 1 }])
+    const table = createFilesTable(doc, { clock: () => 100 })
+    expect(table.get(asFileId('old'))).toEqual(old)
+    table.update(asFileId('old'), { size: 9 })
+    const extra = { ...valid, id: 'x', futureField: [1, { a: 2 }] } as unknown as FileRow
+    table.set(extra)
+    expect(arr.toArray().slice(1)).toEqual([
+      [1, 'old', 100, 'a.md', null, 'file', 9, 1, 2, null],
+      { key: 'x', val: extra, ts: 101 },
+    ])
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))
+    const other = createFilesTable(peer)
+    expect([other.get(asFileId('old')), other.get(asFileId('x'))]).toEqual([{ ...old, size: 9 }, extra])
+  })
+
+  it('two replicas writing a row in the same millisecond agree, whatever the key order of the written rows', () => {
+    const [a, b] = [new Y.Doc(), new Y.Doc()]
+    const ta = createFilesTable(a, { clock: () => 5 })
+    const tb = createFilesTable(b, { clock: () => 5 })
+    ta.set({ ...valid, id: asFileId('f1'), name: 'from-a' } as FileRow)
+    // Same row, keys in another order (as `{ ...row, ...patch, id }` makes them).
+    const { id: _, ...rest } = valid
+    tb.set({ ...rest, name: 'from-b', id: asFileId('f1') } as FileRow)
+    Y.applyUpdate(a, Y.encodeStateAsUpdate(b))
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    expect(ta.get(asFileId('f1'))).toEqual(tb.get(asFileId('f1')))
+    expect(JSON.stringify(ta.get(asFileId('f1')))).toBe(JSON.stringify(tb.get(asFileId('f1'))))
   })
 })

@@ -12,10 +12,23 @@
  *
  * Paths are never stored: a row knows its `parentId` and `name`, and
  * `path-index.ts` derives paths at run time.
+ *
+ * Stored entries (see lww-map.ts): rows written since format 1 are array entries
+ * `[1, id, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode?, target?, sv?]`
+ * (`rowCodec`); older rows are object entries `{ key: id, val: row, ts }`, and a row with
+ * keys this version does not know is still written that way, so nothing is dropped.
+ * Readers accept both.
  */
 import type * as Y from 'yjs'
 import type { FileId } from './ids.js'
-import { attachLwwMap, type LwwChange, type LwwEntry, type LwwMap, type LwwObserver } from './lww-map.js'
+import {
+  attachLwwMap,
+  type LwwChange,
+  type LwwCodec,
+  type LwwMap,
+  type LwwObserver,
+  type StoredEntry,
+} from './lww-map.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
@@ -71,6 +84,60 @@ export interface FilesTable {
   /** Every valid row entry a peer added (winning the LWW or not), as it arrives. */
   observeRemoteEntries(fn: (row: FileRow, transaction: Y.Transaction) => void): () => void
   destroy(): void
+}
+
+const ROW_KEYS = new Set([
+  'id',
+  'name',
+  'parentId',
+  'type',
+  'size',
+  'createdAt',
+  'updatedAt',
+  'trashedAt',
+  'mode',
+  'target',
+  'sv',
+])
+
+/**
+ * Rows as array entries, format 1: the fields in a fixed order after the map's `[tag, key, ts]`,
+ * the id being the key; the optional `mode`, `target`, `sv` last, `undefined` when absent and
+ * trailing ones left out. A row with other keys is refused (written as an object entry).
+ *
+ * @example
+ * // { id: 'f1', name: 'a.txt', parentId: null, type: 'file', size: 2, createdAt: 5, updatedAt: 6, trashedAt: null }
+ * // at ts 7 ↔ [1, 'f1', 7, 'a.txt', null, 'file', 2, 5, 6, null]
+ */
+export const rowCodec: LwwCodec<FileRow> = {
+  tag: 1,
+  write(out, row) {
+    for (const key in row) if (!ROW_KEYS.has(key)) return false
+    out.push(row.name, row.parentId, row.type, row.size, row.createdAt, row.updatedAt, row.trashedAt)
+    const { mode, target, sv } = row
+    if (sv !== undefined) out.push(mode, target, sv)
+    else if (target !== undefined) out.push(mode, target)
+    else if (mode !== undefined) out.push(mode)
+    return true
+  },
+  read(e, at, key) {
+    const row: Record<string, unknown> = {
+      id: key,
+      name: e[at],
+      parentId: e[at + 1],
+      type: e[at + 2],
+      size: e[at + 3],
+      createdAt: e[at + 4],
+      updatedAt: e[at + 5],
+      trashedAt: e[at + 6],
+    }
+    if (e.length > at + 7) {
+      if (e[at + 7] !== undefined) row.mode = e[at + 7]
+      if (e[at + 8] !== undefined) row.target = e[at + 8]
+      if (e[at + 9] !== undefined) row.sv = e[at + 9]
+    }
+    return row
+  },
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v)
@@ -134,11 +201,12 @@ export function rowProblems(value: unknown): string[] {
 
 /** Attach the files table to the main doc. */
 export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } = {}): FilesTable {
-  const yarray = doc.getArray<LwwEntry<FileRow>>(FILES_TABLE_KEY)
+  const yarray = doc.getArray<StoredEntry<FileRow>>(FILES_TABLE_KEY)
   // Peers may send anything: an entry counts only if its value is a valid row for its key.
   // Checked once per entry as it arrives (local rows are checked in `set`), not on reads.
   const map: LwwMap<FileRow> = attachLwwMap<FileRow>(yarray, {
     ...options,
+    codec: rowCodec,
     isValid: (key, v): v is FileRow => isValidRow(v) && v.id === key,
   })
 

@@ -52,7 +52,7 @@ export { asFileId, createFileId, FILE_ID_LENGTH, ROOT_ID } from './ids.js'
 export type { FileSystemLimits } from './limits.js'
 // Limits and encodings
 export { DEFAULT_LIMITS } from './limits.js'
-export type { LwwChange, LwwEntry, LwwMap } from './lww-map.js'
+export type { LwwChange, LwwCodec, LwwEntry, LwwMap, StoredEntry } from './lww-map.js'
 export { attachLwwMap } from './lww-map.js'
 export * as paths from './path.js'
 export type { FileSystemIndex, IndexSnapshot } from './path-index.js'

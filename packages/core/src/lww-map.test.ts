@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { attachLwwMap, type LwwEntry } from './lww-map.js'
+import { attachLwwMap, type LwwCodec, type LwwEntry, type StoredEntry } from './lww-map.js'
 
 const make = (clock?: () => number) => {
   const doc = new Y.Doc()
@@ -140,6 +140,118 @@ describe('LwwMap', () => {
           JSON.stringify([...m.keys()].sort().map((k) => [k, m.get(k)]))
         expect(dump(rs[1]!.map)).toBe(dump(rs[0]!.map))
         expect(dump(rs[2]!.map)).toBe(dump(rs[0]!.map))
+      }),
+      { numRuns: 300, seed: 42 },
+    )
+  })
+})
+
+// Values as array entries `[7, key, ts, value]`; strings starting with `obj:` are refused
+// (written as object entries), as the files table refuses rows with unknown keys.
+const codec: LwwCodec<number | string> = {
+  tag: 7,
+  write: (out, v) => !(typeof v === 'string' && v.startsWith('obj:')) && out.push(v) > 0,
+  read: (e, at) => e[at],
+}
+const makeCoded = (clock?: () => number) => {
+  const doc = new Y.Doc()
+  const arr = doc.getArray<StoredEntry<number | string>>('kv')
+  const map = attachLwwMap<number | string>(arr, { clock, minStale: 4, codec })
+  return { doc, arr, map }
+}
+
+describe('LwwMap with a codec (array entries)', () => {
+  it('writes array entries, falls back to object entries, and a peer reads both', () => {
+    const a = makeCoded(() => 10)
+    a.map.set('x', 1)
+    a.map.set('y', 'obj:kept')
+    expect(a.arr.toArray()).toEqual([[7, 'x', 10, 1], { key: 'y', val: 'obj:kept', ts: 11 }])
+    const b = makeCoded()
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    expect([b.map.get('x'), b.map.get('y')]).toEqual([1, 'obj:kept'])
+  })
+
+  it('object entries (stored by older writers) and array entries of a key share one LWW', () => {
+    const { arr, map } = makeCoded(() => 100)
+    const seen: string[] = []
+    map.observe((changes) => {
+      for (const [k, c] of changes) seen.push(`${k}:${c.before}->${c.after}`)
+    })
+    arr.push([{ key: 'k', val: 'old', ts: 50 }])
+    map.set('k', 'new') // ts 100, an array entry
+    arr.push([{ key: 'k', val: 'newer, old format', ts: 200 }])
+    expect(map.get('k')).toBe('newer, old format')
+    map.set('k', 'newest') // ts 201
+    expect(map.get('k')).toBe('newest')
+    // Deleting the array winner promotes the best object entry; deleting the key removes all forms.
+    const at = arr.toArray().findIndex((e) => Array.isArray(e) && e[3] === 'newest')
+    arr.delete(at, 1)
+    expect(map.get('k')).toBe('newer, old format')
+    map.delete('k')
+    expect([map.get('k'), arr.length]).toEqual([undefined, 0])
+    expect(seen).toEqual([
+      'k:undefined->old',
+      'k:old->new',
+      'k:new->newer, old format',
+      'k:newer, old format->newest',
+      'k:newest->newer, old format',
+      'k:newer, old format->undefined',
+    ])
+  })
+
+  it('sweeps stale entries of both forms', () => {
+    const { arr, map } = makeCoded()
+    for (let i = 0; i < 20; i++) arr.push([{ key: `o${i % 2}`, val: i, ts: i + 1 }])
+    for (let i = 0; i < 40; i++) map.set(`o${i % 2}`, i)
+    expect([map.get('o0'), map.get('o1')]).toEqual([38, 39])
+    expect(arr.length).toBeLessThan(10)
+    expect(arr.toArray().filter((e) => !Array.isArray(e))).toEqual([])
+  })
+
+  it('ignores array entries it cannot read, and a map without the codec ignores every array entry', () => {
+    const { doc, arr, map } = makeCoded()
+    arr.push([[8, 'a', 1, 'other tag'], [7, 1, 1, 'bad key'], [7, 'b', 'NaN', 'bad ts'], [7], []])
+    arr.push([[7, 'ok', 1, 'fine']])
+    expect([...map.entries()]).toEqual([['ok', 'fine']])
+    const plain = attachLwwMap<number | string>(doc.getArray<StoredEntry<number | string>>('kv'))
+    expect(plain.size).toBe(0)
+    map.delete('ok')
+    expect(arr.length).toBe(5)
+  })
+
+  it("replicas converge with array writes, older writers' object entries and deletes in any order", () => {
+    const op = fc.record({
+      replica: fc.nat(2),
+      key: fc.constantFrom('a', 'b', 'c'),
+      value: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('obj:x', 'obj:y', 'del', 'legacy')),
+      sync: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 0, max: 3 }), (ops, t0) => {
+        let t = t0
+        const clock = () => t
+        const rs = [makeCoded(clock), makeCoded(clock), makeCoded(clock)]
+        const syncAll = () => {
+          for (const x of rs)
+            for (const y of rs) if (x !== y) Y.applyUpdate(y.doc, Y.encodeStateAsUpdate(x.doc))
+        }
+        for (const [i, o] of ops.entries()) {
+          const r = rs[o.replica]!
+          if (o.value === 'del') r.map.delete(o.key)
+          // An older client's write: an object entry with a clock that ties often.
+          else if (o.value === 'legacy') r.arr.push([{ key: o.key, val: i % 3, ts: t }])
+          else r.map.set(o.key, o.value)
+          if (o.sync) syncAll()
+          if (o.replica === 0) t++
+        }
+        syncAll()
+        const dump = (m: ReturnType<typeof makeCoded>['map']) =>
+          JSON.stringify([...m.keys()].sort().map((k) => [k, m.get(k)]))
+        expect(dump(rs[1]!.map)).toBe(dump(rs[0]!.map))
+        expect(dump(rs[2]!.map)).toBe(dump(rs[0]!.map))
+        // A map attached afterwards (a fresh load) reads the same.
+        const fresh = attachLwwMap<number | string>(rs[0]!.arr, { codec })
+        expect(dump(fresh)).toBe(dump(rs[0]!.map))
       }),
       { numRuns: 300, seed: 42 },
     )

@@ -37,6 +37,17 @@
  * - Deleting a key removes every entry of it; a concurrent `set` on another
  *   replica survives the delete (set wins over delete).
  *
+ * Stored forms. An entry is either the original object `{ key, val, ts }`, or,
+ * when the map has a `codec`, an array `[tag, key, ts, ...fields]`: Yjs decodes
+ * an object entry key by key (every field name is a string to decode), an
+ * array entry is 2–3× cheaper to decode and ~half the size, and both merge
+ * into runs the same way. New writes use the array form when a codec is given
+ * (the codec may refuse a value, which is then written as an object); every
+ * reader accepts both forms forever, since stored docs hold object entries. A
+ * reader without the codec, or an older one, ignores array entries as garbage.
+ * Entries are tracked by the raw value Yjs holds (object or array identity),
+ * wrapped once in an internal record as they arrive.
+ *
  * Values are checked once per entry, as it arrives, by the caller's optional
  * `isValid` (see files-table.ts): an entry that fails still takes part in the
  * LWW (so every replica picks the same winner), but a key whose winner failed
@@ -46,10 +57,38 @@
  */
 import * as Y from 'yjs'
 
+/** The object form of a stored entry (the only form before codecs; still read and written). */
 export interface LwwEntry<V> {
   key: string
   val: V
   ts: number
+}
+
+/** What the `Y.Array` holds: object entries, and array entries `[tag, key, ts, ...fields]` written through a codec. */
+export type StoredEntry<V> = LwwEntry<V> | readonly unknown[]
+
+/**
+ * The array form of a map's values (see the module comment). Slots 0–2 of an array entry
+ * belong to the map (`tag`, key, ts); the codec owns the slots after them.
+ *
+ * @example
+ * // [1, 'k', 17, 'a', 2] ↔ key 'k', ts 17, value { name: 'a', n: 2 }
+ * const codec: LwwCodec<{ name: string; n: number }> = {
+ *   tag: 1,
+ *   write: (out, v) => (out.push(v.name, v.n), true),
+ *   read: (e, at) => ({ name: e[at], n: e[at + 1] }),
+ * }
+ */
+export interface LwwCodec<V> {
+  /** Written first in every array entry; array entries with another tag are ignored (a format this reader does not know). */
+  readonly tag: number
+  /** Append the fields of `val` to `out`; return false to store this value as an object entry instead. */
+  write(out: unknown[], val: V): boolean
+  /**
+   * The value whose fields start at `entry[at]`, for `isValid` to check. Must not throw
+   * on any input: peers send anything. `read(write(v))` must equal `v` field for field.
+   */
+  read(entry: readonly unknown[], at: number, key: string): unknown
 }
 
 /** What changed for one key in one transaction: `undefined` means absent. */
@@ -61,7 +100,7 @@ export interface LwwChange<V> {
 export type LwwObserver<V> = (changes: Map<string, LwwChange<V>>, transaction: Y.Transaction) => void
 
 export interface LwwMap<V> {
-  readonly yarray: Y.Array<LwwEntry<V>>
+  readonly yarray: Y.Array<StoredEntry<V>>
   get(key: string): V | undefined
   has(key: string): boolean
   /** Set a value; `origin` is passed to the Yjs transaction. */
@@ -94,6 +133,8 @@ export interface LwwMapOptions<V = unknown> {
   clock?: () => number
   /** Checks a peer's entry once, when it arrives; see the module comment. */
   isValid?: (key: string, val: unknown) => val is V
+  /** Writes new entries in the array form (see the module comment); without it, object entries only. */
+  codec?: LwwCodec<V>
   /** Sweep stale entries once there are more than `max(minStale, size * staleRatio)`. */
   minStale?: number
   staleRatio?: number
@@ -102,37 +143,53 @@ export interface LwwMapOptions<V = unknown> {
 /** Longest run of own entries appended one after the other before a write is prepended. */
 const MAX_RUN = 128
 
+/** An entry as the map tracks it; `raw` is the value Yjs holds (an object or array entry). */
+interface Entry<V> {
+  key: string
+  val: V
+  ts: number
+  raw: unknown
+}
+
 function tieBreak(a: unknown, b: unknown): number {
   const ja = JSON.stringify(a)
   const jb = JSON.stringify(b)
   return ja < jb ? -1 : ja > jb ? 1 : 0
 }
 
-function beats<V>(a: LwwEntry<V>, b: LwwEntry<V>): boolean {
+function beats<V>(a: Entry<V>, b: Entry<V>): boolean {
   return a.ts > b.ts || (a.ts === b.ts && tieBreak(a.val, b.val) > 0)
 }
 
-function isEntry(value: unknown): value is LwwEntry<unknown> {
+const isTs = (ts: unknown): ts is number => typeof ts === 'number' && Number.isFinite(ts)
+
+function isObjectEntry(value: unknown): value is LwwEntry<unknown> {
   if (typeof value !== 'object' || value === null) return false
   const e = value as Partial<LwwEntry<unknown>>
-  return typeof e.key === 'string' && typeof e.ts === 'number' && Number.isFinite(e.ts) && 'val' in e
+  return typeof e.key === 'string' && isTs(e.ts) && 'val' in e
 }
 
 /** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
-export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOptions<V> = {}): LwwMap<V> {
+export function attachLwwMap<V>(
+  array: Y.Array<StoredEntry<V>> | Y.Array<LwwEntry<V>>,
+  options: LwwMapOptions<V> = {},
+): LwwMap<V> {
+  // Y.Array is invariant in its element type; an array typed for object entries only is the same array.
+  const yarray = array as Y.Array<StoredEntry<V>>
   const clock = options.clock ?? Date.now
   const isValid = options.isValid
+  const codec = options.codec
   // Entries that failed `isValid` (rare: a buggy or hostile peer), and the ones this map
-  // pushed in the current transaction (checked by the caller already).
-  const rejected = new Set<LwwEntry<V>>()
-  const own = new Set<LwwEntry<V>>()
-  const shown = (e: LwwEntry<V> | undefined): V | undefined =>
+  // pushed in the current transaction, by raw value (checked by the caller already).
+  const rejected = new Set<Entry<V>>()
+  const own = new Map<unknown, Entry<V>>()
+  const shown = (e: Entry<V> | undefined): V | undefined =>
     e === undefined || (rejected.size > 0 && rejected.has(e)) ? undefined : e.val
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
-  const winners = new Map<string, LwwEntry<V>>()
+  const winners = new Map<string, Entry<V>>()
   // Stale entries by key: one entry (the usual case, no allocation) or several.
-  const staleByKey = new Map<string, LwwEntry<V> | LwwEntry<V>[]>()
+  const staleByKey = new Map<string, Entry<V> | Entry<V>[]>()
   let staleCount = 0
   let lastTs = 0
   const observers = new Set<LwwObserver<V>>()
@@ -140,48 +197,77 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   let current: Y.Transaction | undefined
   let changes: Map<string, LwwChange<V>> | null = null
 
-  const addStale = (e: LwwEntry<V>) => {
+  /** Key of a well-formed stored entry (either form), `undefined` for garbage. */
+  const keyOf = (raw: unknown): string | undefined => {
+    if (Array.isArray(raw)) {
+      if (codec === undefined || raw[0] !== codec.tag || !isTs(raw[2])) return undefined
+      const key: unknown = raw[1]
+      return typeof key === 'string' ? key : undefined
+    }
+    return isObjectEntry(raw) ? raw.key : undefined
+  }
+  const decode = (raw: unknown): Entry<V> | undefined => {
+    const key = keyOf(raw)
+    if (key === undefined) return undefined
+    if (Array.isArray(raw)) {
+      // `keyOf` checked the tag, so the codec exists; `isValid` checks the value.
+      const val = (codec as LwwCodec<V>).read(raw, 3, key) as V
+      return { key, val, ts: raw[2] as number, raw }
+    }
+    const e = raw as LwwEntry<V>
+    return { key, val: e.val, ts: e.ts, raw }
+  }
+  /** The entry this map wrote for `val`: an array entry when the codec takes it. */
+  const encode = (key: string, val: V, ts: number): Entry<V> => {
+    if (codec !== undefined) {
+      const out: unknown[] = [codec.tag, key, ts]
+      // The value as peers will read it back, so ties are broken on the same JSON everywhere.
+      if (codec.write(out, val)) return { key, val: codec.read(out, 3, key) as V, ts, raw: out }
+    }
+    return { key, val, ts, raw: { key, val, ts } }
+  }
+
+  const addStale = (e: Entry<V>) => {
     const cur = staleByKey.get(e.key)
     if (cur === undefined) staleByKey.set(e.key, e)
     else if (Array.isArray(cur)) cur.push(e)
     else staleByKey.set(e.key, [cur, e])
     staleCount++
   }
-  const removeStale = (e: LwwEntry<V>): boolean => {
+  const removeStale = (e: Entry<V>) => {
     const cur = staleByKey.get(e.key)
     if (cur === e) staleByKey.delete(e.key)
     else {
-      const at = Array.isArray(cur) ? cur.indexOf(e) : -1
-      if (at === -1) return false
-      const list = cur as LwwEntry<V>[]
-      list.splice(at, 1)
+      const list = cur as Entry<V>[]
+      list.splice(list.indexOf(e), 1)
       if (list.length === 1) staleByKey.set(e.key, list[0]!)
     }
     staleCount--
-    return true
   }
-  const isStale = (e: LwwEntry<V>): boolean => {
-    const cur = staleByKey.get(e.key)
-    return cur === e || (Array.isArray(cur) && cur.includes(e))
+  /** The stale entry of `key` whose raw value is `raw`. */
+  const staleWith = (key: string, raw: unknown): Entry<V> | undefined => {
+    const cur = staleByKey.get(key)
+    if (cur === undefined || !Array.isArray(cur)) return cur?.raw === raw ? cur : undefined
+    for (const s of cur) if (s.raw === raw) return s
+    return undefined
   }
-  const staleOf = (key: string): readonly LwwEntry<V>[] => {
+  const staleOf = (key: string): readonly Entry<V>[] => {
     const cur = staleByKey.get(key)
     return cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]
   }
-  const noteChange = (key: string, before: V | undefined, after: LwwEntry<V> | undefined) => {
+  const noteChange = (key: string, before: V | undefined, after: Entry<V> | undefined) => {
     if (!changes) return
     const existing = changes.get(key)
     if (existing) existing.after = shown(after)
     else changes.set(key, { before, after: shown(after) })
   }
 
-  const entryOf = (raw: unknown): LwwEntry<V> | undefined => (isEntry(raw) ? (raw as LwwEntry<V>) : undefined)
-
   const add = (raw: unknown) => {
-    const e = entryOf(raw)
+    const mine = own.size > 0 ? own.get(raw) : undefined
+    const e = mine ?? decode(raw)
     if (!e) return // garbage from a peer: ignore, never crash
     if (e.ts > lastTs) lastTs = e.ts
-    if (isValid !== undefined && !(own.size > 0 && own.has(e)) && !isValid(e.key, e.val)) rejected.add(e)
+    if (isValid !== undefined && mine === undefined && !isValid(e.key, e.val)) rejected.add(e)
     else if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
     const cur = winners.get(e.key)
     if (!cur || beats(e, cur)) {
@@ -193,22 +279,28 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     }
   }
   const remove = (raw: unknown) => {
-    const e = entryOf(raw)
-    if (!e) return
+    const key = keyOf(raw)
+    if (key === undefined) return
+    const stale = staleWith(key, raw)
+    if (stale) {
+      if (rejected.size > 0) rejected.delete(stale)
+      removeStale(stale)
+      return
+    }
+    const e = winners.get(key)
+    if (e === undefined || e.raw !== raw) return
     const before = shown(e)
     if (rejected.size > 0) rejected.delete(e)
-    if (removeStale(e)) return
-    if (winners.get(e.key) !== e) return
     // The winner is gone (deleted key, or swept by a peer that already saw a
     // newer entry we have not received yet): promote the best stale entry.
-    winners.delete(e.key)
-    let best: LwwEntry<V> | undefined
-    for (const s of staleOf(e.key)) if (!best || beats(s, best)) best = s
+    winners.delete(key)
+    let best: Entry<V> | undefined
+    for (const s of staleOf(key)) if (!best || beats(s, best)) best = s
     if (best) {
       removeStale(best)
-      winners.set(e.key, best)
+      winners.set(key, best)
     }
-    noteChange(e.key, before, best)
+    noteChange(key, before, best)
   }
 
   // Initial load: walk the items instead of copying the array (`toArray`).
@@ -219,7 +311,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
 
   // Walks only the structs of this transaction (not event.changes, which scans the
   // whole array and concatenates every insert: O(n) per write, O(n²) per big batch).
-  const handler = (_event: Y.YArrayEvent<LwwEntry<V>>, transaction: Y.Transaction) => {
+  const handler = (_event: Y.YArrayEvent<StoredEntry<V>>, transaction: Y.Transaction) => {
     changes = new Map()
     current = transaction
     const store = transaction.doc.store
@@ -262,10 +354,10 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
   }
   yarray.observe(handler)
 
-  let pending: LwwEntry<V>[] | undefined
+  let pending: StoredEntry<V>[] | undefined
   // Own entries appended in the current run (see the module comment).
   let run = 0
-  const append = (entries: LwwEntry<V>[]) => {
+  const append = (entries: StoredEntry<V>[]) => {
     if (run >= MAX_RUN) {
       yarray.insert(0, entries)
       run = 0
@@ -290,8 +382,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     const all = yarray.toArray()
     let end = -1
     for (let i = all.length - 1; i >= -1; i--) {
-      const e = i >= 0 ? entryOf(all[i]) : undefined
-      const stale = e !== undefined && isStale(e)
+      const key = i >= 0 ? keyOf(all[i]) : undefined
+      const stale = key !== undefined && staleWith(key, all[i]) !== undefined
       if (stale && end === -1) end = i
       if (!stale && end !== -1) {
         yarray.delete(i + 1, end - i)
@@ -313,8 +405,8 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     transact(() => {
       const all = yarray.toArray()
       for (let i = all.length - 1; i >= 0; i--) {
-        const e = entryOf(all[i])
-        if (e && doomed.has(e.key)) yarray.delete(i, 1)
+        const key = keyOf(all[i])
+        if (key !== undefined && doomed.has(key)) yarray.delete(i, 1)
       }
     }, origin)
   }
@@ -329,10 +421,10 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
     set(key, val, origin) {
       transact((tr) => {
         sweepIfNeeded(tr)
-        const entry = { key, val, ts: nextTs() }
-        if (isValid !== undefined) own.add(entry)
-        if (pending) pending.push(entry)
-        else append([entry])
+        const entry = encode(key, val, nextTs())
+        own.set(entry.raw, entry)
+        if (pending) pending.push(entry.raw as StoredEntry<V>)
+        else append([entry.raw as StoredEntry<V>])
       }, origin)
     },
     delete: (key, origin) => deleteMany([key], origin),
@@ -341,7 +433,7 @@ export function attachLwwMap<V>(yarray: Y.Array<LwwEntry<V>>, options: LwwMapOpt
       // One push for the whole batch: pushing entries one by one makes Yjs merge
       // them pairwise, copying the growing item each time (O(n²) for a big batch).
       if (pending) return fn()
-      const entries: LwwEntry<V>[] = []
+      const entries: StoredEntry<V>[] = []
       pending = entries
       try {
         transact(() => {
