@@ -149,4 +149,37 @@ describe('fs.writeTree', () => {
     for (let i = 0; i < 20; i++) expect(await b!.readFile(`/t/f${i}.txt`)).toBe(`file ${i}\n`)
     net.destroy()
   })
+
+  it("sets a file entry's mode and mtime in the same row transaction (new and existing files)", async () => {
+    const fs = createFileSystem()
+    await fs.writeFile('/old.sh', 'before')
+    const updates: Uint8Array[] = []
+    fs.doc.on('update', (u: Uint8Array) => updates.push(u))
+    await fs.writeTree([
+      { path: '/scripts/run.sh', content: '#!/bin/sh\n', mode: 0o100755, mtime: 1_600_000_000_123.4 },
+      { path: '/old.sh', content: 'after', mode: 0o700, mtime: 1_500_000_000_000 },
+      { path: '/plain.txt', content: 'x' },
+    ])
+    expect(updates).toHaveLength(1)
+    const run = await fs.stat('/scripts/run.sh')
+    expect(run.mode & 0o7777).toBe(0o755)
+    expect(run.mtime.getTime()).toBe(1_600_000_000_123)
+    const old = await fs.stat('/old.sh')
+    expect(old.mode & 0o7777).toBe(0o700)
+    expect(old.mtime.getTime()).toBe(1_500_000_000_000)
+    expect(await fs.readFile('/old.sh')).toBe('after')
+    expect((await fs.stat('/plain.txt')).mode & 0o7777).toBe(0o644)
+    expect(
+      await failure(
+        fs.writeTree([
+          { path: '/ok.txt', content: '' },
+          { path: '/bad.txt', content: '', mode: -1 },
+        ]),
+      ),
+    ).toMatchObject({ code: 'EINVAL', opIndex: 1 })
+    expect(await failure(fs.writeTree([{ path: '/bad.txt', content: '', mtime: Number.NaN }]))).toMatchObject(
+      { code: 'EINVAL', opIndex: 0 },
+    )
+    expect(fs.index.lookup('/ok.txt')).toBeUndefined()
+  })
 })

@@ -33,8 +33,15 @@ import * as paths from '../path.js'
 import type { FileSystemIndex } from '../path-index.js'
 import { validateName } from './names.js'
 
-/** One entry of a bulk load: a file with its content, or a folder. */
-export type BulkEntry = { path: string; content: FileContent } | { path: string; folder: true }
+/**
+ * One entry of a bulk load: a file with its content, or a folder. A file may
+ * carry its permission bits (`mode`, stored as `mode & 0o7777` like `chmod`)
+ * and its modification time (`mtime`, ms; default now), so a caller that
+ * mirrors a disk (the sync daemon) sets them in the same row transaction.
+ */
+export type BulkEntry =
+  | { path: string; content: FileContent; mode?: number; mtime?: number }
+  | { path: string; folder: true }
 
 export interface BulkLoadResult {
   /** Id carried by the change events of this load. */
@@ -85,6 +92,8 @@ interface PlannedFile {
   value: BulkContent
   size: number
   existing: boolean
+  /** Row fields given by the entry (mode, updatedAt). */
+  meta: Partial<Pick<FileRow, 'mode' | 'updatedAt'>>
 }
 
 const SYSCALL = 'open'
@@ -92,6 +101,27 @@ const SYSCALL = 'open'
 function fail(error: FsError, opIndex: number): never {
   Object.defineProperty(error, 'opIndex', { value: opIndex })
   throw error
+}
+
+/** The row fields a file entry sets itself; EINVAL for a mode or mtime that is not a count. */
+function metaOf(
+  entry: { mode?: number; mtime?: number },
+  i: number,
+  original: string,
+): Partial<Pick<FileRow, 'mode' | 'updatedAt'>> {
+  const meta: Partial<Pick<FileRow, 'mode' | 'updatedAt'>> = {}
+  const { mode, mtime } = entry
+  if (mode !== undefined) {
+    if (!Number.isSafeInteger(mode) || mode < 0)
+      fail(einval(SYSCALL, original, 'mode must be an integer ≥ 0'), i)
+    meta.mode = mode & 0o7777
+  }
+  if (mtime !== undefined) {
+    if (!Number.isFinite(mtime) || mtime < 0)
+      fail(einval(SYSCALL, original, 'mtime must be a time ≥ 0 (ms)'), i)
+    meta.updatedAt = Math.round(mtime)
+  }
+  return meta
 }
 
 function sizeOf(value: BulkContent): number {
@@ -175,6 +205,7 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
     if (path === '/' || newFolders.has(path)) fail(eisdir(SYSCALL, original), i)
     const value = host.toContent(entry.content)
     const size = sizeOf(value)
+    const meta = metaOf(entry, i, original)
     if (size > limits.maxFileSize)
       fail(efbig(SYSCALL, original, `file larger than ${limits.maxFileSize} bytes`), i)
     const planned = files.get(path)
@@ -183,6 +214,7 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
       sizeDelta += size - planned.size
       planned.value = value
       planned.size = size
+      planned.meta = meta
       continue
     }
     const parentId = folderAt(paths.dirname(path), i, original)
@@ -199,12 +231,20 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
     if (existingRow?.type === 'folder') fail(eisdir(SYSCALL, original), i)
     if (existingRow) {
       sizeDelta += size - existingRow.size
-      files.set(path, { id: existingRow.id, name: existingRow.name, parentId, value, size, existing: true })
+      files.set(path, {
+        id: existingRow.id,
+        name: existingRow.name,
+        parentId,
+        value,
+        size,
+        existing: true,
+        meta,
+      })
     } else {
       checkName(name, i, original)
       sizeDelta += size
       newNodes++
-      files.set(path, { id: createFileId(), name, parentId, value, size, existing: false })
+      files.set(path, { id: createFileId(), name, parentId, value, size, existing: false, meta })
     }
     if (index.nodeCount + newNodes > limits.maxNodeCount)
       fail(enospc(SYSCALL, original, `workspace holds the maximum of ${limits.maxNodeCount} nodes`), i)
@@ -237,7 +277,8 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
       for (const row of newFolders.values()) table.set(row, host.origin)
       for (const f of files.values()) {
         bytes += f.size
-        const patch = host.contentPatch(f.id, f.size)
+        const content = host.contentPatch(f.id, f.size)
+        const patch = { ...content, ...f.meta }
         if (f.existing) {
           table.update(f.id, patch, host.origin)
           continue
@@ -249,7 +290,7 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
             parentId: f.parentId === ROOT_ID ? null : f.parentId,
             type: 'file',
             ...patch,
-            createdAt: patch.updatedAt,
+            createdAt: content.updatedAt,
             trashedAt: null,
           },
           host.origin,
