@@ -78,12 +78,14 @@ const folderLike = (row: FileRow | undefined) => row !== undefined && row.type =
 /** Build the index for `table` and keep it in sync until `destroy()`. */
 export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   // Rows shown somewhere other than under their stored parent (orphans, cycle breakers), by
-  // stored parent. With `kids` this gives a row's stored children without a second full map.
+  // stored parent. With `kids` this gives a row's stored children without a second full map,
+  // and a row's effective parent without a map of its own (`effOf`).
   const detached = new Map<FileId, Set<FileId>>()
   const detachedFrom = new Map<FileId, FileId>()
-  // Effective children by effective parent, every row (trashed included).
-  const kids = new Map<FileId, Set<FileId>>()
-  const effParent = new Map<FileId, FileId>()
+  // Effective children by effective parent, every row (trashed included). The build leaves
+  // arrays (a push is several times cheaper than a Set add); a folder's array becomes a Set
+  // when it first changes or is handed out (`kidSet`).
+  const kids = new Map<FileId, Set<FileId> | FileId[]>()
   // Display names of active children per folder, and the reverse.
   const names = new Map<FileId, Map<string, FileId>>()
   // Display name of each named child, with the folder that named it: only that folder
@@ -97,19 +99,43 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   let nodeCount = 0
   let symlinkCount = 0
 
-  const addTo = (m: Map<FileId, Set<FileId>>, key: FileId, id: FileId) => {
-    let s = m.get(key)
+  const kidSet = (folder: FileId): Set<FileId> | undefined => {
+    const k = kids.get(folder)
+    if (k === undefined || !Array.isArray(k)) return k
+    const s = new Set(k)
+    kids.set(folder, s)
+    return s
+  }
+  const addTo = (m: Map<FileId, Set<FileId>>, key: FileId, id: FileId, s = m.get(key)) => {
     if (!s) {
       s = new Set()
       m.set(key, s)
     }
     s.add(id)
   }
-  const removeFrom = (m: Map<FileId, Set<FileId>>, key: FileId, id: FileId) => {
-    const s = m.get(key)
+  const removeFrom = (m: Map<FileId, Set<FileId>>, key: FileId, id: FileId, s = m.get(key)) => {
     if (s?.delete(id) && s.size === 0) m.delete(key)
   }
+  // `kidSet` has turned the folder's entry into a Set, so `kids` holds no array under `folder`.
+  const addKid = (folder: FileId, id: FileId) =>
+    addTo(kids as Map<FileId, Set<FileId>>, folder, id, kidSet(folder))
+  const removeKid = (folder: FileId, id: FileId) =>
+    removeFrom(kids as Map<FileId, Set<FileId>>, folder, id, kidSet(folder))
   const storedParent = (row: FileRow): FileId => row.parentId ?? ROOT_ID
+  /** The folder a row of the index appears in: its stored parent unless detached. */
+  const effOf = (row: FileRow): FileId =>
+    row.parentId === null || detachedFrom.has(row.id) ? ROOT_ID : row.parentId
+  // While the observer reads the paths before a change, the table already holds the new rows:
+  // reads go through `rowOf`, which answers with the rows as they were.
+  let changing: Map<FileId, FileRowChange> | undefined
+  const rowOf = (id: FileId): FileRow | undefined => {
+    const change = changing?.get(id)
+    return change === undefined ? table.get(id) : change.before
+  }
+  const effParentOf = (id: FileId): FileId | undefined => {
+    const row = rowOf(id)
+    return row === undefined ? undefined : effOf(row)
+  }
 
   const computeEffParent = (row: FileRow): FileId => {
     if (row.parentId === null || breakers.has(row.id)) return ROOT_ID
@@ -158,7 +184,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     if (old) for (const id of old.values()) if (display.get(id)?.folder === folder) display.delete(id)
     const active: FileRow[] = []
     for (const id of kids.get(folder) ?? []) {
-      const row = table.get(id)
+      const row = rowOf(id)
       if (row && row.trashedAt === null) active.push(row)
     }
     dupFolders.delete(folder)
@@ -224,7 +250,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       let m = names.get(folder)
       for (const id of touched) {
         const row = table.get(id)
-        if (!row || row.trashedAt !== null || effParent.get(id) !== folder) continue
+        if (!row || row.trashedAt !== null || effOf(row) !== folder) continue
         if (m?.has(row.name)) {
           recomputeNames(folder) // a name collision: suffixes needed
           m = undefined
@@ -236,25 +262,21 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     }
   }
 
-  const setEffParent = (id: FileId, next: FileId | undefined, dirty: Dirty) => {
-    const prev = effParent.get(id)
+  /** Move a row from the children of its previous effective parent to those of the next one. */
+  const moveKid = (id: FileId, prev: FileId | undefined, next: FileId | undefined, dirty: Dirty) => {
     if (prev === next) return
     if (prev !== undefined) {
-      removeFrom(kids, prev, id)
+      removeKid(prev, id)
       touch(dirty, prev, id)
     }
-    if (next === undefined) effParent.delete(id)
-    else {
-      effParent.set(id, next)
-      addTo(kids, next, id)
+    if (next !== undefined) {
+      addKid(next, id)
       touch(dirty, next, id)
     }
   }
 
-  /** Keep `detached` in step with a row's stored and effective parent. */
-  const syncDetached = (id: FileId) => {
-    const row = table.get(id)
-    const eff = effParent.get(id)
+  /** Keep `detached` in step with a row's stored and effective parent (`eff`). */
+  const syncDetached = (id: FileId, row: FileRow | undefined, eff: FileId | undefined) => {
     const now = row && eff !== undefined && eff !== storedParent(row) ? storedParent(row) : undefined
     const was = detachedFrom.get(id)
     if (was === now) return
@@ -282,22 +304,32 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     if (row.type === 'symlink') symlinkCount += sign
   }
 
-  const place = (row: FileRow) => {
-    const parent = computeEffParent(row)
-    effParent.set(row.id, parent)
-    addTo(kids, parent, row.id)
-    if (parent !== storedParent(row)) syncDetached(row.id)
-  }
-
   const rebuild = () => {
-    // One pass over the rows: only folders can break a cycle, so every other row is placed
-    // at once; folders are placed after cycle detection.
+    // One pass over the rows puts each under its stored parent; then the few stored parents
+    // that are missing or not folders hand their rows to the root, and cycle breakers move there.
+    // No lookup of a row's parent per row, and no per-row map beyond the table's own.
     const folders: FileRow[] = []
+    const lists = kids as Map<FileId, FileId[]> // only arrays until the build ends
     table.forEach((row) => {
       countRow(row, 1)
       if (row.type === 'folder') folders.push(row)
-      else place(row)
+      const parent = row.parentId ?? ROOT_ID
+      const list = lists.get(parent)
+      if (list === undefined) lists.set(parent, [row.id])
+      else list.push(row.id)
     })
+    const orphaned: FileId[] = []
+    for (const parent of lists.keys())
+      if (parent !== ROOT_ID && !folderLike(table.get(parent))) orphaned.push(parent)
+    for (const parent of orphaned) {
+      const list = lists.get(parent)!
+      lists.delete(parent)
+      detached.set(parent, new Set(list))
+      for (const id of list) detachedFrom.set(id, parent)
+      const root = lists.get(ROOT_ID)
+      if (root === undefined) lists.set(ROOT_ID, list)
+      else for (const id of list) root.push(id)
+    }
     // Cycles can only run through folders (a non-folder parent makes an orphan):
     // detect them over the functional graph of folders' stored parents, O(folders).
     const state = new Map<FileId, 1 | 2>() // 1 = on the current walk, 2 = done
@@ -314,7 +346,13 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       if (cur !== null && state.get(cur) === 1) breakers.add(pickBreaker(trail.slice(trail.indexOf(cur))))
       for (const id of trail) state.set(id, 2)
     }
-    for (const row of folders) place(row)
+    // A breaker's stored parent is a folder of its cycle, so it was placed there.
+    for (const id of breakers) {
+      const row = table.get(id)!
+      removeKid(storedParent(row), id)
+      addKid(ROOT_ID, id)
+      syncDetached(id, row, ROOT_ID)
+    }
     // Display names are made per folder on first use (namesOf), not here: a
     // 100k-row workspace opens without naming folders nobody looks into.
   }
@@ -331,7 +369,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
 
   /** Display name of a row, naming its folder first if needed. */
   const displayOf = (id: FileId): string | undefined => {
-    const parent = effParent.get(id)
+    const parent = effParentOf(id)
     if (parent !== undefined && !names.has(parent)) recomputeNames(parent)
     return display.get(id)?.name
   }
@@ -351,8 +389,7 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
           before.trashedAt !== after.trashedAt ||
           before.createdAt !== after.createdAt
         ) {
-          const parent = effParent.get(id)
-          if (parent !== undefined) touch(dirty, parent, id)
+          touch(dirty, effOf(after), id)
         }
         // The cycle rule orders by updatedAt: recheck cycles only when some exist.
         if (before.updatedAt !== after.updatedAt && breakers.size > 0) {
@@ -370,8 +407,8 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
         // Stored children of an added, deleted or retyped row may switch between orphan and attached.
         addStoredChildren(id, recheck)
       }
-      const parent = effParent.get(id)
-      if (parent !== undefined) touch(dirty, parent, id)
+      // `detachedFrom` still holds the row's state before this change.
+      if (before) touch(dirty, effOf(before), id)
     }
     if (structural && (folderChanged || breakers.size > 0)) {
       // Every member of a cycle is a folder, and a cycle that no changed row is on existed
@@ -390,9 +427,14 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       }
     }
     for (const id of recheck) {
-      const row = table.get(id)
-      setEffParent(id, row ? computeEffParent(row) : undefined, dirty)
-      syncDetached(id)
+      // The effective parent before: from the row as it was (unchanged rows: as it is) and the
+      // row's `detachedFrom` entry, which only this iteration updates.
+      const change = changes.get(id)
+      const before = change === undefined ? table.get(id) : change.before
+      const row = change === undefined ? before : table.get(id)
+      const next = row ? computeEffParent(row) : undefined
+      moveKid(id, before === undefined ? undefined : effOf(before), next, dirty)
+      syncDetached(id, row, next)
     }
     updateNames(dirty)
     for (const [id, { after }] of changes) {
@@ -408,7 +450,12 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   const unobserve = table.observe((changes, tr) => {
     if (listeners.size === 0) return apply(changes)
     const oldPaths = new Map<FileId, string | undefined>()
-    for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
+    changing = changes
+    try {
+      for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
+    } finally {
+      changing = undefined
+    }
     apply(changes)
     for (const fn of listeners) fn(changes, oldPaths, tr)
   })
@@ -433,10 +480,13 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       const parts: string[] = []
       let cur: FileId = id
       while (cur !== ROOT_ID) {
-        const name = displayOf(cur)
-        const parent = effParent.get(cur)
+        const row = rowOf(cur)
+        if (row === undefined) return undefined
+        const parent = effOf(row)
+        if (!names.has(parent)) recomputeNames(parent)
         // Trashed rows have no display name, so a trashed ancestor ends the walk here.
-        if (name === undefined || parent === undefined) return undefined
+        const name = display.get(cur)?.name
+        if (name === undefined) return undefined
         parts.push(name)
         cur = parent
       }
@@ -451,8 +501,8 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       }
       return list
     },
-    allChildren: (parentId) => kids.get(parentId) ?? new Set(),
-    effectiveParent: (id) => effParent.get(id),
+    allChildren: (parentId) => kidSet(parentId) ?? new Set(),
+    effectiveParent: effParentOf,
     isVisible: (id) => index.pathOf(id) !== undefined,
     get totalBytes() {
       return totalBytes
