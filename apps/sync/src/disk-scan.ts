@@ -6,6 +6,8 @@
  * 10,000-file tree reads no file contents. Ignored paths are not entered.
  * Entries the workspace could not hold are returned as `skipped` with a
  * reason: invalid names, symlinks leaving the root, files over the size limit.
+ * With `keepBytes`, the bytes read for hashing are kept (up to that many in
+ * all), so the initial ingest uploads them without reading each file again.
  */
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
@@ -32,6 +34,8 @@ export interface Skipped {
 export interface ScanResult {
   nodes: Map<string, ScannedNode>
   skipped: Skipped[]
+  /** Bytes read while hashing, by path (only with `keepBytes`); they match the node's hash. */
+  bytes: Map<string, Uint8Array>
 }
 
 /** sha256 hex of bytes. */
@@ -44,6 +48,8 @@ export interface ScanOptions {
   maxFileSize: number
   /** A known hash for `path` when its size and mtime are unchanged. */
   knownHash?(path: string, size: number, mtimeMs: number): string | undefined
+  /** Keep the bytes of hashed files, up to this many bytes in all (scanDisk only). Default 0. */
+  keepBytes?: number
 }
 
 /**
@@ -86,7 +92,9 @@ export async function inspect(
   if (known) return { node: { kind: 'file', hash: known, mode, size: st.size, mtimeMs: st.mtimeMs } }
   let bytes: Uint8Array
   try {
-    bytes = await readFile(host)
+    const buffer = await readFile(host)
+    // A plain Uint8Array view: yjs stores binary only when `constructor === Uint8Array` (not Buffer).
+    bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
     throw error
@@ -101,6 +109,8 @@ export async function inspect(
 export async function scanDisk(root: string, options: ScanOptions, under = '/'): Promise<ScanResult> {
   const nodes = new Map<string, ScannedNode>()
   const skipped: Skipped[] = []
+  const bytes = new Map<string, Uint8Array>()
+  let keepBudget = options.keepBytes ?? 0
   const walk = async (dir: string, vdir: string): Promise<void> => {
     let entries: import('node:fs').Dirent[]
     try {
@@ -125,6 +135,10 @@ export async function scanDisk(root: string, options: ScanOptions, under = '/'):
       if (seen.skipped) skipped.push(seen.skipped)
       if (!seen.node) return
       nodes.set(path, seen.node)
+      if (seen.bytes && seen.bytes.byteLength <= keepBudget) {
+        keepBudget -= seen.bytes.byteLength
+        bytes.set(path, seen.bytes)
+      }
       if (seen.node.kind === 'folder') subdirs.push([host, path])
     })
     for (const [host, path] of subdirs) {
@@ -135,5 +149,5 @@ export async function scanDisk(root: string, options: ScanOptions, under = '/'):
   }
   const start = under === '/' ? root : join(root, ...under.split('/').filter(Boolean))
   await walk(start, under)
-  return { nodes, skipped }
+  return { nodes, skipped, bytes }
 }

@@ -68,6 +68,8 @@ import { writeFromDisk } from './workspace-writer.js'
 const MAX_BASE_BYTES = 1024 * 1024
 /** New files per `fs.writeTree` call during the initial pass. */
 const BULK_CHUNK = 500
+/** Bytes of file contents the first scan keeps for the initial upload (beyond it, files are read again). */
+const KEEP_SCANNED_BYTES = 64 * 1024 * 1024
 
 export interface SyncFolderOptions {
   /** The workspace. */
@@ -398,16 +400,28 @@ class SyncEngine implements FolderSync {
     })
   }
 
-  /** Record a synced file; `stamp` is the row stamp the written state came from (default: the row now). */
-  #putFile(path: string, bytes: Uint8Array, mtimeMs: number, mode: number, stamp?: string): void {
+  /**
+   * Record a synced file; `stamp` is the row stamp the written state came
+   * from (default: the row now). `known` saves hashing and decoding again
+   * when the caller has the bytes' hash and text (`text` undefined: binary).
+   */
+  #putFile(
+    path: string,
+    bytes: Uint8Array,
+    mtimeMs: number,
+    mode: number,
+    stamp?: string,
+    known?: { hash: string; text: string | undefined },
+  ): void {
     const row = this.#wsRow(path)
     if (!row) return
-    const text = bytes.byteLength <= MAX_BASE_BYTES ? decodeTextOrBinary(bytes) : undefined
+    const text =
+      bytes.byteLength > MAX_BASE_BYTES ? undefined : known ? known.text : decodeTextOrBinary(bytes)
     this.#state.put({
       path,
       kind: 'file',
       id: row.id,
-      hash: hashBytes(bytes),
+      hash: known?.hash ?? hashBytes(bytes),
       size: bytes.byteLength,
       mtimeMs,
       mode,
@@ -439,6 +453,8 @@ class SyncEngine implements FolderSync {
       const scan = await scanDisk(this.dir, {
         rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) },
         maxFileSize: this.#fs.limits.maxFileSize,
+        // The first pass keeps what it hashed, so new files are uploaded without a second read.
+        keepBytes: initial && round === 0 ? KEEP_SCANNED_BYTES : 0,
         knownHash: (path, size, mtimeMs) => {
           const e = this.#state.get(path)
           return e && e.kind === 'file' && e.size === size && e.mtimeMs === mtimeMs ? e.hash : undefined
@@ -462,12 +478,17 @@ class SyncEngine implements FolderSync {
         state: this.#stateSnapshot(),
       })
       if (ops.length === 0) return
-      await this.#execute(ops, scan.nodes, initial && round === 0)
+      await this.#execute(ops, scan.nodes, initial && round === 0, scan.bytes)
       if (!ops[0]!.type.startsWith('move-')) return
     }
   }
 
-  async #execute(ops: SyncOp[], disk: Map<string, ScannedNode>, progress: boolean): Promise<void> {
+  async #execute(
+    ops: SyncOp[],
+    disk: Map<string, ScannedNode>,
+    progress: boolean,
+    scanned: Map<string, Uint8Array>,
+  ): Promise<void> {
     const total = ops.length
     let done = 0
     let lastReport = 0
@@ -516,6 +537,7 @@ class SyncEngine implements FolderSync {
       const loaded = await this.#bulkUpload(
         chunk.map((op) => op.path),
         disk,
+        scanned,
       )
       for (const op of chunk) {
         if (loaded.has(op.path)) tick()
@@ -547,39 +569,48 @@ class SyncEngine implements FolderSync {
   }
 
   /**
-   * Upload new files with one `fs.writeTree` (all or nothing); returns the
-   * paths loaded. On any failure nothing was written and the caller uploads
-   * them one by one (which reports the failing file on its own).
+   * Upload new files with one `fs.writeTree` (all or nothing), each with its
+   * disk mtime and mode in the same row transaction; returns the paths
+   * loaded. Bytes the scan kept are used as they are (they match the hash
+   * the state will record; a file changed since is seen by the next
+   * compare); others are read again and must still match the scanned hash.
+   * On any failure nothing was written and the caller uploads them one by
+   * one (which reports the failing file on its own).
    */
-  async #bulkUpload(list: string[], disk: Map<string, ScannedNode>): Promise<Set<string>> {
-    const files: { path: string; bytes: Uint8Array; node: ScannedNode }[] = []
+  async #bulkUpload(
+    list: string[],
+    disk: Map<string, ScannedNode>,
+    scanned: Map<string, Uint8Array>,
+  ): Promise<Set<string>> {
+    const files: { path: string; bytes: Uint8Array; node: ScannedNode; text: string | undefined }[] = []
     await forEachLimited(list, 32, async (path) => {
       const node = disk.get(path)
-      const bytes = await readBytes(this.#host(path)).catch(() => undefined)
-      if (node && bytes && hashBytes(bytes) === node.hash) files.push({ path, bytes, node })
+      if (!node) return
+      const bytes = scanned.get(path) ?? (await readBytes(this.#host(path)).catch(() => undefined))
+      if (!bytes || (!scanned.has(path) && hashBytes(bytes) !== node.hash)) return
+      files.push({ path, bytes, node, text: decodeTextOrBinary(bytes) })
     })
     if (files.length === 0) return new Set()
     try {
       await this.#fs.writeTree(
-        files.map((f) => ({ path: f.path, content: decodeTextOrBinary(f.bytes) ?? f.bytes })),
+        files.map((f) => ({
+          path: f.path,
+          content: f.text ?? f.bytes,
+          mtime: Math.round(f.node.mtimeMs),
+          ...(f.node.mode !== 0o644 ? { mode: f.node.mode } : {}),
+        })),
       )
     } catch (error) {
       // All or nothing: nothing was written; the files go through the one-by-one path.
       if (!isFsError(error)) throw error
       return new Set()
     }
-    for (const f of files) {
-      const row = this.#wsRow(f.path)
-      if (!row) continue
-      const mode = f.node.mode
-      void this.#setMeta(row.id, {
-        updatedAt: Math.round(f.node.mtimeMs),
-        ...(mode !== 0o644 ? { mode } : {}),
-      })
-    }
-    await this.#metaFlush
     this.#state.batch(() => {
-      for (const f of files) this.#putFile(f.path, f.bytes, f.node.mtimeMs, f.node.mode)
+      for (const f of files)
+        this.#putFile(f.path, f.bytes, f.node.mtimeMs, f.node.mode, undefined, {
+          hash: f.node.hash,
+          text: f.text,
+        })
     })
     for (const f of files) this.#change('to-workspace', 'create', f.path)
     return new Set(files.map((f) => f.path))

@@ -59,9 +59,10 @@ export interface SyncTestEnv {
   dirs: string[]
 }
 
-export async function startEnv(): Promise<SyncTestEnv> {
+/** A server child process and helpers; `serverNodeArgs` go to its `node` (e.g. `--cpu-prof` when profiling a bench). */
+export async function startEnv(serverNodeArgs: string[] = []): Promise<SyncTestEnv> {
   const data = tempDir('yfs-sync-server-')
-  const server = await spawnServer(['--data', data, '--admin-token', ADMIN])
+  const server = await spawnServer(['--data', data, '--admin-token', ADMIN], { nodeArgs: serverNodeArgs })
   const closers: (() => Promise<void>)[] = []
   const dirs: string[] = [data]
   const env: SyncTestEnv = {
