@@ -19,18 +19,18 @@
  */
 import { randomBytes } from 'node:crypto'
 import {
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  rename,
-  rm,
-  rmdir,
-  symlink,
-  unlink,
-  utimes,
-} from 'node:fs/promises'
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
+import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink, utimes } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { forEachLimited } from './limit.js'
 
@@ -107,6 +107,12 @@ export interface BatchOptions {
  * leaves every target old or complete, plus stray temps that
  * `removeStrayTemps` deletes at the next start. Parent folders must exist.
  * One file failing does not stop the others; outcomes are in input order.
+ *
+ * The small steps (open, write, utimes, stat, close, rename) are
+ * synchronous calls, in slices that yield to the event loop between them:
+ * for many small files a promise and a thread-pool round trip per call cost
+ * several times the call itself. Only the fsyncs, which wait for the disk,
+ * go to the thread pool (`concurrency` at once).
  */
 export async function writeFilesAtomic(
   files: readonly BatchFile[],
@@ -116,67 +122,106 @@ export async function writeFilesAtomic(
   const concurrency = options.concurrency ?? 16
   const outcomes: BatchOutcome[] = new Array(files.length)
   const temps: (string | undefined)[] = new Array(files.length)
-  const fail = async (k: number, error: unknown) => {
+  const fds: (number | undefined)[] = new Array(files.length)
+  const fail = (k: number, error: unknown) => {
     outcomes[k] = { ok: false, error: error instanceof Error ? error : new Error(String(error)) }
+    const fd = fds[k]
+    fds[k] = undefined
+    if (fd !== undefined) closeQuietly(fd)
     const temp = temps[k]
     temps[k] = undefined
-    if (temp) await rm(temp, { force: true })
+    if (temp) rmSync(temp, { force: true })
   }
   // 1. Write every temp file (no fsync yet), keeping it open.
-  const handles: (FileHandle | undefined)[] = new Array(files.length)
-  await forEachLimited(files, concurrency, async (f, k) => {
+  await inSlices(files, (f, k) => {
     const temp = tempPath(f.host)
     const mode = f.mode ?? 0o644
     try {
-      const handle = await open(temp, 'wx', mode)
+      const fd = openSync(temp, 'wx', mode)
       temps[k] = temp
-      handles[k] = handle
-      await handle.writeFile(f.bytes)
+      fds[k] = fd
+      writeAll(fd, f.bytes)
       // The umask may have dropped bits given to open(); chmod sets them exactly.
-      await handle.chmod(mode)
+      fchmodSync(fd, mode)
       if (f.mtimeMs !== undefined) {
         const t = new Date(f.mtimeMs)
-        await handle.utimes(t, t)
+        futimesSync(fd, t, t)
       }
     } catch (error) {
-      await handles[k]?.close().catch(() => undefined)
-      handles[k] = undefined
-      await fail(k, error)
+      fail(k, error)
     }
+    return f.bytes.byteLength
   })
-  // 2. Flush them all, then close.
+  // 2. Flush them all (the only calls that wait for the disk), then note the mtime and close.
   const mtimes: number[] = new Array(files.length)
   await forEachLimited(files, concurrency, async (_f, k) => {
-    const handle = handles[k]
-    if (!handle) return
+    const fd = fds[k]
+    if (fd === undefined) return
     try {
-      await handle.sync()
-      mtimes[k] = (await handle.stat()).mtimeMs
-      await handle.close()
+      await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
     } catch (error) {
-      await handle.close().catch(() => undefined)
-      await fail(k, error)
+      fail(k, error)
     }
   })
   // 3. Only now give each its final name.
-  await forEachLimited(files, concurrency, async (f, k) => {
+  await inSlices(files, (f, k) => {
+    const fd = fds[k]
     const temp = temps[k]
-    if (!temp) return
+    if (fd === undefined || !temp) return 0
     try {
-      if (!replace && (await lstat(f.host).catch(() => undefined))) {
+      mtimes[k] = fstatSync(fd).mtimeMs
+      fds[k] = undefined
+      closeSync(fd)
+      if (!replace && existsNoFollow(f.host)) {
         outcomes[k] = { ok: false, exists: true }
         temps[k] = undefined
-        await rm(temp, { force: true })
-        return
+        rmSync(temp, { force: true })
+        return 0
       }
-      await rename(temp, f.host)
+      renameSync(temp, f.host)
       temps[k] = undefined
       outcomes[k] = { ok: true, mtimeMs: mtimes[k]! }
     } catch (error) {
-      await fail(k, error)
+      fail(k, error)
     }
+    return 0
   })
   return outcomes
+}
+
+/** Files per synchronous slice, and bytes written, before yielding to the event loop. */
+const SLICE_FILES = 64
+const SLICE_BYTES = 4 * 1024 * 1024
+
+/** Run `fn` over `items` synchronously, yielding after SLICE_FILES items or SLICE_BYTES (what `fn` returns). */
+async function inSlices<T>(items: readonly T[], fn: (item: T, index: number) => number): Promise<void> {
+  let files = 0
+  let bytes = 0
+  for (let k = 0; k < items.length; k++) {
+    bytes += fn(items[k]!, k)
+    if (++files >= SLICE_FILES || bytes >= SLICE_BYTES) {
+      files = 0
+      bytes = 0
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0
+  while (done < bytes.byteLength) done += writeSync(fd, bytes, done, bytes.byteLength - done)
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // Closing after a failed write: the error that matters was already recorded.
+  }
+}
+
+function existsNoFollow(host: string): boolean {
+  return lstatSync(host, { throwIfNoEntry: false }) !== undefined
 }
 
 /** Make `host` a symlink to `target`, replacing whatever file or link is there (not folders). */
