@@ -37,8 +37,16 @@ import { forEachLimited } from './limit.js'
 /** Prefix of the daemon's temp files; ignored by the watcher and the scan. */
 export const TEMP_PREFIX = '.yfs-sync-tmp-'
 
+// Unique temp names: a random per-process prefix and a counter (one random draw per file cost more than the write).
+const TEMP_RUN = randomBytes(4).toString('hex')
+let tempCount = 0
+
 function tempPath(host: string): string {
-  return join(dirname(host), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}-${basename(host).slice(0, 64)}`)
+  tempCount = (tempCount + 1) % Number.MAX_SAFE_INTEGER
+  return join(
+    dirname(host),
+    `${TEMP_PREFIX}${TEMP_RUN}${tempCount.toString(36)}-${basename(host).slice(0, 64)}`,
+  )
 }
 
 export interface WriteOptions {

@@ -62,31 +62,43 @@ export function createIgnoreRules(
   const perFolder = new Map<string, Ignore>()
   const test = (matcher: Ignore, rel: string, isDir: boolean) => matcher.ignores(isDir ? `${rel}/` : rel)
 
+  // Folder (virtual) → whether it is ignored, remembered until the rules change: a path is
+  // ignored when its parent folder is, or by a rule looking at the path itself, so each
+  // path costs one lookup here instead of a walk over every ancestor.
+  const folders = new Map<string, boolean>()
+
+  const ignores = (path: string, isDir: boolean): boolean => {
+    const rel = path.replace(/^\/+/, '')
+    if (rel === '') return false
+    const slash = rel.lastIndexOf('/')
+    if (slash > 0 && folderIgnored(`/${rel.slice(0, slash)}`)) return true
+    if (test(base, rel, isDir)) return true
+    // Every ancestor's own rules, relative to that ancestor.
+    if (perFolder.size === 0) return false
+    const parts = rel.split('/')
+    for (let i = 0; i < parts.length; i++) {
+      const matcher = perFolder.get(i === 0 ? '/' : `/${parts.slice(0, i).join('/')}`)
+      if (matcher && test(matcher, parts.slice(i).join('/'), isDir)) return true
+    }
+    return false
+  }
+  const folderIgnored = (folder: string): boolean => {
+    let ignored = folders.get(folder)
+    if (ignored === undefined) {
+      ignored = ignores(folder, true)
+      folders.set(folder, ignored)
+    }
+    return ignored
+  }
+
   return {
-    ignores(path, isDir) {
-      const rel = path.replace(/^\/+/, '')
-      if (rel === '') return false
-      if (test(base, rel, isDir)) return true
-      // Every ancestor's rules, relative to that ancestor; and an ignored ancestor ignores the path.
-      const parts = rel.split('/')
-      for (let i = 0; i < parts.length; i++) {
-        const folder = i === 0 ? '/' : `/${parts.slice(0, i).join('/')}`
-        if (i > 0 && test(base, parts.slice(0, i).join('/'), true)) return true
-        const matcher = perFolder.get(folder)
-        if (!matcher) continue
-        const sub = parts.slice(i).join('/')
-        if (test(matcher, sub, isDir)) return true
-        // A pattern matching an intermediate folder ignores everything below it.
-        for (let j = i + 1; j < parts.length; j++)
-          if (test(matcher, parts.slice(i, j).join('/'), true)) return true
-      }
-      return false
-    },
+    ignores,
     async reload(dir) {
       const hostDir = dir === '/' ? root : join(root, ...dir.split('/').filter(Boolean))
       const texts = [await readRules(join(hostDir, '.gitignore'))]
       if (dir === '/') texts.push(await readRules(join(hostDir, '.yfsignore')))
       const present = texts.filter((t): t is string => t !== undefined)
+      folders.clear()
       if (present.length === 0) perFolder.delete(dir)
       else perFolder.set(dir, ignore().add(present.join('\n')))
     },

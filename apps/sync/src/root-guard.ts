@@ -66,6 +66,12 @@ export function toHostPath(root: string, path: string): string {
 
 /** The virtual path (`/a/b.txt`) of a host path inside `root`. */
 export function toVirtualPath(root: string, host: string): string {
+  // The common case (a normalised path below the root) without path.relative, which the watcher calls per entry.
+  if (host.length > root.length + 1 && host.startsWith(root) && host[root.length] === sep && sep === '/') {
+    const rest = host.slice(root.length + 1)
+    if (!rest.includes('//') && !rest.split('/').some((p) => p === '.' || p === '..' || p === ''))
+      return `/${rest}`
+  }
   const rel = relative(root, host)
   if (rel === '') return '/'
   return `/${rel.split(sep).join('/')}`
