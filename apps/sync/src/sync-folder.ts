@@ -68,6 +68,14 @@ import { writeFromDisk } from './workspace-writer.js'
 const MAX_BASE_BYTES = 1024 * 1024
 /** New files per `fs.writeTree` call during the initial pass. */
 const BULK_CHUNK = 500
+/** Operations that write files or folders to disk in bulk (the watcher waits for them on a first pass). */
+const DISK_WRITING_OPS: ReadonlySet<SyncOp['type']> = new Set([
+  'download',
+  'delete-local',
+  'move-local',
+  'merge',
+  'compare',
+])
 /** Bytes of file contents the first scan keeps for the initial upload (beyond it, files are read again). */
 const KEEP_SCANNED_BYTES = 64 * 1024 * 1024
 
@@ -161,6 +169,7 @@ class SyncEngine implements FolderSync {
   #deleteTimer: NodeJS.Timeout | undefined
   #live = false
   #closed = false
+  #usePolling = false
   #meta = new Map<FileId, Partial<FileRow>>()
   #metaFlush: Promise<void> | undefined
   #counts = { toWorkspace: 0, toDisk: 0 }
@@ -198,23 +207,30 @@ class SyncEngine implements FolderSync {
       this.#scheduleWs()
     })
     const started = Date.now()
+    this.#usePolling = usePolling
     await this.#enqueue(() => this.#fullReconcile(true))
-    // Watch only now: a watcher running while the initial pass writes thousands of files handles
+    // Watch only now (or, for a first pass that writes nothing to disk, from its start; see
+    // #fullReconcile): a watcher running while the initial pass writes thousands of files handles
     // an event (and sets up a watch) per file, which made that pass several times slower.
     // Changes made on disk during the initial pass are found by a second compare, which runs once
     // the watcher is ready (from then on, every change is an event).
-    this.#watcher = watchFolder(this.dir, {
-      ignored: (path, isDir) => this.#ignored(path, isDir),
-      onChange: (path) => this.#diskChanged(path),
-      onError: (error) => this.#emit({ type: 'error', message: String(error) }),
-      usePolling,
-    })
-    await this.#watcher.ready
+    await this.#startWatcher().ready
     await this.#enqueue(() => this.#fullReconcile(false))
     this.#live = true
     this.#emit({ type: 'ready', entries: this.#state.size, ...this.#counts, ms: Date.now() - started })
     this.#scheduleDisk()
     this.#scheduleWs()
+  }
+
+  /** Start the watcher (once); its `ready` resolves when its initial scan is done. */
+  #startWatcher(): FolderWatcher {
+    this.#watcher ??= watchFolder(this.dir, {
+      ignored: (path, isDir) => this.#ignored(path, isDir),
+      onChange: (path) => this.#diskChanged(path),
+      onError: (error) => this.#emit({ type: 'error', message: String(error) }),
+      usePolling: this.#usePolling,
+    })
+    return this.#watcher
   }
 
   async close(): Promise<void> {
@@ -478,6 +494,10 @@ class SyncEngine implements FolderSync {
         state: this.#stateSnapshot(),
       })
       if (ops.length === 0) return
+      // A first pass that writes nothing to disk (an ingest) lets the watcher do its initial scan
+      // meanwhile, while this pass waits for the server; what it reports is compared again anyway.
+      if (initial && round === 0 && !ops.some((op) => DISK_WRITING_OPS.has(op.type)))
+        void this.#startWatcher()
       await this.#execute(ops, scan.nodes, initial && round === 0, scan.bytes)
       if (!ops[0]!.type.startsWith('move-')) return
     }
