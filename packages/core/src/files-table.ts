@@ -86,19 +86,25 @@ export interface FilesTable {
   destroy(): void
 }
 
-const ROW_KEYS = new Set([
-  'id',
-  'name',
-  'parentId',
-  'type',
-  'size',
-  'createdAt',
-  'updatedAt',
-  'trashedAt',
-  'mode',
-  'target',
-  'sv',
-])
+/** True for the keys of `FileRow` (a switch: no lookup per key). */
+const isRowKey = (key: string): boolean => {
+  switch (key) {
+    case 'id':
+    case 'name':
+    case 'parentId':
+    case 'type':
+    case 'size':
+    case 'createdAt':
+    case 'updatedAt':
+    case 'trashedAt':
+    case 'mode':
+    case 'target':
+    case 'sv':
+      return true
+    default:
+      return false
+  }
+}
 
 /**
  * Rows as array entries, format 1: the fields in a fixed order after the map's `[tag, key, ts]`,
@@ -111,30 +117,32 @@ const ROW_KEYS = new Set([
  */
 export const rowCodec: LwwCodec<FileRow> = {
   tag: 1,
-  write(out, row) {
-    for (const key in row) if (!ROW_KEYS.has(key)) return false
-    out.push(row.name, row.parentId, row.type, row.size, row.createdAt, row.updatedAt, row.trashedAt)
-    const { mode, target, sv } = row
-    if (sv !== undefined) out.push(mode, target, sv)
-    else if (target !== undefined) out.push(mode, target)
-    else if (mode !== undefined) out.push(mode)
-    return true
+  toEntry(key, ts, row) {
+    for (const k in row) if (!isRowKey(k)) return undefined
+    const { name, parentId, type, size, createdAt, updatedAt, trashedAt, mode, target, sv } = row
+    if (sv !== undefined)
+      return [1, key, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode, target, sv]
+    if (target !== undefined)
+      return [1, key, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode, target]
+    if (mode !== undefined)
+      return [1, key, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode]
+    return [1, key, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt]
   },
-  read(e, at, key) {
+  fromEntry(e, key) {
     const row: Record<string, unknown> = {
       id: key,
-      name: e[at],
-      parentId: e[at + 1],
-      type: e[at + 2],
-      size: e[at + 3],
-      createdAt: e[at + 4],
-      updatedAt: e[at + 5],
-      trashedAt: e[at + 6],
+      name: e[3],
+      parentId: e[4],
+      type: e[5],
+      size: e[6],
+      createdAt: e[7],
+      updatedAt: e[8],
+      trashedAt: e[9],
     }
-    if (e.length > at + 7) {
-      if (e[at + 7] !== undefined) row.mode = e[at + 7]
-      if (e[at + 8] !== undefined) row.target = e[at + 8]
-      if (e[at + 9] !== undefined) row.sv = e[at + 9]
+    if (e.length > 10) {
+      if (e[10] !== undefined) row.mode = e[10]
+      if (e[11] !== undefined) row.target = e[11]
+      if (e[12] !== undefined) row.sv = e[12]
     }
     return row
   },

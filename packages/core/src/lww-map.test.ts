@@ -150,8 +150,8 @@ describe('LwwMap', () => {
 // (written as object entries), as the files table refuses rows with unknown keys.
 const codec: LwwCodec<number | string> = {
   tag: 7,
-  write: (out, v) => !(typeof v === 'string' && v.startsWith('obj:')) && out.push(v) > 0,
-  read: (e, at) => e[at],
+  toEntry: (key, ts, v) => (typeof v === 'string' && v.startsWith('obj:') ? undefined : [7, key, ts, v]),
+  fromEntry: (e) => e[3],
 }
 const makeCoded = (clock?: () => number) => {
   const doc = new Y.Doc()

@@ -25,8 +25,9 @@
  * Invariants:
  * - The winner for a key is the entry with the highest `ts`; equal `ts`
  *   (two peers writing in the same millisecond without seeing each other)
- *   is broken by comparing the JSON of the values, so every replica with the
- *   same entries picks the same winner, in any delivery order.
+ *   is broken by comparing the JSON of the values (of the whole entry for
+ *   array entries), so every replica with the same entries picks the same
+ *   winner, in any delivery order.
  * - `ts` is a hybrid logical clock: `max(now, highest ts seen + 1)`, so a
  *   local write always supersedes everything this replica has seen, even if
  *   another peer's wall clock runs ahead.
@@ -68,27 +69,27 @@ export interface LwwEntry<V> {
 export type StoredEntry<V> = LwwEntry<V> | readonly unknown[]
 
 /**
- * The array form of a map's values (see the module comment). Slots 0–2 of an array entry
- * belong to the map (`tag`, key, ts); the codec owns the slots after them.
+ * The array form of a map's values (see the module comment): `[tag, key, ts, ...fields]`,
+ * where the map reads slots 0–2 and the codec owns the fields.
  *
  * @example
  * // [1, 'k', 17, 'a', 2] ↔ key 'k', ts 17, value { name: 'a', n: 2 }
  * const codec: LwwCodec<{ name: string; n: number }> = {
  *   tag: 1,
- *   write: (out, v) => (out.push(v.name, v.n), true),
- *   read: (e, at) => ({ name: e[at], n: e[at + 1] }),
+ *   toEntry: (key, ts, v) => [1, key, ts, v.name, v.n],
+ *   fromEntry: (e) => ({ name: e[3], n: e[4] }),
  * }
  */
 export interface LwwCodec<V> {
-  /** Written first in every array entry; array entries with another tag are ignored (a format this reader does not know). */
+  /** Slot 0 of every array entry; array entries with another tag are ignored (a format this reader does not know). */
   readonly tag: number
-  /** Append the fields of `val` to `out`; return false to store this value as an object entry instead. */
-  write(out: unknown[], val: V): boolean
+  /** The array entry of a value, or `undefined` to store this value as an object entry instead. */
+  toEntry(key: string, ts: number, val: V): unknown[] | undefined
   /**
-   * The value whose fields start at `entry[at]`, for `isValid` to check. Must not throw
-   * on any input: peers send anything. `read(write(v))` must equal `v` field for field.
+   * The value of an array entry (fields from slot 3), for `isValid` to check. Must not throw
+   * on any input: peers send anything. `fromEntry(toEntry(k, ts, v), k)` must equal `v` field for field.
    */
-  read(entry: readonly unknown[], at: number, key: string): unknown
+  fromEntry(entry: readonly unknown[], key: string): unknown
 }
 
 /** What changed for one key in one transaction: `undefined` means absent. */
@@ -151,14 +152,13 @@ interface Entry<V> {
   raw: unknown
 }
 
-function tieBreak(a: unknown, b: unknown): number {
-  const ja = JSON.stringify(a)
-  const jb = JSON.stringify(b)
-  return ja < jb ? -1 : ja > jb ? 1 : 0
-}
+// Equal timestamps are ordered by the JSON of the value (object entries) or of the whole array
+// entry: both are the same on every replica (a writer's own value may list its keys in another
+// order than peers decode it, the array entry it wrote may not).
+const tieKey = (e: Entry<unknown>): string => JSON.stringify(Array.isArray(e.raw) ? e.raw : e.val)
 
 function beats<V>(a: Entry<V>, b: Entry<V>): boolean {
-  return a.ts > b.ts || (a.ts === b.ts && tieBreak(a.val, b.val) > 0)
+  return a.ts > b.ts || (a.ts === b.ts && tieKey(a) > tieKey(b))
 }
 
 const isTs = (ts: unknown): ts is number => typeof ts === 'number' && Number.isFinite(ts)
@@ -180,9 +180,19 @@ export function attachLwwMap<V>(
   const isValid = options.isValid
   const codec = options.codec
   // Entries that failed `isValid` (rare: a buggy or hostile peer), and the ones this map
-  // pushed in the current transaction, by raw value (checked by the caller already).
+  // pushed in the current transaction (checked by the caller already), in push order: the
+  // handler meets them in that order (clock order), so `ownEntry` finds each at `ownAt`.
   const rejected = new Set<Entry<V>>()
-  const own = new Map<unknown, Entry<V>>()
+  const own: Entry<V>[] = []
+  let ownAt = 0
+  const ownEntry = (raw: unknown): Entry<V> | undefined => {
+    for (let i = ownAt; i < own.length; i++)
+      if (own[i]!.raw === raw) {
+        ownAt = i + 1
+        return own[i]
+      }
+    return undefined
+  }
   const shown = (e: Entry<V> | undefined): V | undefined =>
     e === undefined || (rejected.size > 0 && rejected.has(e)) ? undefined : e.val
   const minStale = options.minStale ?? 64
@@ -211,7 +221,7 @@ export function attachLwwMap<V>(
     if (key === undefined) return undefined
     if (Array.isArray(raw)) {
       // `keyOf` checked the tag, so the codec exists; `isValid` checks the value.
-      const val = (codec as LwwCodec<V>).read(raw, 3, key) as V
+      const val = (codec as LwwCodec<V>).fromEntry(raw, key) as V
       return { key, val, ts: raw[2] as number, raw }
     }
     const e = raw as LwwEntry<V>
@@ -219,11 +229,8 @@ export function attachLwwMap<V>(
   }
   /** The entry this map wrote for `val`: an array entry when the codec takes it. */
   const encode = (key: string, val: V, ts: number): Entry<V> => {
-    if (codec !== undefined) {
-      const out: unknown[] = [codec.tag, key, ts]
-      // The value as peers will read it back, so ties are broken on the same JSON everywhere.
-      if (codec.write(out, val)) return { key, val: codec.read(out, 3, key) as V, ts, raw: out }
-    }
+    const raw = codec?.toEntry(key, ts, val)
+    if (raw !== undefined) return { key, val, ts, raw }
     return { key, val, ts, raw: { key, val, ts } }
   }
 
@@ -263,7 +270,7 @@ export function attachLwwMap<V>(
   }
 
   const add = (raw: unknown) => {
-    const mine = own.size > 0 ? own.get(raw) : undefined
+    const mine = own.length > 0 ? ownEntry(raw) : undefined
     const e = mine ?? decode(raw)
     if (!e) return // garbage from a peer: ignore, never crash
     if (e.ts > lastTs) lastTs = e.ts
@@ -348,7 +355,8 @@ export function attachLwwMap<V>(
     const done = changes
     changes = null
     current = undefined
-    own.clear()
+    own.length = 0
+    ownAt = 0
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
     if (done.size > 0) for (const fn of observers) fn(done, transaction)
   }
@@ -422,7 +430,7 @@ export function attachLwwMap<V>(
       transact((tr) => {
         sweepIfNeeded(tr)
         const entry = encode(key, val, nextTs())
-        own.set(entry.raw, entry)
+        own.push(entry)
         if (pending) pending.push(entry.raw as StoredEntry<V>)
         else append([entry.raw as StoredEntry<V>])
       }, origin)
