@@ -4,6 +4,7 @@
 // server refuses come back as refusals, read tokens may load but never store, and a damaged
 // update refuses its whole batch with an error naming the file (nothing stored).
 import { connectWorkspace, createBulkChannel, type WorkspaceConnection } from '@yfs/client'
+import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -57,6 +58,47 @@ describe('bulk content messages', () => {
     while ((await b.fs.readFile('/tree/d0/f0.txt')) !== 'changed\n' && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20))
     expect(await b.fs.readFile('/tree/d0/f0.txt')).toBe('changed\n')
+  })
+
+  it('writeTree stores Markdown files in the batch too, as the codec normalises them, with one version each', async () => {
+    const md = await connectWorkspace({
+      url: t.url,
+      workspace: 'bulk',
+      token: tokens.write,
+      fs: { codecs: [markdownCodec] },
+    })
+    open.push(md)
+    const entries = Array.from({ length: 40 }, (_, i) => ({
+      path: `/notes/n${i}.md`,
+      content: `# Note ${i}\n\n* item ${i}\n\n\n\ntext   with  spaces\n`,
+    }))
+    await md.fs.writeTree([...entries, { path: '/notes/plain.txt', content: 'plain\n' }])
+    expect(md.openDocuments).toBe(0)
+    const written = await md.fs.readFile('/notes/n7.md')
+    // What a reader gets is the codec's output, as for a file written on its own.
+    await md.fs.writeFile('/single.md', entries[7]!.content)
+    expect(written).toBe(await md.fs.readFile('/single.md'))
+    expect((await md.fs.stat('/notes/n7.md')).size).toBe(new TextEncoder().encode(written).byteLength)
+    await md.flush()
+
+    const fresh = await connectWorkspace({
+      url: t.url,
+      workspace: 'bulk',
+      token: tokens.write,
+      fs: { codecs: [markdownCodec] },
+    })
+    open.push(fresh)
+    expect(await fresh.fs.readFile('/notes/n7.md')).toBe(written)
+    expect(await fresh.fs.readFile('/notes/plain.txt')).toBe('plain\n')
+    const history = await fresh.fs.history('/notes/n39.md')
+    expect(history.map((v) => [v.reason, v.codec])).toEqual([['write', 'markdown']])
+    // An edit after the load reaches the other client (the stored doc is a normal content doc).
+    await fresh.fs.writeFile('/notes/n0.md', '# Changed\n')
+    await fresh.flush()
+    const deadline = Date.now() + 10_000
+    while ((await md.fs.readFile('/notes/n0.md')) !== '# Changed\n' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(await md.fs.readFile('/notes/n0.md')).toBe('# Changed\n')
   })
 
   it("an agent's cp -r of a folder stores the copies in batches", async () => {

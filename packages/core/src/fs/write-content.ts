@@ -8,7 +8,8 @@
  * New files skip the doc where they can: in memory mode (no provider) the
  * doc is built when first opened (`seedContent`); a server's `storeContent`
  * stores many new docs in one call (`createContents`, for bulk loads), whose
- * updates are encoded directly (new-content-update.ts), without a Y.Doc.
+ * updates are encoded directly (new-content-update.ts), without a Y.Doc (a
+ * normalising codec's, such as Markdown's, are built in a scratch doc).
  *
  * With a provider each content write remembers the doc's new content version
  * (`writtenSv`) for the row entry that announces it to peers
@@ -16,7 +17,7 @@
  */
 import type { BufferEncoding, FileContent } from 'just-bash'
 import { nanoid } from 'nanoid'
-import type * as Y from 'yjs'
+import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
 import { contentVersionOf } from '../content/content-versions.js'
 import { encodeNewContentDoc } from '../content/new-content-update.js'
@@ -165,15 +166,28 @@ export async function createContents(
   files: { id: FileId; name: string; value: FileContentValue; size: number }[],
 ): Promise<number[]> {
   const sizes: number[] = []
+  // The text a reader gets back, per file (normalised by the codec), cached once stored.
+  const texts: (string | undefined)[] = []
   const batch: { id: FileId; update: Uint8Array }[] = []
   let clientIds: Uint32Array | undefined
   for (const { id, name, value, size: planned } of files) {
     if (canSeed(ctx, name, value)) {
       sizes.push(seedContent(ctx, id, name, value, 'write', planned))
+      texts.push(undefined)
       continue
     }
-    if (!ctx.storeContent || (!value.bytes && codecFor(ctx, name) !== textCodec)) {
+    if (!ctx.storeContent) {
       sizes.push(await writeContent(ctx, id, name, value))
+      texts.push(undefined)
+      continue
+    }
+    if (!value.bytes && codecFor(ctx, name) !== textCodec) {
+      // A normalising codec (Markdown): its first state is built in a scratch doc and stored with the batch.
+      const built = buildCodecContent(ctx, id, name, value.text ?? '')
+      batch.push({ id, update: built.update })
+      ctx.writtenSv.set(id, built.sv)
+      sizes.push(built.size)
+      texts.push(built.text)
       continue
     }
     const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
@@ -195,14 +209,43 @@ export async function createContents(
     batch.push({ id, update })
     ctx.writtenSv.set(id, sv)
     sizes.push(size)
+    texts.push(value.text)
   }
   if (batch.length > 0) await ctx.storeContent!(batch)
   // Only once stored: a failed store leaves nothing cached for files that do not exist.
   const stored = new Set(batch.map((b) => b.id))
-  files.forEach(({ id, name, value }, k) => {
+  files.forEach(({ id, name }, k) => {
     if (!stored.has(id)) return
     ctx.seen.markSeen(id, codecFor(ctx, name).id)
-    if (value.text !== undefined) ctx.index.plaintext.set(id, value.text, sizes[k]!)
+    const text = texts[k]
+    if (text !== undefined) ctx.index.plaintext.set(id, text, sizes[k]!)
   })
   return sizes
+}
+
+/**
+ * A new file's first state for a codec that normalises (Markdown), as `writeContent`
+ * would leave it in a fresh doc: the codec's content and the first version, in one
+ * transaction of a scratch doc. Returns its update, content version, text and size.
+ */
+function buildCodecContent(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: string,
+): { update: Uint8Array; sv: string; text: string; size: number } {
+  const doc = new Y.Doc({ guid: id, gc: false })
+  try {
+    let text = ''
+    let size = 0
+    doc.transact(() => {
+      codecFor(ctx, name).write(doc, value, FS_ORIGIN)
+      text = readText(ctx, doc, name)
+      size = utf8Length(text)
+      recordFileVersion(ctx, doc, name, size, 'write')
+    }, FS_ORIGIN)
+    return { update: Y.encodeStateAsUpdate(doc), sv: contentVersionOf(doc), text, size }
+  } finally {
+    doc.destroy()
+  }
 }
