@@ -119,4 +119,57 @@ describe('files table', () => {
     expect(table.get(asFileId('b'))).toBeUndefined()
     expect([...table.rows()]).toEqual([])
   })
+
+  it('a peer loading the rows lists every child (trashed and orphaned ones too), and the lists follow changes', () => {
+    const { doc } = setup([
+      row('a', 'a', null),
+      row('x', 'x', 'a', { type: 'file' }),
+      row('t', 't', 'a', { type: 'file', trashedAt: 5 }),
+      row('o', 'o', 'gone', { type: 'file' }), // parent row missing: shown at the root
+      row('f', 'f', 'x'), // parent is a file: shown at the root
+    ])
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))
+    const table = createFilesTable(peer)
+    const index = createFileSystemIndex(table)
+    const ids = (s: ReadonlySet<string>) => [...s].sort()
+    expect(ids(index.allChildren(ROOT_ID))).toEqual(['a', 'f', 'o'])
+    expect(ids(index.allChildren(asFileId('a')))).toEqual(['t', 'x'])
+    expect([index.effectiveParent(asFileId('o')), index.effectiveParent(asFileId('x'))]).toEqual([
+      ROOT_ID,
+      'a',
+    ])
+    table.update(asFileId('x'), { parentId: null })
+    table.set(row('gone', 'gone', null))
+    expect(ids(index.allChildren(ROOT_ID))).toEqual(['a', 'f', 'gone', 'x'])
+    expect(ids(index.allChildren(asFileId('a')))).toEqual(['t'])
+    expect(ids(index.allChildren(asFileId('gone')))).toEqual(['o'])
+    expect(index.pathOf(asFileId('o'))).toBe('/gone/o')
+    expect(index.snapshot()).toEqual(createFileSystemIndex(createFilesTable(peer)).snapshot())
+  })
+
+  it('hands listeners the paths rows had before the change, in folders not named before too', () => {
+    const { doc, table } = setup([
+      row('a', 'a', null),
+      row('b', 'b', null),
+      row('x', 'x', 'a', { type: 'file' }),
+      row('y', 'y', 'x'),
+    ])
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))
+    const index = createFileSystemIndex(createFilesTable(peer))
+    const seen: string[] = []
+    index.onChange((changes, oldPaths) => {
+      for (const id of changes.keys()) seen.push(`${id}: ${oldPaths.get(id)} -> ${index.pathOf(id)}`)
+    })
+    // Nobody on the peer looked into /a yet; one update renames /a and moves x out of it.
+    const updates: Uint8Array[] = []
+    doc.on('update', (u: Uint8Array) => updates.push(u))
+    table.batch(() => {
+      table.update(asFileId('a'), { name: 'c' })
+      table.update(asFileId('x'), { parentId: asFileId('b'), name: 'z' })
+    })
+    for (const u of updates) Y.applyUpdate(peer, u)
+    expect(seen.sort()).toEqual(['a: /a -> /c', 'x: /a/x -> /b/z'])
+  })
 })
