@@ -89,6 +89,9 @@ describe('bulk content messages', () => {
     })
     open.push(fresh)
     expect(await fresh.fs.readFile('/notes/n7.md')).toBe(written)
+    // One read fetched the folder's other files with it, Markdown included, and opened no doc.
+    expect(fresh.openDocuments).toBe(0)
+    expect(fresh.fs.index.plaintext.size).toBe(entries.length + 1)
     expect(await fresh.fs.readFile('/notes/plain.txt')).toBe('plain\n')
     const history = await fresh.fs.history('/notes/n39.md')
     expect(history.map((v) => [v.reason, v.codec])).toEqual([['write', 'markdown']])

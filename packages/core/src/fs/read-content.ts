@@ -11,7 +11,6 @@
  */
 import * as Y from 'yjs'
 import { readBinary } from '../content/binary.js'
-import { textCodec } from '../content/text-codec.js'
 import { utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
@@ -78,7 +77,8 @@ async function fetchTexts(ctx: FsContext, id: FileId): Promise<void> {
     const row = ctx.table.get(sibling)
     if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
       continue
-    if (codecFor(ctx, row.name) !== textCodec || ctx.pool.peek(sibling) !== undefined) continue
+    // Any codec: a Markdown folder (the daemon materialising it, a grep) is fetched per round trip too.
+    if (ctx.pool.peek(sibling) !== undefined) continue
     if (ctx.index.plaintext.lookup(sibling, row.size) === undefined) ids.push(sibling)
   }
   const run = (async () => {
