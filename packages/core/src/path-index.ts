@@ -374,7 +374,35 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     return display.get(id)?.name
   }
 
+  /**
+   * The commonest change, a new file (or symlink) written by itself: placed and named
+   * directly, as `apply` would, without its bookkeeping. Only for a row with no stored
+   * children (which could switch between orphan and attached); a non-folder can neither
+   * start nor end a parent cycle, so no cycle check. False when the change is not one.
+   */
+  const applyNewLeaf = (id: FileId, row: FileRow): boolean => {
+    if (row.type === 'folder' || kids.has(id) || detached.has(id)) return false
+    countRow(row, 1)
+    const parent = computeEffParent(row)
+    addKid(parent, id)
+    if (parent !== storedParent(row)) syncDetached(id, row, parent)
+    // A folder nobody has looked into yet gets its names when first asked.
+    const m = names.get(parent)
+    if (m === undefined || row.trashedAt !== null) return true
+    sorted.delete(parent)
+    if (dupFolders.has(parent) || m.has(row.name)) recomputeNames(parent)
+    else {
+      m.set(row.name, id)
+      display.set(id, { folder: parent, name: row.name })
+    }
+    return true
+  }
+
   const apply = (changes: Map<FileId, FileRowChange>) => {
+    if (changes.size === 1) {
+      const [id, { before, after }] = changes.entries().next().value!
+      if (before === undefined && after !== undefined && applyNewLeaf(id, after)) return
+    }
     const dirty: Dirty = new Map()
     const recheck = new Set<FileId>()
     let structural = false

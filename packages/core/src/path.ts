@@ -10,6 +10,7 @@ export const ROOT_PATH = '/'
 /** Normalise: resolve `.`/`..`, collapse slashes, force a leading `/`, drop a trailing one. */
 export function normalize(path: string): string {
   if (!path || path === '/') return '/'
+  if (isNormal(path)) return path
   const out: string[] = []
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue
@@ -17,6 +18,20 @@ export function normalize(path: string): string {
     else out.push(part)
   }
   return `/${out.join('/')}`
+}
+
+/**
+ * True when `path` is already normal: absolute, no empty, `.` or `..` component, no
+ * trailing slash. Most paths callers pass are; checking is cheaper than splitting.
+ * (Any `/.` rejects, so a hidden name such as `/.git` takes the slow path: still right.)
+ */
+function isNormal(path: string): boolean {
+  return (
+    path.charCodeAt(0) === 47 &&
+    path.charCodeAt(path.length - 1) !== 47 &&
+    !path.includes('//') &&
+    !path.includes('/.')
+  )
 }
 
 /** Resolve `path` against the absolute directory `base`. */
@@ -45,6 +60,14 @@ export function join(dir: string, name: string): string {
 /** Components of a normalised path (`[]` for `/`). */
 export function split(path: string): string[] {
   return path === '/' ? [] : path.slice(1).split('/')
+}
+
+/** Number of components of a normalised path (`split(path).length`, without the array). */
+export function depth(path: string): number {
+  if (path === '/') return 0
+  let n = 1
+  for (let i = path.indexOf('/', 1); i !== -1; i = path.indexOf('/', i + 1)) n++
+  return n
 }
 
 /** True when `candidate` is `ancestor` or lies below it. */

@@ -34,6 +34,7 @@ interface Entry {
 
 export class LastSeenTracker {
   readonly #entries = new Map<FileId, Entry>()
+  readonly #current = new Map<string, LastSeen>()
   readonly #ownOrigin: unknown
 
   readonly #enabled: boolean
@@ -50,7 +51,18 @@ export class LastSeenTracker {
   /** The instance now knows the file's current content (read as `codec`). */
   markSeen(id: FileId, codec: string): void {
     if (!this.#enabled) return
-    this.#entries.set(id, { seen: { kind: 'current', codec }, pending: false })
+    // One "current" object per codec, shared: entries replace `seen`, never change it.
+    let seen = this.#current.get(codec)
+    if (seen === undefined) {
+      seen = { kind: 'current', codec }
+      this.#current.set(codec, seen)
+    }
+    const entry = this.#entries.get(id)
+    if (entry === undefined) this.#entries.set(id, { seen, pending: false })
+    else {
+      entry.seen = seen
+      entry.pending = false
+    }
   }
 
   /** What the instance last saw of `id`; `undefined` when it never read or wrote it. */

@@ -28,7 +28,7 @@ export function checkNewPath(
   newNodes = 1,
 ): void {
   const { limits } = ctx
-  if (paths.split(path).length > limits.maxPathDepth)
+  if (paths.depth(path) > limits.maxPathDepth)
     throw einval(syscall, original, `path deeper than ${limits.maxPathDepth} levels`)
   if (utf8Length(path) > limits.maxPathLength)
     throw enametoolong(syscall, original, `path longer than ${limits.maxPathLength} bytes`)

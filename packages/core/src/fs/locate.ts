@@ -31,10 +31,11 @@ export interface WriteTarget {
 
 /** True for a normalised path under a system root (the local layer). */
 export function isSystemPath(path: string): boolean {
-  if (path === '/') return false
+  // Compared in place: this runs several times per call, and slicing the top name allocates.
   const end = path.indexOf('/', 1)
-  const top = end === -1 ? path.slice(1) : path.slice(1, end)
-  return SYSTEM_ROOTS.includes(top)
+  const length = (end === -1 ? path.length : end) - 1
+  for (const root of SYSTEM_ROOTS) if (root.length === length && path.startsWith(root, 1)) return true
+  return false
 }
 
 /** The absolute normalised form of a caller's path; a NUL byte is ENOENT (as in Node). */

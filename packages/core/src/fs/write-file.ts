@@ -14,6 +14,7 @@ import { decodeTextOrBinary, readBinary } from '../content/binary.js'
 import { textCodec } from '../content/text-codec.js'
 import { encodeUtf8, getEncoding, utf8Length } from '../encoding.js'
 import { eisdir, enosys } from '../errors.js'
+import type { FileRow } from '../files-table.js'
 import { createFileId, type FileId, ROOT_ID } from '../ids.js'
 import { emitMergeEvent } from './change-events.js'
 import {
@@ -42,7 +43,7 @@ export async function writeFile(
 ): Promise<void> {
   const normalized = normalizePath(path, 'write')
   if (isSystemPath(normalized)) return ctx.local.writeFile(normalized, content, options)
-  await write(ctx, path, content, { encoding: getEncoding(options) })
+  await writeShared(ctx, normalized, path, content, { encoding: getEncoding(options) })
 }
 
 /** `fs.write`: a whole-file write that merges a stale write and reports what happened (see YjsFileSystem.write). */
@@ -53,20 +54,27 @@ export async function write(
   options: WriteOptions = {},
 ): Promise<WriteReport> {
   const normalized = normalizePath(path, 'write')
-  const report: WriteReport = {
-    path: normalized,
-    size: 0,
-    created: false,
-    merged: false,
-    conflict: false,
-    conflicts: [],
-  }
   if (isSystemPath(normalized)) {
     await ctx.local.writeFile(normalized, content, options.encoding)
-    report.size = (await ctx.local.stat(normalized)).size
-    return report
+    return { ...newReport(normalized), size: (await ctx.local.stat(normalized)).size }
   }
+  return writeShared(ctx, normalized, path, content, options)
+}
+
+function newReport(path: string): WriteReport {
+  return { path, size: 0, created: false, merged: false, conflict: false, conflicts: [] }
+}
+
+/** `write` of a normalised workspace path (not a system path). */
+async function writeShared(
+  ctx: FsContext,
+  normalized: string,
+  path: string,
+  content: FileContent,
+  options: WriteOptions,
+): Promise<WriteReport> {
   assertWritable(ctx, 'open', path)
+  const report = newReport(normalized)
   const value = toContentValue(content, options.encoding ?? 'utf8')
   const stale = { base: options.base, report }
   await exclusive(ctx, () => writeAt(ctx, normalized, path, value, 'write', stale))
@@ -107,20 +115,33 @@ export async function writeAt(
     ? seedContent(ctx, id, target.name, value, 'write')
     : await writeContent(ctx, id, target.name, value)
   if (stale) stale.report.size = size
-  const { updatedAt: now, ...content } = contentPatch(ctx, id, size)
-  ctx.table.set(
-    {
-      id,
-      name: target.name,
-      parentId: target.parentId === ROOT_ID ? null : target.parentId,
-      type: 'file',
-      ...content,
-      createdAt: now,
-      updatedAt: now,
-      trashedAt: null,
-    },
-    FS_ORIGIN,
-  )
+  const { updatedAt: now, sv } = contentPatch(ctx, id, size)
+  const parentId = target.parentId === ROOT_ID ? null : target.parentId
+  // Literals, not spreads (this runs once per new file); keys in the order rows always had.
+  const row: FileRow =
+    sv === undefined
+      ? {
+          id,
+          name: target.name,
+          parentId,
+          type: 'file',
+          size,
+          createdAt: now,
+          updatedAt: now,
+          trashedAt: null,
+        }
+      : {
+          id,
+          name: target.name,
+          parentId,
+          type: 'file',
+          size,
+          sv,
+          createdAt: now,
+          updatedAt: now,
+          trashedAt: null,
+        }
+  ctx.table.set(row, FS_ORIGIN)
   return id
 }
 
