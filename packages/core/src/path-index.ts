@@ -379,9 +379,11 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
    * directly, as `apply` would, without its bookkeeping. Only for a row with no stored
    * children (which could switch between orphan and attached); a non-folder can neither
    * start nor end a parent cycle, so no cycle check. False when the change is not one.
+   * (A row that was absent has no children in `kids`: only orphans waiting for it, which
+   * are `detached` from it.)
    */
   const applyNewLeaf = (id: FileId, row: FileRow): boolean => {
-    if (row.type === 'folder' || kids.has(id) || detached.has(id)) return false
+    if (row.type === 'folder' || detached.has(id)) return false
     countRow(row, 1)
     const parent = computeEffParent(row)
     addKid(parent, id)

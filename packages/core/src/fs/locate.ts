@@ -118,6 +118,16 @@ export function resolveWriteTarget(
   syscall: string,
   original: string,
 ): WriteTarget {
+  // The usual case, without symlinks to follow: the parent is looked up once, nothing allocated
+  // but the result. Anything else (missing parent, errors) takes the general walk below.
+  if (ctx.index.symlinkCount === 0 && normalized !== '/' && !isSystemPath(normalized)) {
+    const cut = normalized.lastIndexOf('/')
+    const parentId = ctx.index.lookup(cut === 0 ? '/' : normalized.slice(0, cut))
+    if (parentId !== undefined && isFolder(ctx, parentId)) {
+      const name = normalized.slice(cut + 1)
+      return { id: ctx.index.child(parentId, name), parentId, name, path: normalized }
+    }
+  }
   let path = normalized
   for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
     if (path === '/') throw eisdir('open', original)

@@ -19,6 +19,7 @@ import type { BufferEncoding, FileContent } from 'just-bash'
 import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
+import type { ContentCodec } from '../content/codec.js'
 import { contentVersionOf } from '../content/content-versions.js'
 import { encodeNewContentDoc } from '../content/new-content-update.js'
 import { textCodec } from '../content/text-codec.js'
@@ -93,13 +94,22 @@ export async function writeContent(
   }
 }
 
-/** The row fields of a content change: size, mtime and (with a provider) the content version. */
+/**
+ * The row fields of a content change: size, mtime and (with a provider) the content version.
+ * The mtime moves forward even within the millisecond of the file's last change, so a rewrite
+ * of the same size still reads as a change (stat, `write` events).
+ */
 export function contentPatch(
   ctx: FsContext,
   id: FileId,
   size: number,
 ): Pick<FileRow, 'size' | 'updatedAt' | 'sv'> {
-  const patch: Pick<FileRow, 'size' | 'updatedAt' | 'sv'> = { size, updatedAt: ctx.clock() }
+  const now = ctx.clock()
+  const last = ctx.table.get(id)?.updatedAt
+  const patch: Pick<FileRow, 'size' | 'updatedAt' | 'sv'> = {
+    size,
+    updatedAt: last !== undefined && last >= now ? last + 1 : now,
+  }
   if (ctx.lazyContent) return patch
   const doc = ctx.pool.peek(id)
   const sv = doc ? contentVersionOf(doc) : ctx.writtenSv.get(id)
@@ -134,7 +144,7 @@ export function seedContent(
   size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? ''),
 ): number {
   const codec = codecFor(ctx, name)
-  ctx.pool.seed(id, contentBuilder(ctx, name, value, size, reason))
+  ctx.pool.seed(id, contentBuilder(ctx, codec, name, value, size, reason))
   ctx.seen.markSeen(id, codec.id)
   if (value.text !== undefined) ctx.index.plaintext.set(id, value.text, size)
   return size
@@ -143,20 +153,22 @@ export function seedContent(
 /** Builds a new file's content doc: its content and first version, stamped now. Text-codec or binary content only. */
 function contentBuilder(
   ctx: FsContext,
+  codec: ContentCodec,
   name: string,
   value: FileContentValue,
   size: number,
   reason: VersionReason,
 ): (doc: Y.Doc) => void {
-  const codec = codecFor(ctx, name)
-  const meta = { author: ctx.author, reason, size, codec: codec.id, name, ts: ctx.clock() }
+  const { author } = ctx
+  const ts = ctx.clock()
   // A copy: the caller may reuse its buffer before the doc is built.
   const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
+  const text = value.text ?? ''
   return (doc) =>
     doc.transact(() => {
       if (bytes) writeBinary(doc, bytes)
-      else codec.write(doc, value.text ?? '', FS_ORIGIN)
-      recordVersion(doc, meta, FS_ORIGIN)
+      else codec.write(doc, text, FS_ORIGIN)
+      recordVersion(doc, { author, reason, size, codec: codec.id, name, ts }, FS_ORIGIN)
     }, FS_ORIGIN)
 }
 

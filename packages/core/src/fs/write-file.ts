@@ -112,7 +112,7 @@ export async function writeAt(
   const id = createFileId()
   // Content first, row last: a peer never sees a row whose content is still to come.
   const size = canSeed(ctx, target.name, value)
-    ? seedContent(ctx, id, target.name, value, 'write')
+    ? seedContent(ctx, id, target.name, value, 'write', newSize)
     : await writeContent(ctx, id, target.name, value)
   if (stale) stale.report.size = size
   const { updatedAt: now, sv } = contentPatch(ctx, id, size)

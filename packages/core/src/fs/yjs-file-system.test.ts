@@ -396,6 +396,16 @@ describe('events', () => {
     expect(local[0]).toBe('local mkdir /d')
     expect(local.at(-1)).toBe('local write /after.txt')
   })
+  it('fire for a rewrite of the same size within the same millisecond, whose mtime still moves on', async () => {
+    const fs = createFileSystem({ clock: () => 1000 })
+    await fs.writeFile('/f.txt', 'old')
+    const events: string[] = []
+    fs.watch((e) => events.push(`${e.type} ${e.path}`))
+    await fs.writeFile('/f.txt', 'new')
+    await fs.writeTree([{ path: '/f.txt', content: 'one' }])
+    expect(events).toEqual(['write /f.txt', 'write /f.txt'])
+    expect((await fs.stat('/f.txt')).mtime.getTime()).toBe(1002)
+  })
 })
 
 describe('read-only mode', () => {
