@@ -103,12 +103,13 @@ export function contentPatch(
   ctx: FsContext,
   id: FileId,
   size: number,
+  // The file's current mtime when the caller knows it; `null` for a new file.
+  last: number | null = ctx.table.get(id)?.updatedAt ?? null,
 ): Pick<FileRow, 'size' | 'updatedAt' | 'sv'> {
   const now = ctx.clock()
-  const last = ctx.table.get(id)?.updatedAt
   const patch: Pick<FileRow, 'size' | 'updatedAt' | 'sv'> = {
     size,
-    updatedAt: last !== undefined && last >= now ? last + 1 : now,
+    updatedAt: last !== null && last >= now ? last + 1 : now,
   }
   if (ctx.lazyContent) return patch
   const doc = ctx.pool.peek(id)

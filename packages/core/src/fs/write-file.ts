@@ -27,7 +27,7 @@ import {
 } from './content-codecs.js'
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { checkName, checkNewPath, checkSize } from './limit-checks.js'
-import { fileAt, isSystemPath, normalizePath, resolveWriteTarget } from './locate.js'
+import { fileAt, isSystemPath, normalizePath, resolveWriteTarget, type WriteTarget } from './locate.js'
 import type { StaleWrite } from './merge-stale.js'
 import type { WriteOptions, WriteReport } from './stale-write.js'
 import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from './write-content.js'
@@ -65,8 +65,11 @@ function newReport(path: string): WriteReport {
   return { path, size: 0, created: false, merged: false, conflict: false, conflicts: [] }
 }
 
-/** `write` of a normalised workspace path (not a system path). */
-async function writeShared(
+/**
+ * `write` of a normalised workspace path (not a system path); resolves once written. Not
+ * async itself: a new file's write is one promise of the mutation queue (see `writeAt`).
+ */
+function writeShared(
   ctx: FsContext,
   normalized: string,
   path: string,
@@ -77,70 +80,74 @@ async function writeShared(
   const report = newReport(normalized)
   const value = toContentValue(content, options.encoding ?? 'utf8')
   const stale = { base: options.base, report }
-  await exclusive(ctx, () => writeAt(ctx, normalized, path, value, 'write', stale))
-  return report
+  return exclusive(ctx, () => writeAt(ctx, normalized, path, value, 'write', stale)).then(() => report)
 }
 
-/** Create or overwrite a file at `normalized` (symlinks followed). */
-export async function writeAt(
+/**
+ * Create or overwrite a file at `normalized` (symlinks followed). A new file whose content
+ * is seeded (memory mode) is written synchronously and its id returned as is: no promise.
+ */
+export function writeAt(
   ctx: FsContext,
   normalized: string,
   original: string,
   value: FileContentValue,
   syscall: string,
   stale?: StaleWrite,
-): Promise<FileId> {
+): FileId | Promise<FileId> {
   const target = resolveWriteTarget(ctx, normalized, syscall, original)
   const newSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
   if (stale) stale.report.path = target.path
-  if (target.id !== undefined) {
-    const row = ctx.table.get(target.id)!
-    if (row.type === 'folder') throw eisdir('open', original)
-    checkSize(ctx, newSize, row.size, syscall, original)
-    const size = await writeContent(ctx, target.id, row.name, value, 'write', stale)
-    ctx.table.update(target.id, contentPatch(ctx, target.id, size), FS_ORIGIN)
-    if (stale) {
-      stale.report.size = size
-      emitMergeEvent(ctx, target.id, stale.report)
-    }
-    return target.id
-  }
+  if (target.id !== undefined) return overwrite(ctx, target.id, value, newSize, syscall, original, stale)
   if (stale) stale.report.created = true
   checkName(ctx, target.name, syscall, original)
   checkNewPath(ctx, target.path, syscall, original)
   checkSize(ctx, newSize, 0, syscall, original)
   const id = createFileId()
   // Content first, row last: a peer never sees a row whose content is still to come.
-  const size = canSeed(ctx, target.name, value)
-    ? seedContent(ctx, id, target.name, value, 'write', newSize)
-    : await writeContent(ctx, id, target.name, value)
+  if (!canSeed(ctx, target.name, value))
+    return writeContent(ctx, id, target.name, value).then((size) => addFileRow(ctx, id, target, size, stale))
+  return addFileRow(ctx, id, target, seedContent(ctx, id, target.name, value, 'write', newSize), stale)
+}
+
+async function overwrite(
+  ctx: FsContext,
+  id: FileId,
+  value: FileContentValue,
+  newSize: number,
+  syscall: string,
+  original: string,
+  stale: StaleWrite | undefined,
+): Promise<FileId> {
+  const row = ctx.table.get(id)!
+  if (row.type === 'folder') throw eisdir('open', original)
+  checkSize(ctx, newSize, row.size, syscall, original)
+  const size = await writeContent(ctx, id, row.name, value, 'write', stale)
+  ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
+  if (stale) {
+    stale.report.size = size
+    emitMergeEvent(ctx, id, stale.report)
+  }
+  return id
+}
+
+/** The row of a new file whose content is written: the last step of its creation. */
+function addFileRow(
+  ctx: FsContext,
+  id: FileId,
+  target: WriteTarget,
+  size: number,
+  stale?: StaleWrite,
+): FileId {
   if (stale) stale.report.size = size
-  const { updatedAt: now, sv } = contentPatch(ctx, id, size)
+  const { updatedAt: now, sv } = contentPatch(ctx, id, size, null)
+  const name = target.name
   const parentId = target.parentId === ROOT_ID ? null : target.parentId
   // Literals, not spreads (this runs once per new file); keys in the order rows always had.
   const row: FileRow =
     sv === undefined
-      ? {
-          id,
-          name: target.name,
-          parentId,
-          type: 'file',
-          size,
-          createdAt: now,
-          updatedAt: now,
-          trashedAt: null,
-        }
-      : {
-          id,
-          name: target.name,
-          parentId,
-          type: 'file',
-          size,
-          sv,
-          createdAt: now,
-          updatedAt: now,
-          trashedAt: null,
-        }
+      ? { id, name, parentId, type: 'file', size, createdAt: now, updatedAt: now, trashedAt: null }
+      : { id, name, parentId, type: 'file', size, sv, createdAt: now, updatedAt: now, trashedAt: null }
   ctx.table.set(row, FS_ORIGIN)
   return id
 }
