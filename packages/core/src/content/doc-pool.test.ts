@@ -77,17 +77,22 @@ describe('ContentDocPool', () => {
 
   it('builds a seeded doc once, on first open, peek or encode, and forgets seeds', async () => {
     let builds = 0
-    const build = (doc: Y.Doc) => {
-      builds++
-      doc.getText('text').insert(0, 'seeded')
+    const build = {
+      build(doc: Y.Doc) {
+        builds++
+        doc.getText('text').insert(0, 'seeded')
+      },
+      text: 'seeded',
     }
     const pool = new ContentDocPool({ idleMs: 0 })
     pool.seed(id, build)
     expect(pool.isSeeded(id)).toBe(true)
+    expect(pool.seedOf(id)?.text).toBe('seeded')
     expect(() => pool.seed(id, build)).toThrow(TypeError)
     expect(builds).toBe(0)
     const h = await pool.acquire(id)
     expect(h.doc.getText('text').toString()).toBe('seeded')
+    expect(pool.seedOf(id)).toBeUndefined() // built: the doc is the source now
     h.release()
     ;(await pool.acquire(id)).release() // evicted and reopened from its dormant state
     expect(builds).toBe(1)

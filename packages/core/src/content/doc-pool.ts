@@ -15,10 +15,11 @@
  * Without `connect` the pool is the only copy of the content, so eviction
  * keeps the doc's encoded state (`Y.encodeStateAsUpdate`) and reopening
  * applies it: memory mode never loses content. In that mode a new file's
- * content can also be `seed`ed: the pool keeps a function that builds the
+ * content can also be `seed`ed: the pool keeps a seed that builds the
  * doc and runs it when the doc is first opened, so writing many new files
  * creates no `Y.Doc` until one is read as a doc (history, an editor, an
- * overwrite). A seeded doc is built exactly once, by this pool.
+ * overwrite). A seeded doc is built exactly once, by this pool; until then a
+ * text seed's text can be read without building it (`seedOf`).
  */
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
@@ -37,6 +38,16 @@ export interface ContentDocHandle {
   /** Give the doc back; calling it twice is a no-op. */
   release(): void
   [Symbol.dispose](): void
+}
+
+/** A new file's content in memory mode, built into its doc when the doc is first opened. */
+export interface ContentSeed {
+  /** Write the content (and whatever goes with it, e.g. a first version) into the empty doc; runs once. */
+  build(doc: Y.Doc): void
+  /** The doc's text once built, when it is text: readers can have it without building the doc. */
+  readonly text?: string
+  /** Id of the codec `text` is written with: a reader of another codec must build the doc (and convert). */
+  readonly codecId?: string
 }
 
 export interface ContentDocPoolOptions {
@@ -65,7 +76,7 @@ export class ContentDocPool {
   readonly #slots = new Map<FileId, Slot>()
   readonly #idle = new Set<FileId>() // insertion order = eviction order
   readonly #dormant = new Map<FileId, Uint8Array>()
-  readonly #seeds = new Map<FileId, (doc: Y.Doc) => void>()
+  readonly #seeds = new Map<FileId, ContentSeed>()
   readonly #options: ContentDocPoolOptions
 
   constructor(options: ContentDocPoolOptions = {}) {
@@ -107,16 +118,21 @@ export class ContentDocPool {
   }
 
   /**
-   * Memory mode only: `build` makes the content of a doc that was never opened;
+   * Memory mode only: `seed.build` makes the content of a doc that was never opened;
    * it runs when the doc is first opened (or encoded). Throws TypeError with a
    * `connect` hook (a provider must get the content now) or when `id` already
    * has content here.
    */
-  seed(id: FileId, build: (doc: Y.Doc) => void): void {
+  seed(id: FileId, seed: ContentSeed): void {
     if (this.#options.connect) throw new TypeError('ContentDocPool.seed needs memory mode (no connect hook)')
     if (this.#slots.has(id) || this.#dormant.has(id) || this.#seeds.has(id))
       throw new TypeError(`ContentDocPool.seed: ${id} already has content`)
-    this.#seeds.set(id, build)
+    this.#seeds.set(id, seed)
+  }
+
+  /** The seed of a doc nobody opened yet (read its `text` without building the doc); `undefined` otherwise. */
+  seedOf(id: FileId): ContentSeed | undefined {
+    return this.#seeds.get(id)
   }
 
   /** True when `id` has a seed that no one opened yet. */
@@ -161,7 +177,7 @@ export class ContentDocPool {
       // Built once, kept as the dormant state: a second encode must give the same bytes.
       this.#seeds.delete(id)
       const doc = new Y.Doc({ guid: id, gc: false })
-      seed(doc)
+      seed.build(doc)
       this.#dormant.set(id, Y.encodeStateAsUpdate(doc))
       doc.destroy()
     }
@@ -184,7 +200,7 @@ export class ContentDocPool {
     const seed = this.#seeds.get(id)
     if (seed) {
       this.#seeds.delete(id)
-      seed(doc)
+      seed.build(doc)
     }
     const connection = this.#options.connect?.(doc)
     let ready: Promise<void>

@@ -1,5 +1,6 @@
 /**
- * Reading a file's content: the plaintext cache first, then (with a server's
+ * Reading a file's content: the plaintext cache first, then the seed of a new
+ * file in memory mode (ContentDocPool.seedOf), then (with a server's
  * `loadContent`) one batched fetch for the file's folder, then the content
  * doc through the pool.
  *
@@ -31,6 +32,17 @@ export async function readContent(
   if (cached !== undefined) {
     if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
     return { text: cached }
+  }
+  // Written here and not opened since (memory mode): the pool's seed holds the text, unless
+  // the file was renamed to another codec's name since (its doc converts on open).
+  const seed = ctx.pool.seedOf(id)
+  if (seed?.text !== undefined && seed.codecId === codecFor(ctx, row.name).id) {
+    const size = utf8Length(seed.text)
+    if (size === row.size) {
+      ctx.index.plaintext.set(id, seed.text, size)
+      if (seen) ctx.seen.markSeen(id, seed.codecId)
+      return { text: seed.text }
+    }
   }
   if (ctx.loadContent && ctx.pool.peek(id) === undefined) {
     await fetchTexts(ctx, id)

@@ -21,6 +21,7 @@ import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
 import { contentVersionOf } from '../content/content-versions.js'
+import type { ContentSeed } from '../content/doc-pool.js'
 import { encodeNewContentDoc } from '../content/new-content-update.js'
 import { textCodec } from '../content/text-codec.js'
 import { toBytes, utf8Length } from '../encoding.js'
@@ -36,6 +37,7 @@ import {
   recordFileVersion,
 } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
+import type { LastSeenTracker } from './last-seen.js'
 import { mergeStale, type StaleWrite } from './merge-stale.js'
 
 /** A caller's content as text, or bytes when it is binary (NUL bytes or invalid UTF-8). */
@@ -134,7 +136,9 @@ export function canSeed(ctx: FsContext, name: string, value: FileContentValue): 
 
 /**
  * Memory mode: a new file's content and first version, built when its doc is first
- * opened (see ContentDocPool.seed); the text is cached at once. Returns the byte size.
+ * opened (see ContentDocPool.seed). Until then readers get the text from the seed
+ * (read-content.ts), so it is not cached a second time here, and the file's last-seen
+ * state is marked when the doc is built. Returns the byte size.
  */
 export function seedContent(
   ctx: FsContext,
@@ -145,32 +149,48 @@ export function seedContent(
   size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? ''),
 ): number {
   const codec = codecFor(ctx, name)
-  ctx.pool.seed(id, contentBuilder(ctx, codec, name, value, size, reason))
-  ctx.seen.markSeen(id, codec.id)
-  if (value.text !== undefined) ctx.index.plaintext.set(id, value.text, size)
+  // A copy: the caller may reuse its buffer before the doc is built.
+  const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
+  const text = bytes ? undefined : (value.text ?? '')
+  const seed = new NewContent(id, codec, name, text, bytes, size, reason, ctx.author, ctx.clock(), ctx.seen)
+  ctx.pool.seed(id, seed)
   return size
 }
 
-/** Builds a new file's content doc: its content and first version, stamped now. Text-codec or binary content only. */
-function contentBuilder(
-  ctx: FsContext,
-  codec: ContentCodec,
-  name: string,
-  value: FileContentValue,
-  size: number,
-  reason: VersionReason,
-): (doc: Y.Doc) => void {
-  const { author } = ctx
-  const ts = ctx.clock()
-  // A copy: the caller may reuse its buffer before the doc is built.
-  const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
-  const text = value.text ?? ''
-  return (doc) =>
+/**
+ * A new file's content and first version, stamped when written: text-codec or binary
+ * content only. One object per new file (no closure), as many files are written at once.
+ */
+class NewContent implements ContentSeed {
+  constructor(
+    readonly id: FileId,
+    readonly codec: ContentCodec,
+    readonly name: string,
+    readonly text: string | undefined,
+    readonly bytes: Uint8Array | undefined,
+    readonly size: number,
+    readonly reason: VersionReason,
+    readonly author: string,
+    readonly ts: number,
+    readonly seen: LastSeenTracker,
+  ) {}
+
+  get codecId(): string {
+    return this.codec.id
+  }
+
+  build(doc: Y.Doc): void {
+    const { codec, name, text, bytes, size, reason, author, ts } = this
     doc.transact(() => {
       if (bytes) writeBinary(doc, bytes)
-      else codec.write(doc, text, FS_ORIGIN)
+      else codec.write(doc, text ?? '', FS_ORIGIN)
       recordVersion(doc, { author, reason, size, codec: codec.id, name, ts }, FS_ORIGIN)
     }, FS_ORIGIN)
+    // What this instance wrote is what it last saw, from the doc's first state on: marked
+    // now, before anyone else can change the doc (a seeded file reads as written, see
+    // read-content.ts, and a write to it builds the doc first).
+    this.seen.markSeen(this.id, codec.id)
+  }
 }
 
 /** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */

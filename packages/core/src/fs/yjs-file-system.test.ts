@@ -242,6 +242,25 @@ describe('content', () => {
     expect(gunzipSync(await peer.readFileBuffer('/x.gz')).toString()).toBe('hello\n'.repeat(100))
     expect(await fs.readFile('/text-buffer.txt')).toBe('plain text\n')
   })
+  it('memory mode: a new file reads back from its seed without building its doc, then from the cache', async () => {
+    const fs = createFileSystem()
+    await fs.writeFile('/a.txt', 'héllo')
+    await fs.writeFile('/b.bin', new Uint8Array([0, 1, 2]))
+    const [a, b] = [fs.index.lookup('/a.txt')!, fs.index.lookup('/b.bin')!]
+    expect(fs.index.plaintext.has(a)).toBe(false) // held once, by the seed
+    expect(await fs.readFile('/a.txt')).toBe('héllo')
+    expect(fs.pool.isSeeded(a)).toBe(true)
+    expect(fs.index.plaintext.get(a)).toBe('héllo')
+    expect(await new Bash({ fs, cwd: '/' }).exec('grep -l é /a.txt').then((r) => r.stdout)).toBe('/a.txt\n')
+    // Binary content is read from its doc, built on that first read.
+    expect([...(await fs.readFileBuffer('/b.bin'))]).toEqual([0, 1, 2])
+    expect(fs.pool.isSeeded(b)).toBe(false)
+    // An overwrite builds the doc from the seed first (its first version), then writes.
+    await fs.writeFile('/a.txt', 'bye')
+    expect(fs.pool.isSeeded(a)).toBe(false)
+    expect(await fs.readFile('/a.txt')).toBe('bye')
+    expect((await fs.history('/a.txt')).length).toBe(2)
+  })
   it('utf-8 text keeps its characters and byte size', async () => {
     const fs = createFileSystem()
     await fs.writeFile('/u.txt', 'héllo 😀\n')

@@ -156,4 +156,15 @@ describe('stale writes', () => {
     expect(r).toMatchObject({ merged: true, conflict: false })
     expect(await fs.readFile('/f.txt')).toBe(big.replace('line 10\n', 'agent\n'))
   })
+
+  it('memory mode: a new file never read back is what the writer last saw, also once an editor opens it', async () => {
+    // The write seeds the doc (built on first open); the editor's open builds it and edits it.
+    const fs = createFileSystem()
+    await fs.writeFile('/f.txt', base)
+    expect(fs.pool.isSeeded(fs.index.lookup('/f.txt')!)).toBe(true)
+    await typeInto(fs, '/f.txt', 'four', ' (person)')
+    const report = await fs.write('/f.txt', base.replace('two', 'TWO (agent)'))
+    expect(report).toMatchObject({ merged: true, conflict: false })
+    expect(await fs.readFile('/f.txt')).toBe('one\nTWO (agent)\nthree\nfour (person)\nfive\n')
+  })
 })
