@@ -369,10 +369,16 @@ export function attachLwwMap<V>(
     if (run >= MAX_RUN) {
       yarray.insert(0, entries)
       run = 0
-      // Yjs' push walks to the end from its furthest search marker (the start if none);
-      // reading the last entry by index leaves a marker there, so the pushes of the next run
-      // walk a few items instead of all of them (two per MAX_RUN entries). Speed only.
-      if (yarray.length > 1) yarray.get(yarray.length - 1)
+      // Yjs' push walks to the end from its furthest search marker (the start if none), after
+      // a scan of all markers; reading the last entry by index leaves a marker there, so the
+      // pushes of the next run walk a few items instead of all of them (two per MAX_RUN
+      // entries). The older markers are dropped first (they are a cache, which Yjs itself
+      // clears after every remote change), or they pile up to 80 for every push to scan.
+      // Speed only.
+      if (yarray.length > 1) {
+        if (yarray._searchMarker) yarray._searchMarker.length = 0
+        yarray.get(yarray.length - 1)
+      }
     } else {
       yarray.push(entries)
       run += entries.length
