@@ -43,7 +43,7 @@ export async function writeFile(
 ): Promise<void> {
   const normalized = normalizePath(path, 'write')
   if (isSystemPath(normalized)) return ctx.local.writeFile(normalized, content, options)
-  await writeShared(ctx, normalized, path, content, { encoding: getEncoding(options) })
+  await queueWrite(ctx, normalized, path, content, { encoding: getEncoding(options) }, newReport(normalized))
 }
 
 /** `fs.write`: a whole-file write that merges a stale write and reports what happened (see YjsFileSystem.write). */
@@ -58,7 +58,9 @@ export async function write(
     await ctx.local.writeFile(normalized, content, options.encoding)
     return { ...newReport(normalized), size: (await ctx.local.stat(normalized)).size }
   }
-  return writeShared(ctx, normalized, path, content, options)
+  const report = newReport(normalized)
+  await queueWrite(ctx, normalized, path, content, options, report)
+  return report
 }
 
 function newReport(path: string): WriteReport {
@@ -66,21 +68,22 @@ function newReport(path: string): WriteReport {
 }
 
 /**
- * `write` of a normalised workspace path (not a system path); resolves once written. Not
- * async itself: a new file's write is one promise of the mutation queue (see `writeAt`).
+ * Queue the write of a normalised workspace path (not a system path), filling in `report`;
+ * resolves once written. Not async itself: a new file's write is one promise of the mutation
+ * queue (see `writeAt`).
  */
-function writeShared(
+function queueWrite(
   ctx: FsContext,
   normalized: string,
   path: string,
   content: FileContent,
   options: WriteOptions,
-): Promise<WriteReport> {
+  report: WriteReport,
+): Promise<FileId> {
   assertWritable(ctx, 'open', path)
-  const report = newReport(normalized)
   const value = toContentValue(content, options.encoding ?? 'utf8')
   const stale = { base: options.base, report }
-  return exclusive(ctx, () => writeAt(ctx, normalized, path, value, 'write', stale)).then(() => report)
+  return exclusive(ctx, () => writeAt(ctx, normalized, path, value, 'write', stale))
 }
 
 /**
