@@ -55,7 +55,13 @@ import { contentDocName, mainDocName } from './doc-names.js'
 import { holdSync } from './held-sync.js'
 import { captureHostContext } from './host-context.js'
 import type { DocPersistence, PersistDoc } from './persistence.js'
-import { whenAcceptedOrOffline, whenAcknowledged, whenSynced, whenSyncedOrOffline } from './provider-sync.js'
+import {
+  whenAcceptedOrOffline,
+  whenAcknowledged,
+  whenSynced,
+  whenSyncedOrOffline,
+  withTimeout,
+} from './provider-sync.js'
 import { loadUnacknowledgedDocs, type UnacknowledgedDocs, watchLocalChanges } from './unacknowledged-docs.js'
 
 export interface ConnectWorkspaceOptions {
@@ -373,12 +379,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         const left = Math.max(1, deadline - Date.now())
         await Promise.all([
           ...pending.map((p) => whenAcknowledged(p, left)),
-          ...[...lingering].map((l) =>
-            Promise.race([
-              l,
-              new Promise((_, reject) => setTimeout(() => reject(new Error('flush timeout')), left)),
-            ]),
-          ),
+          ...[...lingering].map((l) => withTimeout(l, left, 'flush timeout')),
         ])
       }
     },

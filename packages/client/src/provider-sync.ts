@@ -107,3 +107,16 @@ function whenOrOffline(
     socket.on('disconnect', onDisconnect)
   })
 }
+
+/**
+ * `work`, or a rejection with `Error(message)` after `timeoutMs`, whichever
+ * comes first. The timer is cleared as soon as `work` settles, so a finished
+ * wait keeps no timer (which would hold a process open for `timeoutMs`).
+ */
+export function withTimeout<T>(work: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), timeoutMs)
+  })
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer))
+}
