@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConnectError, connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
 import { markdownCodec } from '@yfs/markdown'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import * as Y from 'yjs'
@@ -465,6 +466,72 @@ describe('@yfs/client with a local store (offline)', () => {
       expect(Date.now() - started).toBeLessThan(10_000)
     })
   })
+
+  it('property: appends across disconnects, evictions and re-opens all reach the server, in order', async () => {
+    type Op =
+      | { kind: 'append' }
+      | { kind: 'disconnect' }
+      | { kind: 'connect' }
+      | { kind: 'evict' }
+      | { kind: 'reopen' }
+    const op = fc.oneof(
+      { weight: 4, arbitrary: fc.constant<Op>({ kind: 'append' }) },
+      fc.constant<Op>({ kind: 'disconnect' }),
+      fc.constant<Op>({ kind: 'connect' }),
+      fc.constant<Op>({ kind: 'evict' }),
+      fc.constant<Op>({ kind: 'reopen' }),
+    )
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
+        const name = `prop-${run++}`
+        const { write } = await t.workspace(name)
+        const device = createMemoryStore()
+        const a = await connectWorkspace({
+          url: t.url,
+          workspace: name,
+          token: write,
+          persist: device.persist,
+        })
+        try {
+          let text = ''
+          await a.fs.writeFile('/log.txt', text)
+          for (const [i, o] of ops.entries()) {
+            if (o.kind === 'append') {
+              text += `line ${i}\n`
+              await a.fs.writeFile('/log.txt', text)
+            } else if (o.kind === 'disconnect') {
+              a.socket.disconnect()
+              await waitFor(() => !a.status().online, 'offline')
+            } else if (o.kind === 'connect') {
+              a.socket.connect()
+              await waitFor(() => a.status().online, 'online')
+            } else if (o.kind === 'evict') a.fs.pool.evictIdle(true)
+            else {
+              const handle = await a.fs.pool.acquire(a.fs.index.lookup('/log.txt')!)
+              expect(handle.doc.getText('text').toString()).toBe(text)
+              handle.release()
+            }
+          }
+          if (!a.status().online) {
+            a.socket.connect()
+            await waitFor(() => a.status().online, 'online at the end')
+          }
+          await a.flush(10_000)
+          expect(a.status().unacknowledged).toBe(0)
+          const b = await connectWorkspace({ url: t.url, workspace: name, token: write })
+          try {
+            expect(await b.fs.readFile('/log.txt')).toBe(text)
+          } finally {
+            await b.close(0)
+          }
+        } finally {
+          await a.close(0)
+        }
+      }),
+      { numRuns: Number(process.env.YFS_PROP_RUNS ?? 12) },
+    )
+  }, 60_000)
 
   describe('codecsLoading (codecs from a lazily loaded chunk)', () => {
     it('creates the filesystem with the codecs once they have loaded', async () => {

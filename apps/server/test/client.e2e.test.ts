@@ -93,6 +93,42 @@ describe('@yfs/client connectWorkspace', () => {
     expect(await b.fs.readFile('/offline.txt')).toBe('v2 written offline')
   })
 
+  it('re-opening a file whose evicted copy still waits for the server takes over its edits', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeFile('/reopened.txt', 'v1\n')
+    await a.flush()
+    a.socket.disconnect()
+    await waitFor(() => a.main.isSynced === false, 'offline')
+    await a.fs.writeFile('/reopened.txt', 'v1\nv2 written offline\n')
+    a.fs.pool.evictIdle(true)
+    expect(a.status().unacknowledged).toBeGreaterThan(0)
+    // Back online, the file opens again before the lingering copy has been acknowledged.
+    a.socket.connect()
+    const handle = await a.fs.pool.acquire(a.fs.index.lookup('/reopened.txt')!)
+    expect(handle.doc.getText('text').toString()).toBe('v1\nv2 written offline\n')
+    handle.release()
+    await a.fs.writeFile('/reopened.txt', 'v1\nv2 written offline\nv3 online\n')
+    // One provider per document: flush finishes, nothing is left waiting.
+    await a.flush(5_000)
+    await waitFor(() => a.status().unacknowledged === 0, 'everything acknowledged')
+    const b = await connect(tokens.write)
+    expect(await b.fs.readFile('/reopened.txt')).toBe('v1\nv2 written offline\nv3 online\n')
+  })
+
+  it('a content doc evicted and opened again at once syncs (the server’s CLOSE is awaited)', async () => {
+    const a = await connectWorkspace({ url: t.url, workspace: 'cw', token: tokens.write, timeoutMs: 3_000 })
+    open.push(a)
+    for (let i = 0; i < 10; i++) {
+      await a.fs.writeFile('/evicted.txt', `v${i}`)
+      await a.flush()
+      a.fs.pool.evictIdle(true)
+      await a.fs.writeFile('/evicted.txt', `w${i}`)
+      await a.flush()
+    }
+    const b = await connect(tokens.read)
+    expect(await b.fs.readFile('/evicted.txt')).toBe('w9')
+  })
+
   it('a read token connects read-only', async () => {
     const r = await connect(tokens.read)
     expect(r.readOnly).toBe(true)

@@ -50,6 +50,7 @@ import {
 } from '@yfs/core'
 import * as Y from 'yjs'
 import { createBulkChannel } from './bulk-channel.js'
+import { watchClosingDocs } from './closing-docs.js'
 import { ConnectError } from './connect-error.js'
 import { contentDocName, mainDocName } from './doc-names.js'
 import { holdSync } from './held-sync.js'
@@ -181,10 +182,14 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     WebSocketPolyfill: options.WebSocket ?? (await defaultWebSocket()),
   })
   const providers = new Set<HocuspocusProvider>()
+  const closing = watchClosingDocs(socket)
   // Documents the server refused (and why), until it accepts them: flush() fails at once for them.
   const refusals = new WeakMap<HocuspocusProvider, ConnectError>()
   const byDoc = new WeakMap<Y.Doc, HocuspocusProvider>()
   const lingering = new Set<Promise<void>>()
+  // Lingering copies by document name. A socket routes messages by name, so a re-open of the doc
+  // takes its copy's state over and closes the copy instead of attaching a second provider.
+  const heirs = new Map<string, { copy: Y.Doc; takeOver: () => Uint8Array }>()
   // Content docs re-opened for changes an earlier connection left unacknowledged (counted once, as lingering).
   const resuming = new WeakSet<Y.Doc>()
   // With a store: ids of content docs whose changes the server has not acknowledged (unacknowledged-docs.ts).
@@ -223,28 +228,83 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     return provider
   }
   const drop = (provider: HocuspocusProvider) => {
-    providers.delete(provider)
+    if (!providers.delete(provider)) return
+    // Offline, the provider's CLOSE would wait in the socket's queue and reach the server after the
+    // reconnect, closing whichever connection of that name exists then; the new socket has none to close.
+    const map = socket.configuration.providerMap
+    if (socket.status !== WebSocketStatus.Connected && map.get(provider.configuration.name) === provider)
+      map.delete(provider.configuration.name)
     if (byDoc.get(provider.document) === provider) byDoc.delete(provider.document)
     provider.off('unsyncedChanges', notify)
     provider.destroy()
     notify()
   }
 
-  /** Disconnect a content doc; unacknowledged changes go to a copy that stays until the server has them. */
+  /**
+   * Close a content doc's provider so that the name can be opened again on this socket
+   * (closing-docs.ts): the re-open waits for the server's answer to the CLOSE. A provider whose
+   * token the server has not answered yet closes once it has; a CLOSE sent before it would stay
+   * queued on the server and close the next connection of that name instead.
+   */
+  const retire = (provider: HocuspocusProvider) => {
+    const name = provider.configuration.name
+    if (socket.status !== WebSocketStatus.Connected || refusals.has(provider)) return drop(provider)
+    closing.add(name)
+    if (provider.isAuthenticated) return drop(provider)
+    const finish = () => {
+      clearTimeout(timer)
+      provider.off('authenticated', finish)
+      provider.off('authenticationFailed', refused)
+      drop(provider)
+    }
+    const refused = () => {
+      finish()
+      closing.settle(name)
+    }
+    const timer = setTimeout(refused, 2_000)
+    provider.on('authenticated', finish)
+    provider.on('authenticationFailed', refused)
+  }
+
+  /**
+   * Disconnect a content doc; unacknowledged changes go to a copy that stays connected until the
+   * server has them. A re-open of the doc meanwhile takes the copy over (one provider per name).
+   */
   const close = (provider: HocuspocusProvider, doc: Y.Doc) => {
-    drop(provider)
-    if (provider.unsyncedChanges === 0 && provider.isSynced) return
+    const acknowledged = provider.unsyncedChanges === 0 && provider.isSynced
+    retire(provider)
+    if (acknowledged) return
+    const name = provider.configuration.name
     const copy = new Y.Doc({ guid: doc.guid, gc: false })
     Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc))
-    const heir = open(contentDocName(options.workspace, doc.guid), copy)
-    const done = whenAcknowledged(heir, DAY_MS)
-      .then(() => unacked?.delete(doc.guid))
+    let heir: HocuspocusProvider | undefined
+    let over = false
+    const finish = () => {
+      if (over) return
+      over = true
+      if (heirs.get(name)?.copy === copy) heirs.delete(name)
+      lingering.delete(done)
+      if (heir) retire(heir)
+      copy.destroy()
+      notify()
+    }
+    const done: Promise<void> = (async () => {
+      await closing.until(name)
+      if (over) return
+      heir = open(name, copy)
+      await whenAcknowledged(heir, DAY_MS)
+      unacked?.delete(doc.guid)
+    })()
       .catch(() => undefined)
-      .then(() => {
-        lingering.delete(done)
-        drop(heir)
-        copy.destroy()
-      })
+      .then(finish)
+    heirs.set(name, {
+      copy,
+      takeOver: () => {
+        const state = Y.encodeStateAsUpdate(copy)
+        finish()
+        return state
+      },
+    })
     lingering.add(done)
   }
 
@@ -313,30 +373,47 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         const name = contentDocName(options.workspace, doc.guid)
         const store = options.persist?.(name, doc)
         if (store) stores.add(store)
-        const provider = open(name, doc, options.contentAwareness)
-        // As for the main doc: the stored copy is not sent back, nor the server asked for all of it.
-        if (store) {
-          const release = holdSync(provider)
-          store.whenLoaded.then(release, release)
-        }
-        const stopWatching =
-          store && unacked && !fs?.readOnly ? watchLocalChanges(unacked, doc, provider, store) : undefined
         const known = fs?.table.has(asFileId(doc.guid)) ?? true
-        // With a local store a read needs the server only while it is reachable.
-        const synced = !known
-          ? Promise.resolve()
-          : store
-            ? store.whenLoaded.then(async () => {
-                if (socket.status === WebSocketStatus.Connected)
-                  await whenSyncedOrOffline(provider, socket, timeoutMs)
-              })
-            : whenSynced(provider, timeoutMs)
+        let attached: { provider: HocuspocusProvider; stopWatching?: () => void } | undefined
+        let destroyed = false
+        // A lingering copy of this doc: take its state over (it closes; the re-open waits for that).
+        const heir = heirs.get(name)
+        if (heir) Y.applyUpdate(doc, heir.takeOver())
+        const attach = (): HocuspocusProvider | undefined => {
+          if (destroyed) return undefined
+          const provider = open(name, doc, options.contentAwareness)
+          // As for the main doc: the stored copy is not sent back, nor the server asked for all of it.
+          if (store) {
+            const release = holdSync(provider)
+            store.whenLoaded.then(release, release)
+          }
+          const stopWatching =
+            store && unacked && !fs?.readOnly ? watchLocalChanges(unacked, doc, provider, store) : undefined
+          attached = { provider, stopWatching }
+          return provider
+        }
+        const whenProviderSynced = async (provider: HocuspocusProvider | undefined) => {
+          if (!provider || !known) return
+          // With a local store a read needs the server only while it is reachable.
+          if (!store) return whenSynced(provider, timeoutMs)
+          await store.whenLoaded
+          if (socket.status === WebSocketStatus.Connected)
+            await whenSyncedOrOffline(provider, socket, timeoutMs)
+        }
+        // Closed a moment ago: attach once the server has let the old connection go (closing-docs.ts).
+        const previous = closing.until(name)
+        const synced = previous
+          ? previous.then(async () => whenProviderSynced(attach()))
+          : whenProviderSynced(attach())
         return {
           whenSynced: synced,
           destroy: () =>
             host(() => {
-              stopWatching?.()
-              close(provider, doc)
+              destroyed = true
+              if (attached) {
+                attached.stopWatching?.()
+                close(attached.provider, doc)
+              }
               if (store) {
                 stores.delete(store)
                 void store.destroy()
@@ -378,7 +455,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         }
         const left = Math.max(1, deadline - Date.now())
         await Promise.all([
-          ...pending.map((p) => whenAcknowledged(p, left)),
+          // A provider closed meanwhile (evicted: its changes moved to a lingering copy) is re-checked next pass.
+          ...pending.map((p) => whenAcknowledged(p, left).catch(ignoreClosed)),
           ...[...lingering].map((l) => withTimeout(l, left, 'flush timeout')),
         ])
       }
@@ -392,6 +470,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       statusListeners.clear()
       for (const provider of [...providers]) drop(provider)
       socket.off('status', notify)
+      closing.destroy()
       socket.destroy()
       await unacked?.close()
       await Promise.all([...stores].map((s) => s.destroy()))
@@ -415,7 +494,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     })()
       .catch((error: unknown) => {
         // Refused for good (the file is gone, say): nothing is left to send.
-        if (error instanceof ConnectError && error.reason !== 'timeout') unacked?.delete(id)
+        if (error instanceof ConnectError && error.reason !== 'timeout' && error.reason !== 'closed')
+          unacked?.delete(id)
       })
       .then(() => {
         lingering.delete(done)
@@ -429,6 +509,10 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
+
+function ignoreClosed(error: unknown): void {
+  if (!(error instanceof ConnectError && error.reason === 'closed')) throw error
+}
 
 /** A User Timing mark (browsers' performance panel, the web app's benchmarks); no-op where unsupported. */
 function mark(name: string): void {

@@ -28,15 +28,22 @@ function waitForProvider(
       cleanup()
       reject(new ConnectError('timeout', name))
     }, timeoutMs)
+    // Destroyed (closed or taken over): nothing will come; don't hold a timer for the full timeout.
+    const destroyed = () => {
+      cleanup()
+      reject(new ConnectError('closed', name))
+    }
     const cleanup = () => {
       clearTimeout(timer)
       provider.off('synced', check)
       provider.off('unsyncedChanges', check)
       provider.off('authenticationFailed', refused)
+      provider.off('destroy', destroyed)
     }
     provider.on('synced', check)
     provider.on('unsyncedChanges', check)
     provider.on('authenticationFailed', refused)
+    provider.on('destroy', destroyed)
   })
 }
 
