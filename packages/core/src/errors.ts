@@ -22,6 +22,7 @@ export type ErrnoCode =
   | 'ELOOP'
   | 'ENAMETOOLONG'
   | 'EBUSY'
+  | 'EIO'
 
 const descriptions: Record<ErrnoCode, string> = {
   ENOENT: 'no such file or directory',
@@ -38,6 +39,7 @@ const descriptions: Record<ErrnoCode, string> = {
   ELOOP: 'too many levels of symbolic links',
   ENAMETOOLONG: 'name too long',
   EBUSY: 'resource busy or locked',
+  EIO: 'i/o error',
 }
 
 /** An errno-style error: `code`, `syscall`, virtual `path` and optional `dest`. */
@@ -84,6 +86,8 @@ export const enospc = (syscall: string, path: string, description?: string) =>
   new FsError('ENOSPC', syscall, path, undefined, description)
 export const enosys = (syscall: string, path: string, description?: string) =>
   new FsError('ENOSYS', syscall, path, undefined, description)
+export const eio = (syscall: string, path: string, description?: string) =>
+  new FsError('EIO', syscall, path, undefined, description)
 export const eloop = (syscall: string, path: string) => new FsError('ELOOP', syscall, path)
 export const enametoolong = (syscall: string, path: string, description?: string) =>
   new FsError('ENAMETOOLONG', syscall, path, undefined, description)

@@ -12,8 +12,9 @@ import { readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
 import { textCodec } from '../content/text-codec.js'
 import { utf8Length } from '../encoding.js'
-import { enosys, type FsError } from '../errors.js'
+import { eio, enosys, type FsError } from '../errors.js'
 import {
+  ContentDroppedError,
   listStoredVersions,
   readVersionContent,
   recordVersion,
@@ -102,7 +103,10 @@ export function noCodec(ctx: FsContext, syscall: string, id: FileId, name: strin
   )
 }
 
-/** A version's content; ENOSYS instead of empty text when it was written by a codec we lack. */
+/**
+ * A version's content; ENOSYS instead of empty text when it was written by a codec we lack,
+ * EIO when this replica dropped content the version shows (a compacted state).
+ */
 export function versionContent(
   ctx: FsContext,
   doc: Y.Doc,
@@ -110,7 +114,13 @@ export function versionContent(
   id: FileId,
   name: string,
 ): FileContentValue {
-  const content = readVersionContent(doc, version, ctx.codecs)
+  let content: FileContentValue
+  try {
+    content = readVersionContent(doc, version, ctx.codecs)
+  } catch (error) {
+    if (!(error instanceof ContentDroppedError)) throw error
+    throw eio('history', ctx.index.pathOf(id) ?? name, `version '${version.id}': ${error.message}`)
+  }
   if (content.text === '' && version.size > 0 && !ctx.codecs.some((c) => c.id === version.codec))
     throw noCodec(ctx, 'open', id, name, version.codec)
   return content

@@ -97,6 +97,7 @@ const KNOWN_CODES = new Set<string>([
   'ELOOP',
   'ENAMETOOLONG',
   'EBUSY',
+  'EIO',
 ])
 
 /** A backend `Error` ("ENOENT: no such file or directory, open '/x'") as an FsError with the same message. */

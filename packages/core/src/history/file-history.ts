@@ -25,6 +25,7 @@ import { BINARY_KEY, readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
 import { type DeleteSet, subtractDeleteSet } from './delete-sets.js'
 import { deletionsSince, track } from './deletion-tracker.js'
+import { ContentDroppedError, snapshotShowsDroppedContent } from './dropped-content.js'
 import {
   appendVersion,
   findStoredVersion,
@@ -34,7 +35,7 @@ import {
   versionListRebuilds,
 } from './version-list.js'
 
-export { findStoredVersion, lastStoredVersion, VERSIONS_KEY }
+export { ContentDroppedError, findStoredVersion, lastStoredVersion, VERSIONS_KEY }
 
 /** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
 export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
@@ -223,16 +224,21 @@ export function readVersionContent(
   return readSnapshotContent(doc, versionSnapshot(doc, version), codec)
 }
 
-/** The content a doc had at `snapshot`, read with `codec` (bytes when it was binary). */
+/**
+ * The content a doc had at `snapshot`, read with `codec` (bytes when it was binary).
+ * Throws `ContentDroppedError` when this replica no longer holds content the snapshot shows.
+ */
 export function readSnapshotContent(doc: Y.Doc, snapshot: Y.Snapshot, codec: ContentCodec): VersionContent {
   if (doc.gc) throw new TypeError('history needs a content doc with gc: false')
   // Plain text that was never binary: render the Y.Text at the snapshot in place (no copy of the doc).
   if (codec.id === 'text' && !doc.share.has(BINARY_KEY)) {
+    const type = doc.getText('text')
+    if (snapshotShowsDroppedContent(doc, snapshot, type)) throw new ContentDroppedError()
     let text = ''
-    for (const op of doc.getText('text').toDelta(snapshot))
-      if (typeof op.insert === 'string') text += op.insert
+    for (const op of type.toDelta(snapshot)) if (typeof op.insert === 'string') text += op.insert
     return { text }
   }
+  if (snapshotShowsDroppedContent(doc, snapshot)) throw new ContentDroppedError()
   const old = Y.createDocFromSnapshot(doc, snapshot, new Y.Doc({ guid: 'yfs-history', gc: false }))
   try {
     const bytes = readBinary(old)
@@ -247,8 +253,15 @@ export function readSnapshotContent(doc: Y.Doc, snapshot: Y.Snapshot, codec: Con
  * Drop deleted content that no version references from an encoded content-doc
  * state. The result has the same state vector and syncs with every replica
  * (deleted items become GC ranges, as in any gc-enabled Yjs doc); every
- * version stays readable, and so does every snapshot in `keep` (the states
- * a filesystem instance last saw, the bases of later stale writes).
+ * version it holds stays readable, and so does every snapshot in `keep` (the
+ * states a filesystem instance last saw, the bases of later stale writes).
+ *
+ * Only for a replica no other replica records versions against: the
+ * filesystem uses it in memory mode (no provider). A version recorded
+ * concurrently elsewhere, by a peer that had not seen the dropped deletions,
+ * still shows that content; a replica holding the compacted state cannot
+ * rebuild it and `readSnapshotContent` throws `ContentDroppedError` there
+ * (the peer that recorded it still reads it).
  */
 export function compactContentState(update: Uint8Array, keep: readonly Y.Snapshot[] = []): Uint8Array {
   const full = new Y.Doc({ guid: 'yfs-history', gc: false })
