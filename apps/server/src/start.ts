@@ -142,14 +142,17 @@ export async function startDemo(options: StartOptions): Promise<Started> {
 
   const http = `http://${host}:${address.port}`
   const appUrl = `${http}/#workspace=${DEMO_WORKSPACE}&token=${encodeURIComponent(token)}`
-  print(`yfs is running on ${http} with SQLite in ${options.dataDir} (Ctrl-C stops it).`)
-  print('Open the workspace in a browser:')
-  print('')
-  print(`    ${appUrl}`)
-  print('')
-  print('An agent joins the same workspace over MCP with:')
+  // One write, so the banner is never split by a log line (or read half-printed through a pipe).
   print(
-    `    pnpm --silent yfs mcp --server ws://${host}:${address.port} --token ${token} --store ${DEMO_WORKSPACE}`,
+    [
+      `yfs is running on ${http} with SQLite in ${options.dataDir} (Ctrl-C stops it).`,
+      'Open the workspace in a browser:',
+      '',
+      `    ${appUrl}`,
+      '',
+      'An agent joins the same workspace over MCP with:',
+      `    pnpm --silent yfs mcp --server ws://${host}:${address.port} --token ${token} --store ${DEMO_WORKSPACE}`,
+    ].join('\n'),
   )
   return { server, address, appUrl, token, seeded }
 }

@@ -6,7 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConnectError, connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
+import {
+  ConnectError,
+  connectWorkspace,
+  NOT_ON_DEVICE,
+  type PersistDoc,
+  type WorkspaceConnection,
+} from '@yfs/client'
 import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -185,6 +191,40 @@ describe('@yfs/client with a local store (offline)', () => {
     expect(seen).toContain(false)
     expect(seen.at(-1)).toBe(true)
     off()
+  })
+
+  it('offline, a file this device never had is an EIO naming it, not empty text; it opens once back online', async () => {
+    const a = await connectWorkspace({
+      url: t.url,
+      workspace: 'off',
+      token,
+      persist: createMemoryStore().persist,
+    })
+    const b = await connectWorkspace({ url: t.url, workspace: 'off', token })
+    open.push(a, b)
+    await b.fs.writeFile('/elsewhere.txt', 'written on another device\n')
+    await b.fs.writeFile('/empty-elsewhere.txt', '')
+    await b.flush()
+    await waitFor(
+      async () => (await a.fs.exists('/elsewhere.txt')) && (await a.fs.exists('/empty-elsewhere.txt')),
+      'a has the rows',
+    )
+    a.socket.disconnect()
+    await waitFor(() => !a.status().online, 'a offline')
+    const error = await a.fs.readFile('/elsewhere.txt').catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'EIO', syscall: 'open', path: '/elsewhere.txt' })
+    expect((error as Error).message).toBe(`EIO: ${NOT_ON_DEVICE}, open '/elsewhere.txt'`)
+    // A write would replace text this device has never seen (and merge into it later): refused too.
+    await expect(a.fs.writeFile('/elsewhere.txt', 'mine\n')).rejects.toMatchObject({ code: 'EIO' })
+    expect(a.status().unacknowledged).toBe(0)
+    // An empty file is just empty.
+    expect(await a.fs.readFile('/empty-elsewhere.txt')).toBe('')
+    a.socket.connect()
+    await waitFor(() => a.status().online, 'a online')
+    expect(await a.fs.readFile('/elsewhere.txt')).toBe('written on another device\n')
+    await a.fs.writeFile('/elsewhere.txt', 'mine\n')
+    await a.flush()
+    await waitFor(async () => (await b.fs.readFile('/elsewhere.txt')) === 'mine\n', 'b has the write')
   })
 
   describe('waitForSync: false (a warm start opens the stored copy and syncs behind it)', () => {

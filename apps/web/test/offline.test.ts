@@ -118,6 +118,44 @@ describeBrowser('offline', () => {
     await b.close()
   })
 
+  it('offline, a file this device never opened says so instead of opening empty, and opens once back', async () => {
+    const server = await startServer()
+    servers.push(server)
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.writeFile('/opened.txt', 'opened here\n')
+    await node.flush()
+    const a = await personContext(browser, 'Ana')
+    const { page } = await openPage(a, ws.appUrl())
+    await item(page, 'opened.txt').waitFor()
+    await expect.poll(() => phase(page)).toBe('online')
+    // Written elsewhere while the page is open: the row arrives, the content stays on the server.
+    await node.fs.writeFile('/elsewhere.txt', 'written on another device\n')
+    await node.flush()
+    await item(page, 'elsewhere.txt').waitFor()
+
+    await a.setOffline(true)
+    await expect.poll(() => phase(page)).toBe('offline')
+    await item(page, 'elsewhere.txt').click()
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Could not open /elsewhere.txt: this file is not on this device yet' })
+      .waitFor()
+    expect(await page.locator('.cm-content').count()).toBe(0)
+    await screenshot(page, 'offline-not-on-device')
+
+    await a.setOffline(false)
+    await page.locator('.cm-content').getByText('written on another device').waitFor()
+    await page.locator('.cm-line').first().click()
+    await page.keyboard.press('End')
+    await page.keyboard.type(' +Ana')
+    await until(
+      async () => (await node.fs.readFile('/elsewhere.txt')) === 'written on another device +Ana\n',
+      'Node has the edit, made on the server’s text',
+    )
+    await a.close()
+  })
+
   it('with the server down, a reload opens the app and the workspace from this device', async () => {
     const data = await mkdtemp(join(tmpdir(), 'yfs-web-offline-'))
     try {

@@ -51,7 +51,8 @@ async function pnpmStart(dataDir: string): Promise<Started> {
   const deadline = Date.now() + 90_000
   for (;;) {
     const line = /^\s*(http:\/\/\S+#workspace=demo&token=\S+)\s*$/m.exec(out)
-    if (line) {
+    // The banner ends with the agent's command; a pipe may deliver it in pieces.
+    if (line && /--store demo\n/.test(out)) {
       const url = new URL(line[1]!)
       const token = decodeURIComponent(/token=([^&]+)/.exec(url.hash)![1]!)
       return { child, url, token, stdout: () => out, exited }

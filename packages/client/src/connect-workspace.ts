@@ -46,6 +46,7 @@ import {
   type ContentCodec,
   type CreateFileSystemOptions,
   createFileSystem,
+  FsError,
   type YjsFileSystem,
 } from '@yfs/core'
 import * as Y from 'yjs'
@@ -271,7 +272,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
    * server has them. A re-open of the doc meanwhile takes the copy over (one provider per name).
    */
   const close = (provider: HocuspocusProvider, doc: Y.Doc) => {
-    const acknowledged = provider.unsyncedChanges === 0 && provider.isSynced
+    // An empty doc (one that could not open offline, say) has nothing for the server.
+    const acknowledged = (provider.unsyncedChanges === 0 && provider.isSynced) || doc.store.clients.size === 0
     retire(provider)
     if (acknowledged) return
     const name = provider.configuration.name
@@ -399,6 +401,14 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
           await store.whenLoaded
           if (socket.status === WebSocketStatus.Connected)
             await whenSyncedOrOffline(provider, socket, timeoutMs)
+          // Offline, and this device never had the file's content: not empty text (which a write
+          // would later merge into the server's), but an error saying so.
+          if (!provider.isSynced && doc.store.clients.size === 0) {
+            const id = asFileId(doc.guid)
+            const row = fs?.table.get(id)
+            if (row !== undefined && row.size > 0)
+              throw new FsError('EIO', 'open', fs?.index.pathOf(id) ?? row.name, undefined, NOT_ON_DEVICE)
+          }
         }
         // Closed a moment ago: attach once the server has let the old connection go (closing-docs.ts).
         const previous = closing.until(name)
@@ -509,6 +519,9 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
+
+/** The EIO description of a file whose content this device does not have while offline. */
+export const NOT_ON_DEVICE = 'not available offline: this device has no copy of the file yet'
 
 function ignoreClosed(error: unknown): void {
   if (!(error instanceof ConnectError && error.reason === 'closed')) throw error

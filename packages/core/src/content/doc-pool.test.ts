@@ -75,6 +75,33 @@ describe('ContentDocPool', () => {
     expect(pool.refCount(id)).toBe(0)
   })
 
+  it('an empty doc that failed to open is dropped, so the next acquire connects again', async () => {
+    const outcomes = [Promise.reject(new Error('offline')), Promise.resolve()]
+    let destroyed = 0
+    const pool = new ContentDocPool({
+      connect: () => ({ whenSynced: outcomes.shift(), destroy: () => destroyed++ }),
+    })
+    const [first, second] = await Promise.allSettled([pool.acquire(id), pool.acquire(id)])
+    expect(first.status).toBe('rejected')
+    expect(second.status).toBe('rejected')
+    expect(destroyed).toBe(1)
+    expect(pool.peek(id)).toBeUndefined()
+    const h = await pool.acquire(id)
+    expect(h.doc.isDestroyed).toBe(false)
+    h.release()
+  })
+
+  it('a doc that failed to open but holds state (a taken-over copy) is kept, not dropped', async () => {
+    const pool = new ContentDocPool({
+      connect: (doc) => {
+        doc.getText('text').insert(0, 'unacknowledged')
+        return { whenSynced: Promise.reject(new Error('timeout')), destroy() {} }
+      },
+    })
+    await expect(pool.acquire(id)).rejects.toThrow('timeout')
+    expect(pool.peek(id)?.getText('text').toString()).toBe('unacknowledged')
+  })
+
   it('builds a seeded doc once, on first open, peek or encode, and forgets seeds', async () => {
     let builds = 0
     const build = {

@@ -92,7 +92,14 @@ export class ContentDocPool {
     try {
       await slot.ready
     } catch (error) {
-      this.#unref(id, slot)
+      // A doc that failed to open (offline, refused, timed out) and holds nothing is dropped,
+      // so the next acquire tries again instead of repeating the same failure until eviction.
+      if (this.#slots.get(id) === slot && slot.refs === 1 && slot.doc.store.clients.size === 0) {
+        this.#slots.delete(id)
+        this.#idle.delete(id)
+        slot.connection?.destroy()
+        slot.doc.destroy()
+      } else this.#unref(id, slot)
       throw error
     }
     let released = false

@@ -17,9 +17,10 @@
  * What it deliberately doesn't do: bind editors (code-editor.ts,
  * rich-editor.ts) or follow a file out of the trash.
  */
-import type { DocAwareness, WorkspaceConnection } from '@yfs/client'
-import { BINARY_KEY, type ContentDocHandle, type FileId } from '@yfs/core'
+import { type DocAwareness, NOT_ON_DEVICE, type WorkspaceConnection } from '@yfs/client'
+import { BINARY_KEY, type ContentDocHandle, type FileId, isFsError } from '@yfs/core'
 import type * as Y from 'yjs'
+import { describeFsError } from '../yfs/fs-errors.js'
 import { announceUser, type EditorUser, leaveAwareness } from './presence.js'
 
 /** Which view the pane shows. */
@@ -103,7 +104,9 @@ export class FileSession {
     } catch (error) {
       if (this.#destroyed) return
       this.kind = 'error'
-      this.error = error instanceof Error ? error.message : String(error)
+      this.error = describeFsError(error)
+      // Offline, and this device never had the content: open it as soon as the server is back.
+      if (isFsError(error, 'EIO') && error.message.includes(NOT_ON_DEVICE)) this.#openWhenOnline(path, user)
       return
     }
     const doc = this.#handle.doc
@@ -119,6 +122,16 @@ export class FileSession {
     this.#cleanups.push(() => binary.unobserve(onBinary))
     this.#cleanups.push(fs.index.onChange(() => this.#refresh()))
     this.#refresh()
+  }
+
+  #openWhenOnline(path: string, user: EditorUser): void {
+    const off = this.conn.onStatus((status) => {
+      if (!status.online || this.#destroyed) return
+      off()
+      this.kind = 'loading'
+      void this.#open(path, user)
+    })
+    this.#cleanups.push(off)
   }
 
   /** Re-read path, size and kind of the open file from the table and the doc. */
