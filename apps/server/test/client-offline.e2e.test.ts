@@ -193,6 +193,44 @@ describe('@yfs/client with a local store (offline)', () => {
     off()
   })
 
+  it('files read offline and closed unchanged are not counted as unacknowledged; changed ones are', async () => {
+    const store = createMemoryStore()
+    const a = await connectWorkspace({ url: t.url, workspace: 'off', token, persist: store.persist })
+    await a.fs.writeFile('/viewed.txt', 'only looked at\n')
+    await a.fs.writeFile('/changed.txt', 'before\n')
+    await a.flush()
+    await a.close()
+
+    const down = await connectWorkspace({
+      url: await deadUrl(),
+      workspace: 'off',
+      token,
+      persist: store.persist,
+      timeoutMs: 2_000,
+    })
+    open.push(down)
+    expect(await down.fs.readFile('/viewed.txt')).toBe('only looked at\n')
+    expect(down.fs.pool.loaded().next().done).toBe(false)
+    down.fs.pool.evictIdle(true)
+    expect(down.fs.pool.loaded().next().done).toBe(true)
+    // Read and closed: nothing to send, so no copy waits for the server.
+    expect(down.status()).toEqual({ online: false, unacknowledged: 0 })
+    await down.fs.writeFile('/changed.txt', 'after, offline\n')
+    down.fs.pool.evictIdle(true)
+    // Changed and closed: its copy waits for the server (and the main doc has the row's change).
+    expect(down.status()).toEqual({ online: false, unacknowledged: 2 })
+    await down.close(0)
+
+    const back = await connectWorkspace({ url: t.url, workspace: 'off', token, persist: store.persist })
+    open.push(back)
+    await back.flush()
+    expect(back.status()).toEqual({ online: true, unacknowledged: 0 })
+    const other = await connectWorkspace({ url: t.url, workspace: 'off', token })
+    open.push(other)
+    expect(await other.fs.readFile('/changed.txt')).toBe('after, offline\n')
+    expect(await other.fs.readFile('/viewed.txt')).toBe('only looked at\n')
+  })
+
   it('offline, a file this device never had is an EIO naming it, not empty text; it opens once back online', async () => {
     const a = await connectWorkspace({
       url: t.url,

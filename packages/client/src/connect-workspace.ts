@@ -271,9 +271,14 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
    * Disconnect a content doc; unacknowledged changes go to a copy that stays connected until the
    * server has them. A re-open of the doc meanwhile takes the copy over (one provider per name).
    */
-  const close = (provider: HocuspocusProvider, doc: Y.Doc) => {
-    // An empty doc (one that could not open offline, say) has nothing for the server.
-    const acknowledged = (provider.unsyncedChanges === 0 && provider.isSynced) || doc.store.clients.size === 0
+  const close = (provider: HocuspocusProvider, doc: Y.Doc, watched: boolean) => {
+    const acknowledged =
+      (provider.unsyncedChanges === 0 && provider.isSynced) ||
+      // An empty doc (one that could not open offline, say) has nothing for the server.
+      doc.store.clients.size === 0 ||
+      // Opened from the store and never synced, but not changed here either (every local
+      // change lists the doc, unacknowledged-docs.ts): the store and the server have it all.
+      (watched && unacked?.has(doc.guid) === false)
     retire(provider)
     if (acknowledged) return
     const name = provider.configuration.name
@@ -422,7 +427,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
               destroyed = true
               if (attached) {
                 attached.stopWatching?.()
-                close(attached.provider, doc)
+                close(attached.provider, doc, attached.stopWatching !== undefined)
               }
               if (store) {
                 stores.delete(store)

@@ -25,6 +25,8 @@ const FORGET_AFTER_MS = 1_000
 export interface UnacknowledgedDocs {
   /** Ids listed when the connection opened (docs to re-open), and added since. */
   ids(): string[]
+  /** True while `id` is listed (an acknowledged doc stays listed for a moment). */
+  has(id: string): boolean
   /** The doc has a change the server has not acknowledged (kept in the store at once). */
   add(id: string): void
   /** The server acknowledged every change of the doc: forget it after a short while. */
@@ -66,6 +68,7 @@ export async function loadUnacknowledgedDocs(store: DocPersistence | undefined):
   }
   return {
     ids: () => [...ids],
+    has: (id) => ids.has(id),
     add(id) {
       const timer = forgetting.get(id)
       if (timer !== undefined) {

@@ -67,8 +67,9 @@ async function warmBash(): Promise<Result> {
       const [a, b] = [await by.exec(script), await bm.exec(script)]
       if (a.stdout !== b.stdout) throw new Error(`outputs differ for ${script}: ${a.stdout} vs ${b.stdout}`)
       progress(`  ${files} files: ${label}`)
+      // Eleven runs: a 5 ms row (cat) swings with a single GC pause, and its median with it.
       const [y, m] = await interleave(
-        5,
+        11,
         () => by.exec(script),
         () => bm.exec(script),
       )
@@ -196,6 +197,8 @@ async function indexBuild(): Promise<Result> {
   }
 }
 
+const SMALL_WRITE_WARMUPS = 2
+
 async function smallWrites(): Promise<Result> {
   const rows: string[][] = []
   const body = 'x'.repeat(100)
@@ -209,13 +212,15 @@ async function smallWrites(): Promise<Result> {
     }
     const ty: number[] = []
     const tm: number[] = []
-    for (let i = 0; i < 4; i++) {
+    // Two warm-up runs each (yfs's write path takes a few runs to be optimised), then seven
+    // interleaved: with three, one slow run on a shared machine moved the median by 30 %.
+    for (let i = 0; i < SMALL_WRITE_WARMUPS + 7; i++) {
       progress(`  ${n} writes: run ${i + 1}`)
       ty.push(await run(() => createFileSystem()))
       tm.push(await run(() => new InMemoryFs()))
     }
-    const y = summarize(ty.slice(1))
-    const m = summarize(tm.slice(1))
+    const y = summarize(ty.slice(SMALL_WRITE_WARMUPS))
+    const m = summarize(tm.slice(SMALL_WRITE_WARMUPS))
     const r = ratio(y, m)
     rows.push([
       `${n.toLocaleString('en')} × 100 B`,
