@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { textCodec } from '../content/text-codec.js'
 import { createFileSystem } from '../fs/yjs-file-system.js'
-import { compactContentState, listStoredVersions, readVersionContent } from './file-history.js'
+import {
+  compactContentState,
+  hasUnversionedChanges,
+  listStoredVersions,
+  readVersionContent,
+  recordVersion,
+} from './file-history.js'
 
 describe('file history', () => {
   it('records a version per write, reads and diffs them, and survives rename and move', async () => {
@@ -159,5 +165,34 @@ describe('version storage', () => {
     const versions = await fs.history('/f.txt')
     for (const i of [0, 1, 63, 64, 65, 100, 149])
       expect(await fs.readVersion('/f.txt', versions[i]!.id)).toBe(texts[i])
+  })
+
+  it('hasUnversionedChanges: content inserts and deletions count, versions from peers do not', () => {
+    const meta = { author: 'a', reason: 'write' as const, size: 0, codec: 'text', name: 'f.txt', ts: 0 }
+    const [a, b] = [new Y.Doc({ gc: false }), new Y.Doc({ gc: false })]
+    expect(hasUnversionedChanges(a)).toBe(false)
+    const text = a.getText('text')
+    text.insert(0, 'hello world')
+    expect(hasUnversionedChanges(a)).toBe(true)
+    recordVersion(a, meta)
+    expect(hasUnversionedChanges(a)).toBe(false)
+    // A deletion alone (no new structs) is a change; so is one in a range deleted before.
+    text.delete(0, 6)
+    expect(hasUnversionedChanges(a)).toBe(true)
+    recordVersion(a, meta)
+    expect(hasUnversionedChanges(a)).toBe(false)
+    text.delete(text.length - 1, 1)
+    expect(hasUnversionedChanges(a)).toBe(true)
+    recordVersion(a, meta)
+    // A peer's version of the same content adds only to the versions array.
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    recordVersion(b, meta)
+    Y.applyUpdate(a, Y.encodeStateAsUpdate(b))
+    expect(listStoredVersions(a)).toHaveLength(4)
+    expect(hasUnversionedChanges(a)).toBe(false)
+    // A peer's deletion is a change here too.
+    b.getText('text').delete(0, 1)
+    Y.applyUpdate(a, Y.encodeStateAsUpdate(b))
+    expect(hasUnversionedChanges(a)).toBe(true)
   })
 })
