@@ -150,8 +150,16 @@ describeBrowser('editors', () => {
     await ben.locator('.cm-line').nth(0).click()
     await ana.locator('.cm-ySelectionCaret').first().waitFor()
     await screenshot(ana, 'editor-code')
-    // The Node client reads what Ana typed.
+    // The Node client reads what Ana typed, and its history names her for it (the agent lists the
+    // history at once: the version it records for her edits is in her name, not the agent's).
     await expect.poll(() => agent.fs.readFile('/src/main.ts')).toContain('// from Ana')
+    const versions = await agent.fs.history('/src/main.ts')
+    expect(versions[0]!.author).toBe('agent:test')
+    expect(versions.slice(1).map((v) => v.author)).toEqual(versions.slice(1).map(() => 'user:Ana'))
+    expect(versions.length).toBeGreaterThan(1)
+    expect(await agent.fs.readVersion('/src/main.ts', versions.at(-1)!.id)).toBe(
+      await agent.fs.readFile('/src/main.ts'),
+    )
   })
 
   it('a rich-text edit is read back through the filesystem as the expected Markdown', async () => {

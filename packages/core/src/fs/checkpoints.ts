@@ -20,7 +20,7 @@ import { createFileSystemIndex } from '../path-index.js'
 import {
   contentSize,
   type FileContentValue,
-  recordFileVersion,
+  recordPendingVersion,
   sameContent,
   versionContent,
 } from './content-codecs.js'
@@ -93,7 +93,7 @@ async function recordCheckpoint(ctx: FsContext, label: string): Promise<Checkpoi
     try {
       let last = listStoredVersions(handle.doc).at(-1)
       if (!last || hasUnversionedChanges(handle.doc))
-        last = recordFileVersion(
+        last = recordPendingVersion(
           ctx,
           handle.doc,
           row.name,

@@ -21,6 +21,7 @@ import {
   type StoredVersion,
   type VersionReason,
 } from '../history/file-history.js'
+import { pendingAuthors } from '../history/pending-authors.js'
 import type { FileId } from '../ids.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 
@@ -71,12 +72,29 @@ export function recordFileVersion(
   name: string,
   size: number,
   reason: VersionReason,
+  author = ctx.author,
 ): StoredVersion {
+  ctx.recordedOn.add(doc)
+  ctx.editedUnversioned.delete(doc.guid as FileId)
   return recordVersion(
     doc,
-    { author: ctx.author, reason, size, codec: codecFor(ctx, name).id, name, ts: ctx.clock() },
+    { author, reason, size, codec: codecFor(ctx, name).id, name, ts: ctx.clock() },
     FS_ORIGIN,
   )
+}
+
+/**
+ * Record the changes made since the last version, possibly by others (on demand: history,
+ * save, checkpoint, a stale write's kept version), in the name of whoever made them.
+ */
+export function recordPendingVersion(
+  ctx: FsContext,
+  doc: Y.Doc,
+  name: string,
+  size: number,
+  reason: VersionReason,
+): StoredVersion {
+  return recordFileVersion(ctx, doc, name, size, reason, pendingAuthors(doc, ctx.author))
 }
 
 /**

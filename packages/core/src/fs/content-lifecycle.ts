@@ -15,9 +15,9 @@
  */
 import * as Y from 'yjs'
 import type { FileRow } from '../files-table.js'
-import { compactContentState, listStoredVersions } from '../history/file-history.js'
+import { compactContentState, hasUnversionedChanges, listStoredVersions } from '../history/file-history.js'
 import type { FileId } from '../ids.js'
-import { contentSize, recordFileVersion } from './content-codecs.js'
+import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { contentPatch } from './write-content.js'
 
@@ -53,6 +53,10 @@ export function compactContent(ctx: FsContext, state: Uint8Array, id: FileId): U
  */
 export function onContentClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
   const connected = !ctx.lazyContent
+  // Edits made here since this instance's last version: versioned in its name before the doc goes
+  // (with a provider, the version still reaches the server; in memory the state is already kept).
+  if (connected && ctx.editedUnversioned.has(id) && !ctx.readOnly) versionEditsOnClose(ctx, id, doc)
+  ctx.editedUnversioned.delete(id)
   if (connected) ctx.seen.freeze(id, doc)
   ctx.docCleanup.get(id)?.()
   ctx.docCleanup.delete(id)
@@ -70,6 +74,12 @@ export function onRemoteRow(ctx: FsContext, row: FileRow): void {
   if (ctx.pool.peek(row.id) === undefined) ctx.index.plaintext.delete(row.id)
 }
 
+function versionEditsOnClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
+  const row = ctx.table.get(id)
+  if (row?.type !== 'file' || !hasUnversionedChanges(doc)) return
+  recordPendingVersion(ctx, doc, row.name, contentSize(ctx, doc, row.name), 'edit')
+}
+
 function scheduleSizeUpdate(ctx: FsContext, id: FileId): void {
   if (ctx.pendingSize.size === 0) queueMicrotask(() => flushSizeUpdates(ctx))
   ctx.pendingSize.add(id)
@@ -85,10 +95,15 @@ function flushSizeUpdates(ctx: FsContext): void {
       if (!row || !doc || row.type !== 'file') continue
       const size = contentSize(ctx, doc, row.name)
       ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
-      // Editor edits are versioned at most once per interval; history() records the rest on demand.
+      // Editor edits are versioned at most once per interval, and, with peers, at once when this
+      // instance has no version on the doc yet: that version names its client, so a version
+      // recorded on demand elsewhere (history(), a checkpoint) names this instance's author for
+      // its edits (pending-authors.ts). The rest is recorded on demand, or when the doc closes.
       const last = listStoredVersions(doc).at(-1)
-      if (!last || ctx.clock() - last.ts >= ctx.historyIntervalMs)
+      const unnamed = !ctx.lazyContent && !ctx.recordedOn.has(doc)
+      if (!last || ctx.clock() - last.ts >= ctx.historyIntervalMs || unnamed)
         recordFileVersion(ctx, doc, row.name, size, 'edit')
+      else ctx.editedUnversioned.add(id)
     }
   }, FS_ORIGIN)
 }

@@ -16,7 +16,7 @@ import {
   toFileVersion,
 } from '../history/file-history.js'
 import * as paths from '../path.js'
-import { contentSize, recordFileVersion, versionContent } from './content-codecs.js'
+import { contentSize, recordPendingVersion, versionContent } from './content-codecs.js'
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { fileAt } from './locate.js'
 import { readFile } from './read-file.js'
@@ -31,7 +31,7 @@ export async function fileHistory(ctx: FsContext, path: string): Promise<FileVer
   const handle = await ctx.pool.acquire(row.id)
   try {
     if (!ctx.readOnly && hasUnversionedChanges(handle.doc))
-      recordFileVersion(ctx, handle.doc, row.name, row.size, 'save')
+      recordPendingVersion(ctx, handle.doc, row.name, row.size, 'save')
     return listStoredVersions(handle.doc).map(toFileVersion)
   } finally {
     handle.release()
@@ -49,7 +49,7 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
   try {
     let last = listStoredVersions(handle.doc).at(-1)
     if (!last || hasUnversionedChanges(handle.doc))
-      last = recordFileVersion(ctx, handle.doc, row.name, contentSize(ctx, handle.doc, row.name), 'save')
+      last = recordPendingVersion(ctx, handle.doc, row.name, contentSize(ctx, handle.doc, row.name), 'save')
     return toFileVersion(last)
   } finally {
     handle.release()

@@ -87,6 +87,10 @@ export interface FsContext {
   readonly events: EventHub
   /** Files edited straight on their doc (an editor) whose row waits for the next microtask. */
   readonly pendingSize: Set<FileId>
+  /** Content docs (as opened now) this instance has recorded a version on: its client is known by name there. */
+  readonly recordedOn: WeakSet<Y.Doc>
+  /** Files edited straight on their doc here since this instance's last version of them. */
+  readonly editedUnversioned: Set<FileId>
   /** Detaches the content-doc observers of an open doc (watch-content.ts). */
   readonly docCleanup: Map<FileId, () => void>
   /** What this instance last saw of each file it read whole or wrote: the base of its stale writes. */

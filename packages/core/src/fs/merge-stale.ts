@@ -18,7 +18,7 @@ import {
   toFileVersion,
 } from '../history/file-history.js'
 import type { FileId } from '../ids.js'
-import { codecFor, type FileContentValue, readText, recordFileVersion } from './content-codecs.js'
+import { codecFor, type FileContentValue, readText, recordPendingVersion } from './content-codecs.js'
 import type { FsContext } from './fs-context.js'
 import {
   type ContentValue,
@@ -64,7 +64,7 @@ export function mergeStale(
     stale.report.conflict = true
     let last = listStoredVersions(doc).at(-1)
     if (!last || hasUnversionedChanges(doc))
-      last = recordFileVersion(
+      last = recordPendingVersion(
         ctx,
         doc,
         name,

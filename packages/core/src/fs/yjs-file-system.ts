@@ -151,6 +151,8 @@ export class YjsFileSystem implements IFileSystem {
       historyIntervalMs: options.historyIntervalMs ?? 30_000,
       events: createEventHub(),
       pendingSize: new Set(),
+      recordedOn: new WeakSet(),
+      editedUnversioned: new Set(),
       docCleanup: new Map(),
       seen: new LastSeenTracker(FS_ORIGIN, options.mergeStaleWrites ?? true),
       lazyContent: options.connect === undefined,

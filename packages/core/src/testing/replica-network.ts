@@ -70,6 +70,8 @@ export interface ReplicaNetworkOptions {
   seed?: number
   /** Each replica's wall clock; defaults to one shared counter, so `createdAt` ties happen across replicas. */
   clock?: (replica: number) => () => number
+  /** Each replica's `author` (history versions name it); defaults to the filesystem's. */
+  author?: (replica: number) => string
   /** Content-doc pool tuning for every replica; by default docs stay loaded until `evict`. */
   idleMs?: number
   maxIdle?: number
@@ -130,6 +132,7 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
       doc,
       codecs: options.codecs,
       clock: (options.clock ?? sharedClock)(i),
+      ...(options.author ? { author: options.author(i) } : {}),
       idleMs: options.idleMs ?? Number.POSITIVE_INFINITY,
       maxIdle: options.maxIdle ?? Number.POSITIVE_INFINITY,
       connect(content) {
