@@ -49,6 +49,8 @@ export function createSyncCommand(): Command {
         json: flags.json,
         ...(flags.progress ? {} : { progress: false }),
       })
+      let stopping = false
+      let stoppedAlone: (() => void) | undefined
       const connection = await connectWorkspace({
         url: flags.server,
         workspace: flags.workspace,
@@ -62,20 +64,23 @@ export function createSyncCommand(): Command {
         ignore: flags.ignore,
         useDefaultIgnores: flags.defaultIgnores,
         usePolling: flags.poll,
-        onEvent: reporter,
+        // The sync stops on its own when its folder is removed: exit 1 then.
+        onEvent: (event) => {
+          reporter(event)
+          if (event.type === 'stopped' && !stopping) stoppedAlone?.()
+        },
       }).catch(async (error: unknown) => {
         await connection.close()
         throw error
       })
-      let stopping = false
-      const stop = async (signal: string) => {
+      const stop = async (signal: string, code = 0) => {
         if (stopping) process.exit(1)
         stopping = true
         try {
           await sync.close()
           await connection.close(10_000)
           reporter.stop()
-          process.exit(0)
+          process.exit(code)
         } catch (error) {
           process.stderr.write(
             `yfs sync: ${signal}: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -83,6 +88,7 @@ export function createSyncCommand(): Command {
           process.exit(1)
         }
       }
+      stoppedAlone = () => void stop('stopped', 1)
       process.on('SIGINT', () => void stop('SIGINT'))
       process.on('SIGTERM', () => void stop('SIGTERM'))
     })

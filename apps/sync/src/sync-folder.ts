@@ -23,6 +23,7 @@
  * It deliberately does not: follow symlinks, mirror sockets/devices, or
  * keep ignored paths in step (they are left alone on both sides).
  */
+import { lstatSync } from 'node:fs'
 import { chmod, lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import {
@@ -137,6 +138,12 @@ async function readBytes(host: string): Promise<Uint8Array | undefined> {
   }
 }
 
+/** `dev:ino` of the folder `host`, or undefined when it is not a folder (any more). */
+function rootIdentity(host: string): string | undefined {
+  const st = lstatSync(host, { throwIfNoEntry: false })
+  return st?.isDirectory() ? `${st.dev}:${st.ino}` : undefined
+}
+
 async function exists(host: string): Promise<boolean> {
   try {
     await lstat(host)
@@ -157,6 +164,8 @@ class SyncEngine implements FolderSync {
   readonly #moveWindowMs: number
   readonly #concurrency: number
   #realRoot = ''
+  /** The folder's identity at start: a folder removed (or replaced) under the daemon stops it. */
+  #rootId = ''
   #watcher: FolderWatcher | undefined
   #unobserve: (() => void) | undefined
   #chain: Promise<void> = Promise.resolve()
@@ -199,6 +208,7 @@ class SyncEngine implements FolderSync {
 
   async start(usePolling: boolean): Promise<void> {
     this.#realRoot = await realpath(this.dir)
+    this.#rootId = rootIdentity(this.dir) ?? ''
     await removeStrayTemps(this.dir, new Set([STATE_DIR, '.git', 'node_modules']))
     await this.#rules.reload('/')
     this.#unobserve = this.#fs.table.observe((changes, tr) => {
@@ -300,7 +310,7 @@ class SyncEngine implements FolderSync {
   }
 
   #diskChanged(path: string): void {
-    if (this.#closed) return
+    if (this.#closed || path === '/') return
     this.#diskDirty.add(path)
     if (this.#live) this.#scheduleDisk()
   }
@@ -330,6 +340,25 @@ class SyncEngine implements FolderSync {
   }
 
   // ------------------------------------------------------------ helpers
+
+  /**
+   * True (and the sync stopping) when the folder itself was removed or replaced: its files
+   * vanishing then says nothing about the workspace, so nothing is deleted there.
+   */
+  #rootLost(): boolean {
+    if (rootIdentity(this.dir) === this.#rootId) return false
+    if (!this.#closed) {
+      this.#diskDirty.clear()
+      this.#pendingDeletes.clear()
+      this.#wsDirty.clear()
+      this.#emit({
+        type: 'error',
+        message: `the folder ${this.dir} was removed or replaced: sync stopped, nothing deleted in the workspace`,
+      })
+      void this.close()
+    }
+    return true
+  }
 
   #host(path: string): string {
     return toHostPath(this.dir, path)
@@ -1004,6 +1033,7 @@ class SyncEngine implements FolderSync {
   // ------------------------------------------------------------ live: workspace changes
 
   async #processRemote(): Promise<void> {
+    if (this.#rootLost()) return
     const ids = [...this.#wsDirty]
     this.#wsDirty.clear()
     const queue = [...ids]
@@ -1076,6 +1106,7 @@ class SyncEngine implements FolderSync {
   // ------------------------------------------------------------ live: disk changes
 
   async #processDisk(): Promise<void> {
+    if (this.#rootLost()) return
     const dirty = [...this.#diskDirty].sort((a, b) => depth(a) - depth(b))
     this.#diskDirty.clear()
     const present: [string, ScannedNode][] = []
@@ -1210,6 +1241,7 @@ class SyncEngine implements FolderSync {
   }
 
   async #applyDeletes(all: boolean): Promise<void> {
+    if (this.#rootLost()) return
     const now = Date.now()
     const due = [...this.#pendingDeletes]
       .filter(([, at]) => all || now - at >= this.#moveWindowMs)

@@ -4,12 +4,12 @@
  * symlink whose target does not resolve, and a file replaced by a folder (and
  * back) on disk.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkspaceConnection } from '@yfs/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SyncEvent } from '../src/sync-events.js'
-import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
+import { type SyncTestEnv, spawnDaemon, startEnv, tempDir, waitFor } from './helpers.js'
 
 let env: SyncTestEnv
 beforeAll(async () => {
@@ -62,5 +62,36 @@ describe('refused is not deleted', () => {
     expect(await text(client, '/grow.txt')).toBe('small\nedited\n')
     expect(errors(daemon.events)).toEqual([])
     await daemon.stop()
+  })
+})
+
+describe('the folder itself removed', () => {
+  it('stops the daemon with exit 1 and deletes nothing in the workspace', async () => {
+    const { ws, dir, client } = await setup('root-removed', { 'a.txt': 'a\n', 'b/c.txt': 'c\n' })
+    const daemon = spawnDaemon(env.server, ws, dir)
+    try {
+      await daemon.ready
+      await waitFor(() => client.fs.index.lookup('/b/c.txt'), 'c.txt in client')
+      rmSync(dir, { recursive: true, force: true })
+      expect(await daemon.exited).toBe(1)
+    } finally {
+      if (daemon.child.exitCode === null) daemon.child.kill('SIGKILL')
+    }
+    expect(daemon.events).toContainEqual(expect.objectContaining({ type: 'error' }))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await text(client, '/a.txt')).toBe('a\n')
+    expect(await text(client, '/b/c.txt')).toBe('c\n')
+    expect(client.fs.trash.list()).toEqual([])
+  })
+
+  it('a folder replaced by a new empty one is not a delete of everything either', async () => {
+    const { ws, dir, client } = await setup('root-replaced', { 'a.txt': 'a\n' })
+    const daemon = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/a.txt'), 'a.txt in client')
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(dir)
+    await waitFor(() => daemon.events.some((e) => e.type === 'stopped'), 'sync stopped')
+    expect(await text(client, '/a.txt')).toBe('a\n')
+    expect(client.fs.trash.list()).toEqual([])
   })
 })
