@@ -76,7 +76,14 @@ function inspectNow(
   path: string,
   options: ScanOptions,
 ): { node?: ScannedNode; skipped?: Skipped; bytes?: Uint8Array } {
-  const st = lstatSync(host, { throwIfNoEntry: false })
+  let st: ReturnType<typeof lstatSync>
+  try {
+    st = lstatSync(host, { throwIfNoEntry: false })
+  } catch (error) {
+    // ENOTDIR: a parent folder was replaced by a file, so this path is gone too.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return {}
+    throw error
+  }
   // Gone since it was listed or reported: nothing to mirror.
   if (!st) return {}
   const mode = st.mode & 0o777
@@ -116,7 +123,7 @@ function inspectNow(
   } catch (error) {
     // Gone (or replaced by a folder) since the lstat.
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'EISDIR') return {}
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return {}
     throw error
   }
   return {

@@ -133,7 +133,7 @@ async function readBytes(host: string): Promise<Uint8Array | undefined> {
   } catch (error) {
     // Gone (or replaced by a folder) since we looked: nothing to read.
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'EISDIR') return undefined
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined
     throw error
   }
 }
@@ -149,7 +149,8 @@ async function exists(host: string): Promise<boolean> {
     await lstat(host)
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false
     throw error
   }
 }

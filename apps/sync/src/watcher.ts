@@ -8,6 +8,7 @@
  * Ignored paths (ignore rules, the daemon's temp files) are filtered before
  * chokidar descends into them, so `node_modules/` costs no watches.
  */
+import { basename, join, sep } from 'node:path'
 import { type FSWatcher, watch } from 'chokidar'
 import { toVirtualPath } from './root-guard.js'
 
@@ -40,6 +41,20 @@ export function watchFolder(root: string, options: WatchFolderOptions): FolderWa
   })
   const report = (host: string) => options.onChange(toVirtualPath(root, host))
   for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) watcher.on(event, report)
+  // Native events chokidar drops: a chmod changes neither size nor mtime (chokidar compares times),
+  // and a symlink whose target does not resolve is never reported. The raw events have them; the
+  // daemon looks at the disk for each path anyway. A per-file watch reports the file's own name,
+  // a folder's watch its entry's name (for a folder `a` holding `a`, both are looked at).
+  watcher.on('raw', (_event, name, details) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath
+    if (!name || typeof watched !== 'string') return
+    const hosts = basename(watched) === name ? [watched, join(watched, name)] : [join(watched, name)]
+    for (const host of hosts) {
+      if (host === root || !host.startsWith(`${root}${sep}`)) continue
+      const path = toVirtualPath(root, host)
+      if (!options.ignored(path, undefined)) options.onChange(path)
+    }
+  })
   watcher.on('error', options.onError)
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   return {

@@ -4,7 +4,7 @@
  * symlink whose target does not resolve, and a file replaced by a folder (and
  * back) on disk.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkspaceConnection } from '@yfs/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -93,5 +93,41 @@ describe('the folder itself removed', () => {
     await waitFor(() => daemon.events.some((e) => e.type === 'stopped'), 'sync stopped')
     expect(await text(client, '/a.txt')).toBe('a\n')
     expect(client.fs.trash.list()).toEqual([])
+  })
+})
+
+describe('changes chokidar does not report', () => {
+  const modeOf = (client: WorkspaceConnection, path: string) => {
+    const id = client.fs.index.lookup(path)
+    return id === undefined ? undefined : (client.fs.table.get(id)?.mode ?? 0o644)
+  }
+  it('a chmod alone on disk reaches the workspace, both ways of the bit', async () => {
+    const { ws, dir, client } = await setup('chmod', { 'run.sh': '#!/bin/sh\necho hi\n' })
+    const daemon = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/run.sh'), 'run.sh in client')
+    // Read after the write (as editors and the daemon do): the atime passes the mtime.
+    readFileSync(join(dir, 'run.sh'))
+    chmodSync(join(dir, 'run.sh'), 0o755)
+    await waitFor(() => modeOf(client, '/run.sh') === 0o755, 'mode +x in client')
+    chmodSync(join(dir, 'run.sh'), 0o644)
+    await waitFor(() => modeOf(client, '/run.sh') === 0o644, 'mode -x in client')
+    expect(statSync(join(dir, 'run.sh')).mode & 0o777).toBe(0o644)
+    await daemon.stop()
+  })
+
+  it('a symlink whose target does not exist is mirrored; one retargeted out of the folder is refused', async () => {
+    const { ws, dir, client } = await setup('dangling', { 'in.txt': 'in\n' })
+    const daemon = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/in.txt'), 'in.txt in client')
+    symlinkSync('not-yet.txt', join(dir, 'dangling'))
+    await waitFor(() => client.fs.index.lookup('/dangling'), 'dangling link in client')
+    expect(client.fs.table.get(client.fs.index.lookup('/dangling')!)?.target).toBe('not-yet.txt')
+    rmSync(join(dir, 'dangling'))
+    symlinkSync('../outside-missing', join(dir, 'dangling'))
+    await waitFor(
+      () => daemon.events.some((e) => e.type === 'skip' && e.path === '/dangling' && e.code === 'EACCES'),
+      'refusal of the retargeted link',
+    )
+    await daemon.stop()
   })
 })
