@@ -1137,6 +1137,7 @@ class SyncEngine implements FolderSync {
       try {
         const e = this.#state.get(path)
         if (e?.kind === 'folder') continue
+        if (e && !(await this.#replacedKind(path, e))) continue
         const from = await this.#matchVanishedFolder(path)
         if (from !== undefined) {
           await this.#moveRemote(from, path)
@@ -1165,7 +1166,12 @@ class SyncEngine implements FolderSync {
     for (const [path, node] of present) {
       if (node.kind === 'folder') continue
       try {
-        const e = this.#state.get(path)
+        let e = this.#state.get(path)
+        if (e?.kind === 'folder') {
+          // A synced folder replaced by a file or symlink: the folder (what is left of it) goes first.
+          if (!(await this.#replacedKind(path, e))) continue
+          e = undefined
+        }
         if (e && e.kind === node.kind && e.hash === node.hash) {
           if (node.kind === 'file' && (e.mode & 0o111) !== (node.mode & 0o111))
             await this.#uploadMode(path, e, node)
@@ -1187,6 +1193,28 @@ class SyncEngine implements FolderSync {
     await this.#metaFlush
     if (rulesChanged) await this.#fullReconcile(false)
     this.#scheduleDeletes()
+  }
+
+  /**
+   * The synced node `e` at `path` was replaced on disk by another kind (file ↔ folder): delete what
+   * was synced there from the workspace (to its trash) so the new node can take the path. False
+   * (reported) when the workspace changed it since: both are kept, as on a first run.
+   */
+  async #replacedKind(path: string, e: SyncEntry): Promise<boolean> {
+    const row = this.#wsRow(path)
+    if (row && (row.id !== e.id || (row.type !== 'folder' && stampOf(row) !== e.stamp))) {
+      this.#emit({
+        type: 'skip',
+        path,
+        code: 'EEXIST',
+        reason: 'a file on one side and a folder on the other: resolve by renaming one',
+      })
+      return false
+    }
+    for (const p of this.#pendingDeletes.keys())
+      if (p === path || p.startsWith(`${path}/`)) this.#pendingDeletes.delete(p)
+    await this.#deleteRemote(path)
+    return true
   }
 
   async #uploadMode(path: string, e: SyncEntry, node: ScannedNode): Promise<void> {

@@ -4,7 +4,16 @@
  * symlink whose target does not resolve, and a file replaced by a folder (and
  * back) on disk.
  */
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import type { WorkspaceConnection } from '@yfs/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -128,6 +137,35 @@ describe('changes chokidar does not report', () => {
       () => daemon.events.some((e) => e.type === 'skip' && e.path === '/dangling' && e.code === 'EACCES'),
       'refusal of the retargeted link',
     )
+    await daemon.stop()
+  })
+})
+
+describe('a path changing kind on disk', () => {
+  it('file → folder and folder → file are a delete and a create in the workspace', async () => {
+    const { ws, dir, client } = await setup('kind', { a: 'file a\n', 'd/x.txt': 'x\n' })
+    const daemon = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/d/x.txt'), 'x.txt in client')
+    const fileId = client.fs.index.lookup('/a')
+    rmSync(join(dir, 'a'))
+    mkdirSync(join(dir, 'a'))
+    writeFileSync(join(dir, 'a/in.txt'), 'in\n')
+    rmSync(join(dir, 'd'), { recursive: true })
+    writeFileSync(join(dir, 'd'), 'now a file\n')
+    await waitFor(
+      async () =>
+        (await text(client, '/a/in.txt')) === 'in\n' && (await text(client, '/d')) === 'now a file\n',
+      'both replacements in client',
+    )
+    await daemon.sync.idle()
+    const row = (path: string) => client.fs.table.get(client.fs.index.lookup(path)!)!
+    expect(row('/a').type).toBe('folder')
+    expect(row('/d').type).toBe('file')
+    expect(client.fs.index.lookup('/d/x.txt')).toBeUndefined()
+    // The old file went to the trash (recoverable), and nothing failed on the way.
+    expect(client.fs.trash.list().some((t) => t.id === fileId)).toBe(true)
+    expect(errors(daemon.events)).toEqual([])
+    expect(existsSync(join(dir, 'a/in.txt'))).toBe(true)
     await daemon.stop()
   })
 })
