@@ -76,6 +76,58 @@ describe('reconcile', () => {
     ])
   })
 
+  it('a kind replaced on disk while the workspace kept it: its delete comes alone; changed → kind-conflict', () => {
+    const folder: DiskNode = { kind: 'folder', hash: '', mode: 0o755 }
+    const wsFolder = (id: string): WorkspaceNode => ({ kind: 'folder', id, stamp: 'f' })
+    const s: [string, StateNode][] = [['/a', synced('i', 'h', 's')]]
+    expect(
+      ops(
+        [
+          ['/a', folder],
+          ['/a/in', file('x')],
+        ],
+        [['/a', wsFile('i', 's')]],
+        s,
+      ),
+    ).toEqual([{ type: 'delete-remote', path: '/a', kind: 'file' }])
+    // Changed in the workspace meanwhile: reported, and nothing is done below it.
+    expect(
+      ops(
+        [
+          ['/a', folder],
+          ['/a/in', file('x')],
+        ],
+        [['/a', wsFile('i', 's2')]],
+        s,
+      ),
+    ).toEqual([{ type: 'kind-conflict', path: '/a' }])
+    // A folder replaced by a file: only when its synced children are unchanged in the workspace.
+    const sf: [string, StateNode][] = [
+      ['/d', { kind: 'folder', id: 'd', hash: '', mode: 0o755, stamp: 'f' }],
+      ['/d/x', synced('x', 'hx', 's')],
+    ]
+    expect(
+      ops(
+        [['/d', file('h')]],
+        [
+          ['/d', wsFolder('d')],
+          ['/d/x', wsFile('x', 's')],
+        ],
+        sf,
+      ),
+    ).toEqual([{ type: 'delete-remote', path: '/d', kind: 'folder' }])
+    expect(
+      ops(
+        [['/d', file('h')]],
+        [
+          ['/d', wsFolder('d')],
+          ['/d/x', wsFile('x', 's2')],
+        ],
+        sf,
+      ),
+    ).toEqual([{ type: 'kind-conflict', path: '/d' }])
+  })
+
   it('orders folders before files before deletes, parents first and children last', () => {
     const folder: DiskNode = { kind: 'folder', hash: '', mode: 0o755 }
     const result = ops(

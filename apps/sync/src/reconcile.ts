@@ -30,7 +30,10 @@
  * path becomes a workspace move; both keep the file id.
  *
  * When moves are found, only the moves are returned: the caller applies them
- * and calls `reconcile` again on fresh snapshots.
+ * and calls `reconcile` again on fresh snapshots. The same for a synced node
+ * replaced on disk by another kind (file ↔ folder) and unchanged in the
+ * workspace: only its `delete-remote` is returned, the new node comes next.
+ * Below a `kind-conflict` nothing is done (it is reported, both sides kept).
  *
  * Deletes are never "resurrected": a path deleted on one side and unchanged
  * on the other is deleted on both, because S proves it was in sync.
@@ -137,6 +140,23 @@ export function reconcile({ disk, workspace, state }: ReconcileInput): SyncOp[] 
   }
   // Moves change which paths exist: the caller applies them and reconciles fresh snapshots again.
   if (moves.length > 0) return moves
+  // A synced node replaced on disk by another kind (file ↔ folder) that the workspace kept as it
+  // was (a folder's synced children included): the workspace's goes first (to its trash), alone
+  // like moves; the next pass creates the new one. Changed in the workspace → a kind-conflict.
+  const replaced: SyncOp[] = []
+  for (const [path, s] of state) {
+    const d = disk.get(path)
+    const w = workspace.get(path)
+    if (!d || !w || d.kind === s.kind || w.kind !== s.kind || workspaceChanged(w, s)) continue
+    const below = `${path}/`
+    const childChanged = (p: string, c: StateNode) => {
+      const wc = p.startsWith(below) ? workspace.get(p) : undefined
+      return wc !== undefined && workspaceChanged(wc, c)
+    }
+    if (s.kind === 'folder' && [...state].some(([p, c]) => childChanged(p, c))) continue
+    replaced.push({ type: 'delete-remote', path, kind: w.kind })
+  }
+  if (replaced.length > 0) return replaced
 
   const mkdirs: SyncOp[] = []
   const transfers: SyncOp[] = []
@@ -183,6 +203,13 @@ export function reconcile({ disk, workspace, state }: ReconcileInput): SyncOp[] 
     }
   }
   const pathOf = (op: SyncOp) => op.path
+  // Below a kind-conflict, one side has a file where the other has a folder: nothing can go there.
+  const conflicts = transfers.filter((op) => op.type === 'kind-conflict').map((op) => `${op.path}/`)
+  if (conflicts.length > 0) {
+    const blocked = (op: SyncOp) => conflicts.some((c) => op.path.startsWith(c))
+    for (const list of [mkdirs, transfers, deletes])
+      for (let i = list.length - 1; i >= 0; i--) if (blocked(list[i]!)) list.splice(i, 1)
+  }
   mkdirs.sort((a, b) => depth(pathOf(a)) - depth(pathOf(b)))
   deletes.sort((a, b) => depth(pathOf(b)) - depth(pathOf(a)))
   transfers.sort((a, b) => (pathOf(a) < pathOf(b) ? -1 : 1))

@@ -533,7 +533,8 @@ class SyncEngine implements FolderSync {
       if (initial && round === 0 && !ops.some((op) => DISK_WRITING_OPS.has(op.type)))
         void this.#startWatcher()
       await this.#execute(ops, scan.nodes, initial && round === 0, scan.bytes)
-      if (!ops[0]!.type.startsWith('move-')) return
+      // Moves and replaced kinds come alone: compare again once they are applied.
+      if (!ops.every((op) => op.type.startsWith('move-') || op.type === 'delete-remote')) return
     }
   }
 

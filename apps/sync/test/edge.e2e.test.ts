@@ -169,3 +169,40 @@ describe('a path changing kind on disk', () => {
     await daemon.stop()
   })
 })
+
+describe('a path changing kind on disk while the daemon is stopped', () => {
+  it('is the same delete and create at the next start; changed in the workspace meanwhile, both are kept', async () => {
+    const { ws, dir, client } = await setup('kind-offline', {
+      a: 'file a\n',
+      b: 'file b\n',
+      'd/x.txt': 'x\n',
+    })
+    const first = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/d/x.txt') && client.fs.index.lookup('/b'), 'files in client')
+    await first.stop()
+    rmSync(join(dir, 'a'))
+    mkdirSync(join(dir, 'a'))
+    writeFileSync(join(dir, 'a/in.txt'), 'in\n')
+    rmSync(join(dir, 'd'), { recursive: true })
+    writeFileSync(join(dir, 'd'), 'now a file\n')
+    // /b: replaced on disk, but edited in the workspace meanwhile.
+    rmSync(join(dir, 'b'))
+    mkdirSync(join(dir, 'b'))
+    writeFileSync(join(dir, 'b/in.txt'), 'in b\n')
+    await client.fs.writeFile('/b', 'file b\nedited\n')
+    await client.flush()
+    const again = await env.startSync(ws, dir)
+    await again.connection.flush()
+    await waitFor(
+      async () =>
+        (await text(client, '/a/in.txt')) === 'in\n' && (await text(client, '/d')) === 'now a file\n',
+      'both replacements in client',
+    )
+    expect(client.fs.index.lookup('/d/x.txt')).toBeUndefined()
+    expect(await text(client, '/b')).toBe('file b\nedited\n')
+    expect(readFileSync(join(dir, 'b/in.txt'), 'utf8')).toBe('in b\n')
+    expect(again.events).toContainEqual(expect.objectContaining({ type: 'skip', path: '/b', code: 'EEXIST' }))
+    expect(errors(again.events)).toEqual([])
+    await again.stop()
+  })
+})
