@@ -76,8 +76,18 @@ interface Row {
 export function openSyncState(root: string, workspace: string): SyncState {
   const dir = join(root, STATE_DIR)
   mkdirSync(dir, { recursive: true })
-  const db = new Database(join(dir, 'state.sqlite'))
-  db.pragma('journal_mode = WAL')
+  const file = join(dir, 'state.sqlite')
+  const db = new Database(file)
+  try {
+    db.pragma('journal_mode = WAL')
+  } catch (error) {
+    db.close()
+    // Not a database (edited or truncated by hand): say which file, and how to start over.
+    throw new Error(
+      `the sync state ${file} is unreadable (${error instanceof Error ? error.message : String(error)}): ` +
+        `move ${STATE_DIR}/ away to start over (the folder and the workspace are then compared as on a first run, nothing is deleted)`,
+    )
+  }
   db.pragma('synchronous = NORMAL')
   // Checkpoint every ~32 MB of WAL instead of every 4 MB: an initial pass records thousands of
   // merge bases (a page each), and each checkpoint copies and fsyncs on the daemon's only thread.

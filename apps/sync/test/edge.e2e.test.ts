@@ -206,3 +206,24 @@ describe('a path changing kind on disk while the daemon is stopped', () => {
     await again.stop()
   })
 })
+
+describe("the daemon's own state edited by a person", () => {
+  it('an unreadable state refuses to start with a message naming the file; moved away, a first run merges without deleting', async () => {
+    const { ws, dir, client } = await setup('state-garbage', { 'a.txt': 'a\n' })
+    const first = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/a.txt'), 'a.txt in client')
+    await first.stop()
+    writeFileSync(join(dir, '.yfs-sync/state.sqlite'), 'not a database, edited by hand')
+    await expect(env.startSync(ws, dir)).rejects.toThrow(
+      /state\.sqlite is unreadable.*move \.yfs-sync\/ away/,
+    )
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('a\n')
+    rmSync(join(dir, '.yfs-sync'), { recursive: true })
+    writeFileSync(join(dir, 'b.txt'), 'b\n')
+    const again = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/b.txt'), 'b.txt in client')
+    expect(await text(client, '/a.txt')).toBe('a\n')
+    expect(errors(again.events)).toEqual([])
+    await again.stop()
+  })
+})
