@@ -37,6 +37,12 @@ export interface ScanResult {
   bytes: Map<string, Uint8Array>
 }
 
+/** True for a permission error (the entry is there, but this process may not read it). */
+export function isDenied(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'EACCES' || code === 'EPERM'
+}
+
 /** sha256 hex of bytes. */
 export function hashBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex')
@@ -124,6 +130,8 @@ function inspectNow(
     // Gone (or replaced by a folder) since the lstat.
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return {}
+    if (isDenied(error))
+      return { skipped: { path, code: 'EACCES', reason: 'file cannot be read (permissions)' } }
     throw error
   }
   return {
@@ -149,6 +157,11 @@ export async function scanDisk(root: string, options: ScanOptions, under = '/'):
     } catch (error) {
       // Removed while we scan: the watcher reports it.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+      // Unreadable: refused (the caller leaves what is below it alone on both sides).
+      if (isDenied(error)) {
+        skipped.push({ path: vdir, code: 'EACCES', reason: 'folder cannot be read (permissions)' })
+        return
+      }
       throw error
     }
     const subdirs: [string, string][] = []

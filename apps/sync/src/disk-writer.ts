@@ -291,8 +291,9 @@ export async function removeStrayTemps(root: string, skip: ReadonlySet<string>):
     try {
       entries = await readdir(dir, { withFileTypes: true })
     } catch (error) {
-      // A folder removed while we walk has no temps left to remove.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+      // A folder removed while we walk has no temps left to remove; one we may not read has none of ours.
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM') return
       throw error
     }
     for (const entry of entries) {

@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import ignore, { type Ignore } from 'ignore'
+import { isDenied } from './disk-scan.js'
 import { TEMP_PREFIX } from './disk-writer.js'
 
 /** Name of the daemon's state folder inside the root. */
@@ -45,6 +46,8 @@ async function readRules(host: string): Promise<string | undefined> {
     // No rules file in this folder: nothing to add.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
+    // In a folder this process may not read: the scan refuses (and reports) the folder itself.
+    if (isDenied(error)) return undefined
     throw error
   }
 }

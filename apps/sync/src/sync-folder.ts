@@ -518,13 +518,19 @@ class SyncEngine implements FolderSync {
             })
         }
       if (round === 0) for (const s of scan.skipped) this.#emit({ type: 'skip', ...s })
-      // A refused path (over the size limit, a symlink leading out) is there on disk, not deleted:
-      // it is left alone on both sides instead of looking like a delete.
+      // A refused path (over the size limit, a symlink leading out, unreadable) is there on disk,
+      // not deleted: it, and what is below it, is left alone on both sides instead of looking like a delete.
       const workspace = this.#workspaceSnapshot()
       const state = this.#stateSnapshot()
-      for (const s of scan.skipped) {
-        workspace.delete(s.path)
-        state.delete(s.path)
+      if (scan.skipped.length > 0) {
+        const refused = new Set(scan.skipped.map((s) => s.path))
+        const isRefused = (p: string) => {
+          if (refused.has(p) && !scan.nodes.has(p)) return true
+          for (let up = paths.dirname(p); up !== '/'; up = paths.dirname(up)) if (refused.has(up)) return true
+          return false
+        }
+        for (const p of workspace.keys()) if (isRefused(p)) workspace.delete(p)
+        for (const p of state.keys()) if (isRefused(p)) state.delete(p)
       }
       const ops = reconcile({ disk: scan.nodes, workspace, state })
       if (ops.length === 0) return
@@ -1155,6 +1161,7 @@ class SyncEngine implements FolderSync {
           { ...scanOptions, rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) } },
           path,
         )
+        for (const s of sub.skipped) this.#emit({ type: 'skip', ...s })
         for (const [p, n] of sub.nodes)
           if (!presentPaths.has(p)) {
             presentPaths.add(p)

@@ -4,6 +4,7 @@
  * symlink whose target does not resolve, and a file replaced by a folder (and
  * back) on disk.
  */
+import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -225,5 +226,56 @@ describe("the daemon's own state edited by a person", () => {
     expect(await text(client, '/a.txt')).toBe('a\n')
     expect(errors(again.events)).toEqual([])
     await again.stop()
+  })
+})
+
+describe('entries the daemon may not read', () => {
+  it('an unreadable file or folder is reported and left alone; the rest syncs', async () => {
+    const { ws, dir, client } = await setup('unreadable', {
+      'a.txt': 'a\n',
+      'secret.txt': 's\n',
+      'locked/x.txt': 'x\n',
+    })
+    // Root reads everything: the daemon then runs as `nobody`, on a folder it owns.
+    const root = process.getuid?.() === 0
+    const as = root ? { uid: 65534, gid: 65534 } : {}
+    if (root) execFileSync('chown', ['-R', '65534:65534', dir])
+    const first = spawnDaemon(env.server, ws, dir, [], as)
+    try {
+      await first.ready
+      await waitFor(() => client.fs.index.lookup('/locked/x.txt'), 'x.txt in client')
+      // Past start-up (the CLI takes signals once syncFolder has resolved).
+      await new Promise((r) => setTimeout(r, 300))
+      first.child.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+    } finally {
+      if (first.child.exitCode === null) first.child.kill('SIGKILL')
+    }
+    // Made unreadable while stopped: neither a start-up failure nor a delete in the workspace.
+    if (root) execFileSync('chown', ['0:0', join(dir, 'secret.txt'), join(dir, 'locked')])
+    chmodSync(join(dir, 'secret.txt'), 0o000)
+    chmodSync(join(dir, 'locked'), 0o000)
+    const daemon = spawnDaemon(env.server, ws, dir, [], as)
+    try {
+      await daemon.ready
+      const skipped = (path: string) =>
+        daemon.events.some((e) => e.type === 'skip' && e.code === 'EACCES' && e.path === path)
+      expect(skipped('/locked')).toBe(true)
+      // A workspace edit of the unreadable file is refused, not written over it.
+      await client.fs.writeFile('/secret.txt', 's\nedited\n')
+      await waitFor(() => skipped('/secret.txt'), 'refusal of secret.txt')
+      writeFileSync(join(dir, 'b.txt'), 'b\n')
+      if (root) execFileSync('chown', ['65534:65534', join(dir, 'b.txt')])
+      await waitFor(() => client.fs.index.lookup('/b.txt'), 'b.txt in client')
+      expect(await text(client, '/secret.txt')).toBe('s\nedited\n')
+      expect(await text(client, '/locked/x.txt')).toBe('x\n')
+      expect(client.fs.trash.list()).toEqual([])
+    } finally {
+      daemon.child.kill('SIGTERM')
+      await daemon.exited
+      chmodSync(join(dir, 'secret.txt'), 0o644)
+      chmodSync(join(dir, 'locked'), 0o755)
+    }
+    expect(readFileSync(join(dir, 'secret.txt'), 'utf8')).toBe('s\n')
   })
 })

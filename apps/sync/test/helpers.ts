@@ -119,17 +119,18 @@ export interface DaemonProcess {
   exited: Promise<number | null>
 }
 
-/** Run `yfs sync <dir> --json` as a child process. */
+/** Run `yfs sync <dir> --json` as a child process (as another user with `as`, when root). */
 export function spawnDaemon(
   server: ServerProcess,
   ws: { id: string; token: string },
   dir: string,
   extra: string[] = [],
+  as: { uid?: number; gid?: number } = {},
 ): DaemonProcess {
   const child = spawn(
     process.execPath,
     [BIN, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token }, ...as },
   )
   const events: Record<string, unknown>[] = []
   let stderr = ''
