@@ -41,6 +41,14 @@ export const TEMP_PREFIX = '.yfs-sync-tmp-'
 const TEMP_RUN = randomBytes(4).toString('hex')
 let tempCount = 0
 
+/** The shape of the daemon's temp names: prefix, 8 hex digits of the run, a base-36 counter, '-'. */
+const TEMP_NAME = /^\.yfs-sync-tmp-[0-9a-f]{8}[0-9a-z]+-/
+
+/** True when `name` is one of the daemon's temp names (a person's `.yfs-sync-tmp-notes` is not). */
+export function isTempName(name: string): boolean {
+  return TEMP_NAME.test(name)
+}
+
 function tempPath(host: string): string {
   tempCount = (tempCount + 1) % Number.MAX_SAFE_INTEGER
   return join(
@@ -283,7 +291,7 @@ export async function moveEntry(fromHost: string, toHost: string): Promise<void>
   await rename(fromHost, toHost)
 }
 
-/** Delete temp files left by a crash (anywhere below `root`, skipping `skip` folder names). */
+/** Delete temp files left by a crash (anywhere below `root`, skipping `skip` folder names; see isTempName). */
 export async function removeStrayTemps(root: string, skip: ReadonlySet<string>): Promise<number> {
   let removed = 0
   const walk = async (dir: string): Promise<void> => {
@@ -298,7 +306,8 @@ export async function removeStrayTemps(root: string, skip: ReadonlySet<string>):
     }
     for (const entry of entries) {
       const full = join(dir, entry.name)
-      if (entry.name.startsWith(TEMP_PREFIX)) {
+      // Only names of the daemon's shape: a person's file that merely starts with the prefix stays.
+      if (isTempName(entry.name)) {
         const st = await lstat(full)
         if (!st.isDirectory()) {
           await removeFile(full)

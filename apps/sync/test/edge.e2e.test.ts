@@ -279,3 +279,19 @@ describe('entries the daemon may not read', () => {
     expect(readFileSync(join(dir, 'secret.txt'), 'utf8')).toBe('s\n')
   })
 })
+
+describe('names that look like the daemon’s', () => {
+  it("a person's file starting with the temp prefix survives the start-up sweep of stray temps", async () => {
+    const { ws, dir } = await setup('temp-like', {
+      '.yfs-sync-tmp-notes.txt': 'mine\n',
+      'sub/.yfs-sync-tmp-draft': 'mine too\n',
+      // A stray temp of a killed daemon (its shape: prefix, run, counter, '-', name).
+      'sub/.yfs-sync-tmp-0123abcd1f-a.txt': 'half written',
+    })
+    const daemon = await env.startSync(ws, dir)
+    expect(readFileSync(join(dir, '.yfs-sync-tmp-notes.txt'), 'utf8')).toBe('mine\n')
+    expect(readFileSync(join(dir, 'sub/.yfs-sync-tmp-draft'), 'utf8')).toBe('mine too\n')
+    expect(existsSync(join(dir, 'sub/.yfs-sync-tmp-0123abcd1f-a.txt'))).toBe(false)
+    await daemon.stop()
+  })
+})
