@@ -23,7 +23,7 @@
  * It deliberately does not: follow symlinks, mirror sockets/devices, or
  * keep ignored paths in step (they are left alone on both sides).
  */
-import { lstatSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { chmod, lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import {
@@ -103,7 +103,7 @@ export interface SyncFolderOptions {
 }
 
 export interface FolderSync {
-  /** The folder, absolute. */
+  /** The folder, absolute (a symlink to it resolved). */
   readonly dir: string
   /** Resolves once every change seen so far (both ways) has been applied. */
   idle(timeoutMs?: number): Promise<void>
@@ -138,9 +138,15 @@ async function readBytes(host: string): Promise<Uint8Array | undefined> {
   }
 }
 
-/** `dev:ino` of the folder `host`, or undefined when it is not a folder (any more). */
+/** `dev:ino` of the folder `host` (through a symlink: the sync root may be one), or undefined when it is not a folder (any more). */
 function rootIdentity(host: string): string | undefined {
-  const st = lstatSync(host, { throwIfNoEntry: false })
+  let st: ReturnType<typeof statSync>
+  try {
+    st = statSync(host, { throwIfNoEntry: false })
+  } catch {
+    // ENOTDIR, ELOOP, EACCES on the way: not the folder we started on.
+    return undefined
+  }
   return st?.isDirectory() ? `${st.dev}:${st.ino}` : undefined
 }
 
@@ -1312,8 +1318,9 @@ class SyncEngine implements FolderSync {
  * await sync.close()
  */
 export async function syncFolder(options: SyncFolderOptions): Promise<FolderSync> {
-  const dir = resolve(options.dir)
-  await makeFolder(dir)
+  await makeFolder(resolve(options.dir))
+  // The folder itself, not a symlink to it: the watcher does not follow links, so a linked root went unwatched.
+  const dir = await realpath(resolve(options.dir))
   const state = openSyncState(dir, options.workspace ?? 'workspace')
   const engine = new SyncEngine(options, state, dir)
   try {

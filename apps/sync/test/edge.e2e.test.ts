@@ -295,3 +295,20 @@ describe('names that look like the daemon’s', () => {
     await daemon.stop()
   })
 })
+
+describe('a sync folder given as a symlink', () => {
+  it('syncs live through the link (the removed-folder check looks at the folder it points to)', async () => {
+    const { ws, dir, client } = await setup('root-link', { 'a.txt': 'a\n' })
+    const link = `${dir}-link`
+    symlinkSync(dir, link)
+    env.dirs.push(link)
+    const daemon = await env.startSync(ws, link)
+    await waitFor(() => client.fs.index.lookup('/a.txt'), 'a.txt in client')
+    writeFileSync(join(dir, 'b.txt'), 'b\n')
+    await waitFor(() => client.fs.index.lookup('/b.txt'), 'b.txt in client')
+    await client.fs.writeFile('/c.txt', 'c\n')
+    await waitFor(() => existsSync(join(dir, 'c.txt')), 'c.txt on disk')
+    expect(daemon.events.some((e) => e.type === 'stopped')).toBe(false)
+    await daemon.stop()
+  })
+})
