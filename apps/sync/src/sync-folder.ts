@@ -841,6 +841,16 @@ class SyncEngine implements FolderSync {
       })
       return
     }
+    if (
+      !restoreId &&
+      entry?.kind === 'file' &&
+      entry.base === undefined &&
+      before &&
+      stampOf(before) !== entry.stamp
+    )
+      // No merge base (binary, or text over MAX_BASE_BYTES) and the workspace changed since the
+      // last sync: writing the disk bytes would silently drop that change, so both are kept.
+      return this.#mergeBoth(path, undefined)
     const result = await writeFromDisk(this.#fs, path, { bytes, base: entry?.base })
     const row = this.#wsRow(path)
     if (!row) return

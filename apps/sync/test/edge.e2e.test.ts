@@ -312,3 +312,33 @@ describe('a sync folder given as a symlink', () => {
     await daemon.stop()
   })
 })
+
+describe('files without a merge base', () => {
+  it('a disk save racing a workspace edit of a text over 1 MB keeps both (conflict copy), never drops one', async () => {
+    const lines = Array.from({ length: 40_000 }, (_, i) => `line number ${i} with some padding text`)
+    const { ws, dir, client } = await setup('big-text', { 'big.txt': `${lines.join('\n')}\n` })
+    const daemon = await env.startSync(ws, dir)
+    await waitFor(() => client.fs.index.lookup('/big.txt'), 'big.txt in client')
+    await daemon.sync.idle()
+    const remote = [...lines]
+    remote[0] = 'REMOTE EDIT'
+    const local = [...lines]
+    local[39_999] = 'DISK EDIT'
+    writeFileSync(join(dir, 'big.txt'), `${local.join('\n')}\n`)
+    await client.fs.writeFile('/big.txt', `${remote.join('\n')}\n`)
+    await waitFor(() => existsSync(join(dir, 'big (conflict).txt')), 'the conflict copy on disk')
+    await daemon.sync.idle()
+    await daemon.connection.flush()
+    const onDisk = [
+      readFileSync(join(dir, 'big.txt'), 'utf8'),
+      readFileSync(join(dir, 'big (conflict).txt'), 'utf8'),
+    ]
+    const inWs = [await text(client, '/big.txt'), await text(client, '/big (conflict).txt')]
+    for (const side of [onDisk, inWs]) {
+      expect(side.some((t) => t?.includes('REMOTE EDIT'))).toBe(true)
+      expect(side.some((t) => t?.includes('DISK EDIT'))).toBe(true)
+    }
+    expect(daemon.events).toContainEqual(expect.objectContaining({ type: 'change', action: 'conflict' }))
+    await daemon.stop()
+  })
+})
