@@ -119,19 +119,32 @@ function contentTouched(doc: Y.Doc): boolean {
   return false
 }
 
+/**
+ * Clients that added content (any struct outside the versions array) after the state vector
+ * `from`. Walks only the structs added since, from each client's first one (`findIndexSS`).
+ */
+export function contentClientsSince(doc: Y.Doc, from: Map<number, number>): Set<number> {
+  const versions = doc.share.get(VERSIONS_KEY)
+  const clients = new Set<number>()
+  for (const [client, structs] of doc.store.clients) {
+    const start = from.get(client) ?? 0
+    const end = structs[structs.length - 1]!
+    if (end.id.clock + end.length <= start) continue
+    for (let i = Y.findIndexSS(structs, start); i < structs.length; i++) {
+      const s = structs[i]!
+      if (s instanceof Y.Item && s.parent === versions) continue
+      clients.add(client)
+      break
+    }
+  }
+  return clients
+}
+
 // Equal when every struct added or deleted after `then` belongs to the versions array.
 function sameContentState(doc: Y.Doc, then: Y.Snapshot, now: Y.Snapshot): boolean {
   if (Y.equalSnapshots(then, now)) return true
+  if (contentClientsSince(doc, then.sv).size > 0) return false
   const versions = doc.share.get(VERSIONS_KEY)
-  for (const [client, clock] of now.sv) {
-    const from = then.sv.get(client) ?? 0
-    if (clock <= from) continue
-    const structs = doc.store.clients.get(client) ?? []
-    for (const s of structs) {
-      if (s.id.clock + s.length <= from || s.id.clock >= clock) continue
-      if (!(s instanceof Y.Item) || s.parent !== versions) return false
-    }
-  }
   // Deletions since `then` outside the versions array are content changes too: range by range
   // and struct by struct (not clock by clock: a long-edited doc has millions of deleted clocks).
   let changed = false

@@ -13,8 +13,8 @@
  * that never recorded a version here, and changes made of deletions only
  * (Yjs does not record who deleted), count as `fallback` (the caller).
  */
-import * as Y from 'yjs'
-import { lastStoredVersion, VERSIONS_KEY, versionSnapshot } from './file-history.js'
+import type * as Y from 'yjs'
+import { contentClientsSince, lastStoredVersion, VERSIONS_KEY, versionSnapshot } from './file-history.js'
 
 /** Author of each client that recorded a version on `doc`. */
 function versionAuthors(doc: Y.Doc): Map<number, string> {
@@ -35,21 +35,11 @@ function versionAuthors(doc: Y.Doc): Map<number, string> {
  */
 export function pendingAuthors(doc: Y.Doc, fallback: string): string {
   const last = lastStoredVersion(doc)
-  const from = last ? versionSnapshot(doc, last).sv : new Map<number, number>()
-  const versions = doc.share.get(VERSIONS_KEY)
+  const clients = contentClientsSince(doc, last ? versionSnapshot(doc, last).sv : new Map())
+  if (clients.size === 0) return fallback
   const known = versionAuthors(doc)
   known.set(doc.clientID, fallback)
   const authors = new Set<string>()
-  for (const [client, structs] of doc.store.clients) {
-    const start = from.get(client) ?? 0
-    const end = structs[structs.length - 1]!
-    if (end.id.clock + end.length <= start) continue
-    for (let i = Y.findIndexSS(structs, start); i < structs.length; i++) {
-      const s = structs[i]!
-      if (s instanceof Y.Item && s.parent === versions) continue
-      authors.add(known.get(client) ?? fallback)
-      break
-    }
-  }
-  return authors.size === 0 ? fallback : [...authors].sort().join(', ')
+  for (const client of clients) authors.add(known.get(client) ?? fallback)
+  return [...authors].sort().join(', ')
 }
