@@ -60,3 +60,28 @@ export function isEmptyDeleteSet(ds: DeleteSet): boolean {
   for (const ranges of rangesOf(ds).values()) if (ranges.length > 0) return false
   return true
 }
+
+/** True when every clock of `[clock, clock + len)` of `client` is deleted in `ds` (ranges sorted). */
+export function coversRange(ds: DeleteSet, client: number, clock: number, len: number): boolean {
+  if (len <= 0) return true
+  const ranges = rangesOf(ds).get(client)
+  if (!ranges) return false
+  // The last range starting at or before `clock`, then its neighbours while they touch.
+  let lo = 0
+  let hi = ranges.length - 1
+  let i = -1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (ranges[mid]!.clock <= clock) {
+      i = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  if (i < 0) return false
+  let covered = ranges[i]!.clock + ranges[i]!.len
+  while (covered < clock + len && ranges[i + 1] !== undefined && ranges[i + 1]!.clock <= covered) {
+    i++
+    covered = Math.max(covered, ranges[i]!.clock + ranges[i]!.len)
+  }
+  return covered >= clock + len
+}

@@ -9,6 +9,7 @@
  * fail instead (`ContentDroppedError`).
  */
 import * as Y from 'yjs'
+import { coversRange } from './delete-sets.js'
 
 /** A snapshot shows content this replica no longer holds (dropped by compaction or a `gc: true` peer). */
 export class ContentDroppedError extends Error {
@@ -21,8 +22,7 @@ export class ContentDroppedError extends Error {
 // True when some clock of [clock, clock + len) is below the snapshot's state and not deleted in it.
 function visibleRange(snapshot: Y.Snapshot, client: number, clock: number, len: number): boolean {
   const end = Math.min(clock + len, snapshot.sv.get(client) ?? 0)
-  for (let c = clock; c < end; c++) if (!Y.isDeleted(snapshot.ds, Y.createID(client, c))) return true
-  return false
+  return end > clock && !coversRange(snapshot.ds, client, clock, end - clock)
 }
 
 const dropped = (s: Y.AbstractStruct) =>
