@@ -47,6 +47,7 @@ import {
   type CreateFileSystemOptions,
   createFileSystem,
   FsError,
+  isFsError,
   type YjsFileSystem,
 } from '@yfs/core'
 import * as Y from 'yjs'
@@ -527,6 +528,11 @@ const DAY_MS = 24 * 60 * 60 * 1000
 
 /** The EIO description of a file whose content this device does not have while offline. */
 export const NOT_ON_DEVICE = 'not available offline: this device has no copy of the file yet'
+
+/** True for the error of opening, offline, a file whose content this device does not have. */
+export function isNotOnDevice(error: unknown): boolean {
+  return isFsError(error, 'EIO') && error.message.includes(NOT_ON_DEVICE)
+}
 
 function ignoreClosed(error: unknown): void {
   if (!(error instanceof ConnectError && error.reason === 'closed')) throw error

@@ -11,7 +11,7 @@ export type {
   DocAwareness,
   WorkspaceConnection,
 } from './connect-workspace.js'
-export { connectWorkspace, NOT_ON_DEVICE } from './connect-workspace.js'
+export { connectWorkspace, isNotOnDevice, NOT_ON_DEVICE } from './connect-workspace.js'
 export { contentDocName, mainDocName } from './doc-names.js'
 export type { DocPersistence, PersistDoc } from './persistence.js'
 export { whenAcknowledged, whenSynced } from './provider-sync.js'

@@ -17,8 +17,8 @@
  * What it deliberately doesn't do: bind editors (code-editor.ts,
  * rich-editor.ts) or follow a file out of the trash.
  */
-import { type DocAwareness, NOT_ON_DEVICE, type WorkspaceConnection } from '@yfs/client'
-import { BINARY_KEY, type ContentDocHandle, type FileId, isFsError } from '@yfs/core'
+import { type DocAwareness, isNotOnDevice, type WorkspaceConnection } from '@yfs/client'
+import { BINARY_KEY, type ContentDocHandle, type FileId } from '@yfs/core'
 import type * as Y from 'yjs'
 import { describeFsError } from '../yfs/fs-errors.js'
 import { announceUser, type EditorUser, leaveAwareness } from './presence.js'
@@ -106,7 +106,7 @@ export class FileSession {
       this.kind = 'error'
       this.error = describeFsError(error)
       // Offline, and this device never had the content: open it as soon as the server is back.
-      if (isFsError(error, 'EIO') && error.message.includes(NOT_ON_DEVICE)) this.#openWhenOnline(path, user)
+      if (isNotOnDevice(error)) this.#openWhenOnline(path, user)
       return
     }
     const doc = this.#handle.doc

@@ -4,7 +4,7 @@
  * '/a' -> '/b'`), which agents understand and people should not have to.
  * The app shows these next to the row, field or button that caused them.
  */
-import { NOT_ON_DEVICE } from '@yfs/client'
+import { isNotOnDevice } from '@yfs/client'
 import { isFsError, paths } from '@yfs/core'
 
 const quote = (path: string) => `“${paths.basename(path) || '/'}”`
@@ -42,7 +42,7 @@ export function describeFsError(error: unknown): string {
     case 'ENOTEMPTY':
       return `${quote(error.path)} is not empty.`
     case 'EIO':
-      if (error.message.includes(NOT_ON_DEVICE))
+      if (isNotOnDevice(error))
         return 'this file is not on this device yet; it opens as soon as the connection is back.'
       return error.message
     case 'EFBIG':
