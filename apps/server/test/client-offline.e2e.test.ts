@@ -105,6 +105,15 @@ describe('@yfs/client with a local store (offline)', () => {
     t = await startTestServer()
     token = (await t.workspace('off')).write
   })
+  /** Workspace `off` on a device whose store is `persist`, with the server unreachable. */
+  const openOffline = async (persist: PersistDoc, timeoutMs?: number) =>
+    connectWorkspace({
+      url: await deadUrl(),
+      workspace: 'off',
+      token,
+      persist,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    })
   afterAll(async () => {
     for (const c of open) await c.close(0)
     await t.close()
@@ -119,13 +128,7 @@ describe('@yfs/client with a local store (offline)', () => {
     await a.flush()
     await a.close()
 
-    const down = await connectWorkspace({
-      url: await deadUrl(),
-      workspace: 'off',
-      token,
-      persist: store.persist,
-      timeoutMs: 2_000,
-    })
+    const down = await openOffline(store.persist, 2_000)
     open.push(down)
     expect(down.openedOffline).toBe(true)
     expect(down.status().online).toBe(false)
@@ -136,24 +139,13 @@ describe('@yfs/client with a local store (offline)', () => {
     await down.close(0)
 
     // The offline edit is in the store: the next offline open shows it too.
-    const again = await connectWorkspace({
-      url: await deadUrl(),
-      workspace: 'off',
-      token,
-      persist: store.persist,
-    })
+    const again = await openOffline(store.persist)
     open.push(again)
     expect(await again.fs.readFile('/notes/offline.txt')).toBe('written without a server\n')
   })
 
   it('without a stored copy, an unreachable server still fails the connect', async () => {
-    const error = await connectWorkspace({
-      url: await deadUrl(),
-      workspace: 'off',
-      token,
-      persist: createMemoryStore().persist,
-      timeoutMs: 500,
-    }).catch((e: Error) => e)
+    const error = await openOffline(createMemoryStore().persist, 500).catch((e: Error) => e)
     expect(String(error)).toContain('timeout')
   })
 
@@ -201,13 +193,7 @@ describe('@yfs/client with a local store (offline)', () => {
     await a.flush()
     await a.close()
 
-    const down = await connectWorkspace({
-      url: await deadUrl(),
-      workspace: 'off',
-      token,
-      persist: store.persist,
-      timeoutMs: 2_000,
-    })
+    const down = await openOffline(store.persist, 2_000)
     open.push(down)
     expect(await down.fs.readFile('/viewed.txt')).toBe('only looked at\n')
     expect(down.fs.pool.loaded().next().done).toBe(false)
