@@ -14,6 +14,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { TEMP_PREFIX } from './disk-writer.js'
+import { isDenied } from './errno.js'
 import type { IgnoreRules } from './ignore-rules.js'
 import type { DiskNode } from './reconcile.js'
 import { invalidNameReason, symlinkEscapeReason } from './root-guard.js'
@@ -35,12 +36,6 @@ export interface ScanResult {
   skipped: Skipped[]
   /** Bytes read while hashing, by path (only with `keepBytes`); they match the node's hash. */
   bytes: Map<string, Uint8Array>
-}
-
-/** True for a permission error (the entry is there, but this process may not read it). */
-export function isDenied(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code
-  return code === 'EACCES' || code === 'EPERM'
 }
 
 /** sha256 hex of bytes. */

@@ -32,6 +32,7 @@ import {
 } from 'node:fs'
 import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink, utimes } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { isDenied } from './errno.js'
 import { forEachLimited } from './limit.js'
 
 /** Prefix of the daemon's temp files; ignored by the watcher and the scan. */
@@ -300,8 +301,7 @@ export async function removeStrayTemps(root: string, skip: ReadonlySet<string>):
       entries = await readdir(dir, { withFileTypes: true })
     } catch (error) {
       // A folder removed while we walk has no temps left to remove; one we may not read has none of ours.
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM') return
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || isDenied(error)) return
       throw error
     }
     for (const entry of entries) {

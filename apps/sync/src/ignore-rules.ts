@@ -16,8 +16,8 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import ignore, { type Ignore } from 'ignore'
-import { isDenied } from './disk-scan.js'
 import { TEMP_PREFIX } from './disk-writer.js'
+import { isDenied } from './errno.js'
 
 /** Name of the daemon's state folder inside the root. */
 export const STATE_DIR = '.yfs-sync'
