@@ -60,6 +60,32 @@ describe('bulk content messages', () => {
     expect(await b.fs.readFile('/tree/d0/f0.txt')).toBe('changed\n')
   })
 
+  it('a whole-file write after a peer edited a file writeTree stored here merges, never replaces', async () => {
+    const a = await connect(tokens.write)
+    const b = await connect(tokens.write)
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
+    await a.fs.writeTree([{ path: '/seen/f.txt', content: lines.join('') }])
+    await a.flush()
+    expect(a.openDocuments).toBe(0)
+    // b edits the first line; a, which never opened the doc, writes its own edit of the last line.
+    const deadline = Date.now() + 10_000
+    while (!(await b.fs.exists('/seen/f.txt')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    const theirs = [...lines]
+    theirs[0] = 'line 0 by b\n'
+    await b.fs.writeFile('/seen/f.txt', theirs.join(''))
+    await b.flush()
+    while ((await a.fs.stat('/seen/f.txt')).size !== theirs.join('').length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    const ours = [...lines]
+    ours[19] = 'line 19 by a\n'
+    const report = await a.fs.write('/seen/f.txt', ours.join(''))
+    const both = [...theirs]
+    both[19] = 'line 19 by a\n'
+    expect(report.merged).toBe(true)
+    expect(await a.fs.readFile('/seen/f.txt')).toBe(both.join(''))
+  })
+
   it('writeTree stores Markdown files in the batch too, as the codec normalises them, with one version each', async () => {
     const md = await connectWorkspace({
       url: t.url,

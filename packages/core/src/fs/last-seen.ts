@@ -65,6 +65,15 @@ export class LastSeenTracker {
     }
   }
 
+  /**
+   * The instance saw `id` at `snapshot` (a doc it did not have open: "current" would follow
+   * changes it never saw, since only an open doc's transactions turn "current" into a snapshot).
+   */
+  markSeenAt(id: FileId, codec: string, snapshot: Y.Snapshot): void {
+    if (!this.#enabled) return
+    this.#entries.set(id, { seen: { kind: 'snapshot', codec, snapshot }, pending: false })
+  }
+
   /** What the instance last saw of `id`; `undefined` when it never read or wrote it. */
   get(id: FileId): LastSeen | undefined {
     return this.#entries.get(id)?.seen

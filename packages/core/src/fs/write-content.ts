@@ -16,6 +16,7 @@
  * (content-versions.ts).
  */
 import type { BufferEncoding, FileContent } from 'just-bash'
+import { fromBase64 } from 'lib0/buffer'
 import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
@@ -202,6 +203,8 @@ export async function createContents(
   // The text a reader gets back, per file (normalised by the codec), cached once stored.
   const texts: (string | undefined)[] = []
   const batch: { id: FileId; update: Uint8Array }[] = []
+  // State vectors of the files encoded as fresh docs (their whole state: nothing deleted).
+  const fresh = new Map<FileId, string>()
   let clientIds: Uint32Array | undefined
   for (const { id, name, value, size: planned } of files) {
     if (canSeed(ctx, name, value)) {
@@ -226,6 +229,7 @@ export async function createContents(
     const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
     // The update a fresh doc would give, encoded directly (no Y.Doc per file).
     clientIds ??= crypto.getRandomValues(new Uint32Array(files.length))
+    // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
     const { update, sv } = encodeNewContentDoc({
       clientID: clientIds[batch.length]!,
       ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
@@ -241,6 +245,7 @@ export async function createContents(
     })
     batch.push({ id, update })
     ctx.writtenSv.set(id, sv)
+    fresh.set(id, sv)
     sizes.push(size)
     texts.push(value.text)
   }
@@ -249,7 +254,16 @@ export async function createContents(
   const stored = new Set(batch.map((b) => b.id))
   files.forEach(({ id, name }, k) => {
     if (!stored.has(id)) return
-    ctx.seen.markSeen(id, codecFor(ctx, name).id)
+    // Stored without opening its doc here: seen as that first state (its state vector, nothing
+    // deleted yet), so a later write after a peer's edit is merged, not a blind replace.
+    const sv = fresh.get(id)
+    if (sv === undefined) ctx.seen.markSeen(id, codecFor(ctx, name).id)
+    else
+      ctx.seen.markSeenAt(
+        id,
+        codecFor(ctx, name).id,
+        Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv))),
+      )
     const text = texts[k]
     if (text !== undefined) ctx.index.plaintext.set(id, text, sizes[k]!)
   })
