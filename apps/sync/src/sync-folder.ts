@@ -621,14 +621,17 @@ class SyncEngine implements FolderSync {
         this.#wsRow(op.path)?.type === 'file',
     )
     for (const op of downloads) bulkSet.add(op)
-    for (let i = 0; i < downloads.length; i += BULK_CHUNK) {
-      const chunk = downloads.slice(i, i + BULK_CHUNK)
+    const downloadChunks: SyncOp[][] = []
+    for (let i = 0; i < downloads.length; i += BULK_CHUNK)
+      downloadChunks.push(downloads.slice(i, i + BULK_CHUNK))
+    // Two chunks in flight: one's contents come from the server while the other's files are written and flushed.
+    await forEachLimited(downloadChunks, 2, async (chunk) => {
       const written = await this.#bulkDownload(chunk.map((op) => op.path))
       for (const op of chunk) {
         if (written.has(op.path)) tick()
         else leftover.push(op)
       }
-    }
+    })
     const parallel = [...leftover, ...transfers.filter((op) => !sequentialSet.has(op) && !bulkSet.has(op))]
     await forEachLimited(parallel, this.#concurrency, runOne)
     for (const op of ops.filter((o) => !transferSet.has(o))) await runOne(op)
