@@ -8,12 +8,19 @@
  *
  *   tsx bench/passes.ts [files]                      EXT=md for Markdown files
  *   SERVER_PROF=<dir> node --cpu-prof --import tsx bench/passes.ts 5000
+ *
+ * It runs with `yfs sync`'s thread pool (bench/thread-pool.ts: without
+ * UV_THREADPOOL_SIZE set it runs itself again with it; set it to profile one
+ * process, or to compare sizes).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { syncFolder } from '../src/sync-folder.js'
 import { startEnv, tempDir } from '../test/helpers.js'
+import { withSyncThreadPool } from './thread-pool.js'
 
+// `yfs sync`'s thread pool (its launcher sets it); may run this script again with it set.
+const threadPool = withSyncThreadPool()
 const n = Number(process.argv[2] ?? 2000)
 const CONTENT = (i: number) => `${'x'.repeat(2000)}\n\nfile ${i}\n`
 const EXT = process.env.EXT ?? 'txt'
@@ -36,7 +43,7 @@ const log = (s: string) =>
 const env = await startEnv(
   process.env.SERVER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.SERVER_PROF] : [],
 )
-log('server up')
+log(`server up (thread pool ${threadPool})`)
 const src = tempDir('yfs-q-src-')
 env.dirs.push(src)
 for (let i = 0; i < n; i++) {

@@ -13,6 +13,8 @@
  * - idle CPU of a `yfs sync` child process over the 10,000-file mirror.
  *
  * Both sides produce the same files (checked before timing is reported).
+ * The bench runs with the libuv thread pool `yfs sync` gets from its
+ * launcher (bench/thread-pool.ts; a UV_THREADPOOL_SIZE you set is kept).
  * Writes its section of docs/benchmarks.md (between `<!-- sync:start -->`
  * and `<!-- sync:end -->`) and prints it.
  *
@@ -27,6 +29,7 @@ import { parseArgs } from 'node:util'
 import { forEachLimited } from '../src/limit.js'
 import { syncFolder } from '../src/sync-folder.js'
 import { spawnDaemon, startEnv, tempDir } from '../test/helpers.js'
+import { withSyncThreadPool } from './thread-pool.js'
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +39,8 @@ const { values } = parseArgs({
   },
 })
 const sizes = values.sizes.split(',').map(Number)
+// `yfs sync`'s thread pool (its launcher sets it); may run this bench again with it set.
+const threadPool = withSyncThreadPool()
 const CONTENT = (i: number) => `${'x'.repeat(2000)}\nfile ${i}\n`.padEnd(2048, '.')
 const rel = (i: number) => `d${i % 20}/f${i}.txt`
 
@@ -220,6 +225,7 @@ try {
   out('')
   out(
     `Run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ` +
+      `libuv thread pool ${threadPool} (what \`yfs sync\` runs with); ` +
       'one run per size (a 10,000-file pass takes minutes on this shared machine), files of 2 KB in 20 folders. ' +
       'Baseline: a plain `@yfs/client` doing the same work (ingest: `fs.writeFile` of every file; materialise: ' +
       '`fs.readFileBuffer` + `fs.promises.writeFile`), 16 in flight like the daemon. The copies were checked equal.',

@@ -15,7 +15,7 @@ import type { SyncEvent } from '../src/sync-events.js'
 import { type FolderSync, type SyncFolderOptions, syncFolder } from '../src/sync-folder.js'
 
 export const ADMIN = 'sync-test-admin'
-const BIN = fileURLToPath(new URL('../../server/bin/yfs.js', import.meta.url))
+const BIN = fileURLToPath(new URL('../../server/bin/yfs.cjs', import.meta.url))
 
 /** Poll `check` until it is truthy; throws after `timeoutMs` with `what`. */
 export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
