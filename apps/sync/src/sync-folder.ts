@@ -228,7 +228,7 @@ class SyncEngine implements FolderSync {
     await this.#enqueue(() => this.#fullReconcile(true))
     // Watch only now (or, for a first pass that writes nothing to disk, from its start; see
     // #fullReconcile): a watcher running while the initial pass writes thousands of files handles
-    // an event (and sets up a watch) per file, which made that pass several times slower.
+    // an event per file (and re-reads its folder), which made that pass several times slower.
     // Changes made on disk during the initial pass are found by a second compare, which runs once
     // the watcher is ready (from then on, every change is an event).
     await this.#startWatcher().ready
