@@ -535,13 +535,17 @@ export function attachLwwMap<V>(
     *entries() {
       for (const [key, e] of winners) if (!isRejected(e)) yield [key, recordOf(key, e).val] as [string, V]
     },
+    // Map.forEach: no [key, value] pair per entry, as `for…of` over the map makes.
     forEach(fn) {
-      for (const [key, e] of winners) if (!isRejected(e)) fn(recordOf(key, e).val, key)
+      winners.forEach((e, key) => {
+        if (!isRejected(e)) fn(recordOf(key, e).val, key)
+      })
     },
     scan(fn) {
-      for (const [key, e] of winners)
+      winners.forEach((e, key) => {
         if (Array.isArray(e)) fn(key, undefined, e)
         else if (!isRejected(e)) fn(key, (e as Entry<V>).val, undefined)
+      })
     },
     get size() {
       if (rejected.size === 0) return winners.size
