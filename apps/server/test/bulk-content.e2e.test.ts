@@ -86,6 +86,79 @@ describe('bulk content messages', () => {
     expect(await a.fs.readFile('/seen/f.txt')).toBe(both.join(''))
   })
 
+  it('a whole-file write after a peer edited a file read here without opening its doc merges, never replaces', async () => {
+    const a = await connect(tokens.write)
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
+    await a.fs.writeTree([
+      { path: '/read/f.txt', content: lines.join('') },
+      { path: '/read/g.txt', content: lines.join('') },
+    ])
+    await a.flush()
+    const b = await connect(tokens.write)
+    const deadline = Date.now() + 10_000
+    while (!(await b.fs.exists('/read/g.txt')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    // b reads both through one batched fetch (no doc opened), then reads g again from its cache.
+    expect(await b.fs.readFile('/read/f.txt')).toBe(lines.join(''))
+    expect(await b.fs.readFile('/read/g.txt')).toBe(lines.join(''))
+    expect(b.openDocuments).toBe(0)
+    // a edits the first line of each; b, which saw the old text, writes its edit of the last line.
+    const theirs = [...lines]
+    theirs[0] = 'line 0 by a\n'
+    await a.fs.writeFile('/read/f.txt', theirs.join(''))
+    await a.fs.writeFile('/read/g.txt', theirs.join(''))
+    await a.flush()
+    for (const path of ['/read/f.txt', '/read/g.txt'])
+      while ((await b.fs.stat(path)).size !== theirs.join('').length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
+    const ours = [...lines]
+    ours[19] = 'line 19 by b\n'
+    const both = [...theirs]
+    both[19] = 'line 19 by b\n'
+    for (const path of ['/read/f.txt', '/read/g.txt']) {
+      const report = await b.fs.write(path, ours.join(''))
+      expect(report.merged).toBe(true)
+      expect(report.conflicts ?? []).toEqual([])
+      expect(await b.fs.readFile(path)).toBe(both.join(''))
+    }
+  })
+
+  it('a read served from text cached when the doc closed here is the base of the next write', async () => {
+    const a = await connect(tokens.write)
+    // maxIdle 0: b's docs close as soon as they are released; their text stays cached.
+    const b = await connectWorkspace({
+      url: t.url,
+      workspace: 'bulk',
+      token: tokens.write,
+      fs: { maxIdle: 0 },
+    })
+    open.push(b)
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
+    await b.fs.mkdir('/closed')
+    await b.fs.writeFile('/closed/f.txt', lines.join(''))
+    await b.flush()
+    const id = b.fs.index.lookup('/closed/f.txt')!
+    expect(b.openDocuments).toBe(0)
+    expect(b.fs.index.plaintext.snapshotOf(id)).toBeDefined()
+    expect(await b.fs.readFile('/closed/f.txt')).toBe(lines.join(''))
+    const deadline = Date.now() + 10_000
+    while (!(await a.fs.exists('/closed/f.txt')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    const theirs = [...lines]
+    theirs[0] = 'line 0 by a\n'
+    await a.fs.writeFile('/closed/f.txt', theirs.join(''))
+    await a.flush()
+    while ((await b.fs.stat('/closed/f.txt')).size !== theirs.join('').length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    const ours = [...lines]
+    ours[19] = 'line 19 by b\n'
+    const both = [...theirs]
+    both[19] = 'line 19 by b\n'
+    const report = await b.fs.write('/closed/f.txt', ours.join(''))
+    expect(report.merged).toBe(true)
+    expect(await b.fs.readFile('/closed/f.txt')).toBe(both.join(''))
+  })
+
   it('writeTree stores Markdown files in the batch too, as the codec normalises them, with one version each', async () => {
     const md = await connectWorkspace({
       url: t.url,

@@ -179,3 +179,64 @@ describe('files table entries', () => {
     expect(ta.get(asFileId('f1'))).toEqual(tb.get(asFileId('f1')))
   })
 })
+
+describe('lazy rows (a peer loading a stored table)', () => {
+  // A valid entry with any slot patched or the tail cut: what peers may send.
+  const entries = fc
+    .tuple(
+      validRow,
+      fc.integer(),
+      fc.dictionary(fc.constantFrom('3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13'), edgy, {
+        maxKeys: 2,
+      }),
+      fc.option(fc.integer({ min: 3, max: 14 }), { nil: undefined }),
+    )
+    .map(([row, ts, patch, cut]) => {
+      const e: unknown[] = rowCodec.toEntry(row.id, ts, row)!
+      for (const [slot, v] of Object.entries(patch)) e[Number(slot)] = v
+      return cut === undefined ? e : e.slice(0, cut)
+    })
+
+  it('isValidEntry is isValidRow of the decoded row, on entries with any slot changed', () => {
+    fc.assert(
+      fc.property(entries, (e) => {
+        const key = e[1] as string
+        const row = rowCodec.fromEntry(e, key)
+        expect(rowCodec.isValidEntry!(e, key)).toBe(isValidRow(row) && row.id === key)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('a table loaded from stored entries reads, iterates and places rows as one built row by row', () => {
+    fc.assert(
+      fc.property(fc.array(entries, { maxLength: 12 }), (list) => {
+        const doc = new Y.Doc()
+        const arr = doc.getArray<unknown>(FILES_TABLE_KEY)
+        // A few entries share a key, some with an object entry of an older writer.
+        for (const [i, e] of list.entries()) {
+          if (i % 4 === 3) e[1] = list[0]![1]
+          if (i % 5 === 4) arr.push([{ key: e[1], val: rowCodec.fromEntry(e, e[1] as string), ts: e[2] }])
+          else arr.push([e])
+        }
+        // The reference table receives the same entries one transaction at a time (no lazy load).
+        const eager = createFilesTable(new Y.Doc())
+        for (const e of arr.toArray()) eager.doc.getArray<unknown>(FILES_TABLE_KEY).push([e])
+        const lazy = createFilesTable(doc)
+        const placements: unknown[] = []
+        lazy.forEachPlacement((id, parentId, type, size) => placements.push([id, parentId, type, size]))
+        const rows = [...eager.rows()]
+        expect(placements).toEqual(rows.map((r) => [r.id, r.parentId, r.type, r.size]))
+        expect([...lazy.rows()]).toEqual(rows)
+        expect(lazy.size).toBe(eager.size)
+        for (const e of list) {
+          const id = e[1] as FileRow['id']
+          expect(lazy.get(id)).toEqual(eager.get(id))
+          expect(lazy.has(id)).toBe(eager.has(id))
+          expect(lazy.get(id)).toBe(lazy.get(id)) // decoded once: the same object on every read
+        }
+      }),
+      { numRuns: 500 },
+    )
+  })
+})

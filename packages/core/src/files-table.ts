@@ -78,6 +78,11 @@ export interface FilesTable {
   rows(): IterableIterator<FileRow>
   /** Calls `fn` for every valid row; cheaper than iterating `rows()`. */
   forEach(fn: (row: FileRow) => void): void
+  /**
+   * Calls `fn` for every valid row with the fields that place it in the tree, without making
+   * the row objects of rows not read yet (a peer's index build over 100k rows).
+   */
+  forEachPlacement(fn: (id: FileId, parentId: FileId | null, type: FileType, size: number) => void): void
   readonly size: number
   /** Local and remote row changes, once per transaction. */
   observe(fn: FilesTableObserver): () => void
@@ -106,10 +111,15 @@ const isRowKey = (key: string): boolean => {
   }
 }
 
+const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v)
+const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0
+
 /**
  * Rows as array entries, format 1: the fields in a fixed order after the map's `[tag, key, ts]`,
  * the id being the key; the optional `mode`, `target`, `sv` last, `undefined` when absent and
  * trailing ones left out. A row with other keys is refused (written as an object entry).
+ * `isValidEntry` is `isValidRow(fromEntry(e, key))` checked on the entry itself, so a peer's
+ * first load keeps rows undecoded until read (lww-map.ts, "Lazy winners").
  *
  * @example
  * // { id: 'f1', name: 'a.txt', parentId: null, type: 'file', size: 2, createdAt: 5, updatedAt: 6, trashedAt: null }
@@ -146,10 +156,25 @@ export const rowCodec: LwwCodec<FileRow> = {
     }
     return row
   },
+  isValidEntry(e, key) {
+    if (key.length === 0) return false
+    const name = e[3]
+    const parentId = e[4]
+    const type = e[5]
+    const trashedAt = e[9]
+    if (typeof name !== 'string' || name.length === 0) return false
+    if (parentId !== null && typeof parentId !== 'string') return false
+    if (type !== 'file' && type !== 'folder' && type !== 'symlink') return false
+    if (!isCount(e[6]) || !isNumber(e[7]) || !isNumber(e[8])) return false
+    if (trashedAt !== null && !isNumber(trashedAt)) return false
+    if (e.length > 10) {
+      if (e[10] !== undefined && !isCount(e[10])) return false
+      if (e[11] !== undefined && typeof e[11] !== 'string') return false
+      if (e[12] !== undefined && typeof e[12] !== 'string') return false
+    }
+    return true
+  },
 }
-
-const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v)
-const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0
 
 /**
  * True when `value` is a valid row: a few ns (arktype's compiled check cost ~30–40 ns, a
@@ -239,6 +264,16 @@ export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } =
     forEach(fn) {
       map.forEach((row) => {
         fn(row)
+      })
+    },
+    forEachPlacement(fn) {
+      map.scan((key, row, e) => {
+        if (row !== undefined) fn(row.id, row.parentId, row.type, row.size)
+        else {
+          // A valid row entry (`rowCodec.isValidEntry`): [1, id, ts, name, parentId, type, size, …].
+          const entry = e as readonly unknown[]
+          fn(key as FileId, entry[4] as FileId | null, entry[5] as FileType, entry[6] as number)
+        }
       })
     },
     get size() {

@@ -257,3 +257,61 @@ describe('LwwMap with a codec (array entries)', () => {
     )
   })
 })
+
+describe('LwwMap lazy winners (initial load of array entries)', () => {
+  it('a lazily loaded map reads, changes and reports changes as one that decodes every entry', () => {
+    // Eager reference: the same codec without `isValidEntry`, with an `isValid` that takes all.
+    const lazyCodec: LwwCodec<number | string> = { ...codec, isValidEntry: () => true }
+    const op = fc.record({
+      key: fc.constantFrom('a', 'b', 'c', 'd'),
+      value: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('obj:x', 'del', 'legacy')),
+      later: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        let t = 0
+        const src = makeCoded(() => t)
+        const apply = (o: (typeof ops)[number], i: number) => {
+          if (o.value === 'del') src.map.delete(o.key)
+          else if (o.value === 'legacy') src.arr.push([{ key: o.key, val: i % 3, ts: t }])
+          else src.map.set(o.key, o.value)
+          t += i % 2
+        }
+        const early = ops.filter((o) => !o.later)
+        early.forEach(apply)
+        const load = (options: Parameters<typeof attachLwwMap<number | string>>[1]) => {
+          const doc = new Y.Doc()
+          Y.applyUpdate(doc, Y.encodeStateAsUpdate(src.doc))
+          const map = attachLwwMap<number | string>(doc.getArray<StoredEntry<number | string>>('kv'), options)
+          const log: string[] = []
+          map.observe((changes) => {
+            for (const [k, c] of changes) log.push(`${k}:${c.before}->${c.after}`)
+          })
+          return { doc, map, log }
+        }
+        // A stopped clock: a local write wins only through the highest timestamp the load saw.
+        const clock = () => 0
+        const lazy = load({ codec: lazyCodec, minStale: 4, clock })
+        const eager = load({ codec, minStale: 4, clock, isValid: (_k, v): v is number | string => true })
+        const dump = (m: typeof lazy.map) => {
+          const scanned: unknown[] = []
+          m.scan((k, v, e) => scanned.push([k, e === undefined ? v : codec.fromEntry(e, k)]))
+          return JSON.stringify([[...m.entries()], m.size, scanned.sort()])
+        }
+        // Scan before anything is read (entries undecoded), then after reads.
+        expect(dump(lazy.map)).toBe(dump(eager.map))
+        for (const k of ['a', 'b', 'c', 'd']) expect(lazy.map.get(k)).toBe(eager.map.get(k))
+        // Later changes reach both, remote and local.
+        const sent = src.doc.getArray('kv').length
+        for (const [i, o] of ops.filter((o) => o.later).entries()) apply(o, i + sent)
+        for (const r of [lazy, eager]) Y.applyUpdate(r.doc, Y.encodeStateAsUpdate(src.doc))
+        lazy.map.set('d', 'local')
+        eager.map.set('d', 'local')
+        expect(lazy.map.get('d')).toBe('local')
+        expect(lazy.log).toEqual(eager.log)
+        expect(dump(lazy.map)).toBe(dump(eager.map))
+      }),
+      { numRuns: 400, seed: 7 },
+    )
+  })
+})

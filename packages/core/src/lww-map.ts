@@ -55,6 +55,15 @@
  * reads as absent everywhere (get, has, iteration, size, change events), and
  * entry observers only see entries that pass. Entries this map writes itself
  * are not checked again (the caller checked them before `set`).
+ *
+ * Lazy winners. A peer's first load of a big map (100k rows) spent most of its
+ * time making a record and a value object per entry, and collecting the garbage
+ * that made. So when the codec can check an array entry in place
+ * (`isValidEntry`), the initial load stores each key's array entry itself as
+ * its winner, undecoded; it is decoded into its record once, on first read
+ * (`get`, iteration, a later entry of the same key), and the record replaces it.
+ * `scan` reads such entries without decoding them. Values read are the same
+ * objects on every read, decoded or not yet.
  */
 import * as Y from 'yjs'
 
@@ -90,6 +99,12 @@ export interface LwwCodec<V> {
    * on any input: peers send anything. `fromEntry(toEntry(k, ts, v), k)` must equal `v` field for field.
    */
   fromEntry(entry: readonly unknown[], key: string): unknown
+  /**
+   * Optional: true exactly when `isValid(key, fromEntry(entry, key))` would be, checked on the
+   * entry itself. With it, the initial load keeps winning array entries undecoded (no value
+   * object per row until one is read; see "Lazy winners" in the module comment).
+   */
+  isValidEntry?(entry: readonly unknown[], key: string): boolean
 }
 
 /** What changed for one key in one transaction: `undefined` means absent. */
@@ -117,6 +132,12 @@ export interface LwwMap<V> {
   entries(): IterableIterator<[string, V]>
   /** Calls `fn` for every winner (no iterator or tuple per entry). */
   forEach(fn: (val: V, key: string) => void): void
+  /**
+   * Calls `fn` for every winner with its value, or with its stored array entry
+   * (`[tag, key, ts, ...fields]`, valid) while that winner is not decoded yet: for a pass over
+   * every row that reads a few fields, without a value object per row.
+   */
+  scan(fn: (key: string, val: V | undefined, entry: readonly unknown[] | undefined) => void): void
   readonly size: number
   /** Calls `fn` after each transaction that changed at least one winner, for local and remote changes. */
   observe(fn: LwwObserver<V>): () => void
@@ -193,11 +214,14 @@ export function attachLwwMap<V>(
       }
     return undefined
   }
+  const isRejected = (e: Entry<V> | readonly unknown[]): boolean =>
+    rejected.size > 0 && !Array.isArray(e) && rejected.has(e as Entry<V>)
   const shown = (e: Entry<V> | undefined): V | undefined =>
     e === undefined || (rejected.size > 0 && rejected.has(e)) ? undefined : e.val
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
-  const winners = new Map<string, Entry<V>>()
+  // A winner is its record, or (lazy winners, initial load only) its valid array entry not decoded yet.
+  const winners = new Map<string, Entry<V> | readonly unknown[]>()
   // Stale entries by key: one entry (the usual case, no allocation) or several.
   const staleByKey = new Map<string, Entry<V> | Entry<V>[]>()
   let staleCount = 0
@@ -227,6 +251,22 @@ export function attachLwwMap<V>(
     const e = raw as LwwEntry<V>
     return { key, val: e.val, ts: e.ts, raw }
   }
+  /** The record of `key`'s winner, decoding (once) a lazy one. */
+  const winnerOf = (key: string): Entry<V> | undefined => {
+    const w = winners.get(key)
+    if (w === undefined || !Array.isArray(w)) return w as Entry<V> | undefined
+    const e: Entry<V> = {
+      key,
+      val: (codec as LwwCodec<V>).fromEntry(w, key) as V,
+      ts: w[2] as number,
+      raw: w,
+    }
+    winners.set(key, e)
+    return e
+  }
+  /** `winners`' value `e` of `key` as a record (decoding a lazy winner). */
+  const recordOf = (key: string, e: Entry<V> | readonly unknown[]): Entry<V> =>
+    Array.isArray(e) ? winnerOf(key)! : (e as Entry<V>)
   /** The entry this map wrote for `val`: an array entry when the codec takes it. */
   const encode = (key: string, val: V, ts: number): Entry<V> => {
     const raw = codec?.toEntry(key, ts, val)
@@ -276,7 +316,7 @@ export function attachLwwMap<V>(
     if (e.ts > lastTs) lastTs = e.ts
     if (isValid !== undefined && mine === undefined && !isValid(e.key, e.val)) rejected.add(e)
     else if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
-    const cur = winners.get(e.key)
+    const cur = winnerOf(e.key)
     if (!cur || beats(e, cur)) {
       winners.set(e.key, e)
       if (cur) addStale(cur)
@@ -294,7 +334,7 @@ export function attachLwwMap<V>(
       removeStale(stale)
       return
     }
-    const e = winners.get(key)
+    const e = winnerOf(key)
     if (e === undefined || e.raw !== raw) return
     const before = shown(e)
     if (rejected.size > 0) rejected.delete(e)
@@ -310,10 +350,28 @@ export function attachLwwMap<V>(
     noteChange(key, before, best)
   }
 
-  // Initial load: walk the items instead of copying the array (`toArray`).
+  // Initial load: walk the items instead of copying the array (`toArray`). A valid array entry
+  // of a key not seen yet becomes its winner as it is (lazy winners, see the module comment).
+  const lazy = codec !== undefined && (isValid === undefined || codec.isValidEntry !== undefined)
   for (let item = yarray._start; item !== null; item = item.right) {
     if (item.deleted || !item.countable) continue
-    for (const raw of item.content.getContent()) add(raw)
+    for (const raw of item.content.getContent()) {
+      if (lazy && Array.isArray(raw) && raw[0] === codec.tag) {
+        const key: unknown = raw[1]
+        const ts: unknown = raw[2]
+        if (
+          typeof key === 'string' &&
+          isTs(ts) &&
+          !winners.has(key) &&
+          (isValid === undefined || codec.isValidEntry!(raw, key))
+        ) {
+          if (ts > lastTs) lastTs = ts
+          winners.set(key, raw)
+          continue
+        }
+      }
+      add(raw)
+    }
   }
 
   // Walks only the structs of this transaction (not event.changes, which scans the
@@ -431,10 +489,10 @@ export function attachLwwMap<V>(
 
   return {
     yarray,
-    get: (key) => shown(winners.get(key)),
+    get: (key) => shown(winnerOf(key)),
     has(key) {
       const e = winners.get(key)
-      return e !== undefined && !(rejected.size > 0 && rejected.has(e))
+      return e !== undefined && !(rejected.size > 0 && !Array.isArray(e) && rejected.has(e as Entry<V>))
     },
     set(key, val, origin) {
       transact((tr) => {
@@ -466,23 +524,33 @@ export function attachLwwMap<V>(
         pending = undefined
       }
     },
+    // Lazy winners are valid (never in `rejected`); reading a value decodes it (`winnerOf`),
+    // which replaces the map's value for that key: allowed while iterating a Map.
     *keys() {
-      for (const [key, e] of winners) if (!rejected.has(e)) yield key
+      for (const [key, e] of winners) if (!isRejected(e)) yield key
     },
     *values() {
-      for (const e of winners.values()) if (!rejected.has(e)) yield e.val
+      for (const [key, e] of winners) if (!isRejected(e)) yield recordOf(key, e).val
     },
     *entries() {
-      for (const [key, e] of winners) if (!rejected.has(e)) yield [key, e.val] as [string, V]
+      for (const [key, e] of winners) if (!isRejected(e)) yield [key, recordOf(key, e).val] as [string, V]
     },
+    // Map.forEach: no [key, value] pair per entry, as `for…of` over the map makes.
     forEach(fn) {
-      if (rejected.size === 0) for (const e of winners.values()) fn(e.val, e.key)
-      else for (const e of winners.values()) if (!rejected.has(e)) fn(e.val, e.key)
+      winners.forEach((e, key) => {
+        if (!isRejected(e)) fn(recordOf(key, e).val, key)
+      })
+    },
+    scan(fn) {
+      winners.forEach((e, key) => {
+        if (Array.isArray(e)) fn(key, undefined, e)
+        else if (!isRejected(e)) fn(key, (e as Entry<V>).val, undefined)
+      })
     },
     get size() {
       if (rejected.size === 0) return winners.size
       let n = 0
-      for (const e of winners.values()) if (!rejected.has(e)) n++
+      for (const e of winners.values()) if (!isRejected(e)) n++
       return n
     },
     observe(fn) {

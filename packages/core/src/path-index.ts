@@ -308,15 +308,18 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     // One pass over the rows puts each under its stored parent; then the few stored parents
     // that are missing or not folders hand their rows to the root, and cycle breakers move there.
     // No lookup of a row's parent per row, and no per-row map beyond the table's own.
-    const folders: FileRow[] = []
+    const folders: FileId[] = []
     const lists = kids as Map<FileId, FileId[]> // only arrays until the build ends
-    table.forEach((row) => {
-      countRow(row, 1)
-      if (row.type === 'folder') folders.push(row)
-      const parent = row.parentId ?? ROOT_ID
+    // Placement fields only: no row object is made for rows nobody reads (files-table.ts).
+    table.forEachPlacement((id, parentId, type, size) => {
+      nodeCount++
+      if (type === 'file') totalBytes += size
+      else if (type === 'symlink') symlinkCount++
+      else folders.push(id)
+      const parent = parentId ?? ROOT_ID
       const list = lists.get(parent)
-      if (list === undefined) lists.set(parent, [row.id])
-      else list.push(row.id)
+      if (list === undefined) lists.set(parent, [id])
+      else list.push(id)
     })
     const orphaned: FileId[] = []
     for (const parent of lists.keys())
@@ -333,10 +336,10 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     // Cycles can only run through folders (a non-folder parent makes an orphan):
     // detect them over the functional graph of folders' stored parents, O(folders).
     const state = new Map<FileId, 1 | 2>() // 1 = on the current walk, 2 = done
-    for (const row of folders) {
-      if (state.has(row.id)) continue
+    for (const folder of folders) {
+      if (state.has(folder)) continue
       const trail: FileId[] = []
-      let cur: FileId | null = row.id
+      let cur: FileId | null = folder
       while (cur !== null && !state.has(cur)) {
         if (table.get(cur)?.type !== 'folder') break
         state.set(cur, 1)

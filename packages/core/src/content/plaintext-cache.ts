@@ -18,13 +18,22 @@
  * strings held); the least recently filled entries go first.
  *
  * It deliberately holds text only: binary files are read from their doc.
+ *
+ * An entry of a doc that is not open here may carry the Yjs snapshot its text
+ * was read at (`at`: a fetched state, a batch-stored first state, a doc's state
+ * when it closed). A whole-file read served from such an entry is the base of
+ * the reader's next write (last-seen.ts): the doc is not open, so nothing here
+ * sees a peer's later edit happen, and the snapshot is what tells it apart.
  */
+import type * as Y from 'yjs'
 import type { FileId } from '../ids.js'
 
 interface Entry {
   text: string
   /** UTF-8 byte length of `text` (the row's `size` when it was filled). */
   size: number
+  /** The content state `text` was read at, when known (see the module comment). */
+  at: Y.Snapshot | undefined
 }
 
 /** Default memory bound of a cache: 256 MiB of strings. */
@@ -53,14 +62,25 @@ export class PlaintextCache {
     return this.#entries.get(id)?.text
   }
 
+  /** The content state the entry of `id` was read at, if known. */
+  snapshotOf(id: FileId): Y.Snapshot | undefined {
+    return this.#entries.get(id)?.at
+  }
+
+  /** Note the content state the (unchanged) entry of `id` was read at; no-op without an entry. */
+  stamp(id: FileId, at: Y.Snapshot): void {
+    const entry = this.#entries.get(id)
+    if (entry) entry.at = at
+  }
+
   has(id: FileId): boolean {
     return this.#entries.has(id)
   }
 
-  /** Remember `text` (whose UTF-8 length is `size`) for `id`. */
-  set(id: FileId, text: string, size: number): void {
+  /** Remember `text` (whose UTF-8 length is `size`) for `id`, read at the content state `at` when known. */
+  set(id: FileId, text: string, size: number, at?: Y.Snapshot): void {
     this.delete(id)
-    this.#entries.set(id, { text, size })
+    this.#entries.set(id, { text, size, at })
     this.#bytes += text.length * 2
     if (this.#bytes > this.#maxBytes) this.#shrink()
   }

@@ -57,11 +57,20 @@ export function onContentClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
   // (with a provider, the version still reaches the server; in memory the state is already kept).
   if (connected && ctx.editedUnversioned.has(id) && !ctx.readOnly) versionEditsOnClose(ctx, id, doc)
   ctx.editedUnversioned.delete(id)
-  if (connected) ctx.seen.freeze(id, doc)
+  // One snapshot of the state at close, for the last-seen entry and the cached text alike.
+  let at: Y.Snapshot | undefined
+  const snapshot = () => {
+    at ??= Y.snapshot(doc)
+    return at
+  }
+  if (connected) ctx.seen.freeze(id, snapshot)
   ctx.docCleanup.get(id)?.()
   ctx.docCleanup.delete(id)
-  if (connected && !ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc))))
+  if (!connected || !ctx.index.plaintext.has(id)) return
+  if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc))))
     ctx.index.plaintext.delete(id)
+  // The text outlives the doc: a whole-file read of it later is seen at this state (read-content.ts).
+  else ctx.index.plaintext.stamp(id, snapshot())
 }
 
 /**

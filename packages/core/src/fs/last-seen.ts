@@ -116,10 +116,13 @@ export class LastSeenTracker {
     }
   }
 
-  /** The doc is closing and may change before it is opened again: pin "current" to a snapshot. */
-  freeze(id: FileId, doc: Y.Doc): void {
+  /**
+   * The doc is closing and may change before it is opened again: pin "current" to a snapshot
+   * (`snapshot()`, the doc's state now, taken by the caller at most once).
+   */
+  freeze(id: FileId, snapshot: () => Y.Snapshot): void {
     const entry = this.#entries.get(id)
     if (entry?.seen.kind === 'current')
-      entry.seen = { kind: 'snapshot', codec: entry.seen.codec, snapshot: Y.snapshot(doc) }
+      entry.seen = { kind: 'snapshot', codec: entry.seen.codec, snapshot: snapshot() }
   }
 }

@@ -5,7 +5,8 @@
  * doc through the pool.
  *
  * A whole-file read by a caller (`seen`) is remembered as the base of that
- * caller's next write (last-seen.ts). Text found in a content doc is cached;
+ * caller's next write (last-seen.ts): as the doc now when it is open here, else
+ * as the snapshot the cached text was read at. Text found in a content doc is cached;
  * a fetched state is cached only when it holds every change peers announced
  * and its text has the row's size, so the cache never serves older content
  * than the row describes.
@@ -29,10 +30,9 @@ export async function readContent(
   seen = false,
 ): Promise<FileContentValue> {
   const cached = ctx.index.plaintext.lookup(id, row.size)
-  if (cached !== undefined) {
-    if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
-    return { text: cached }
-  }
+  // A caller's read from the cache is seen as the state the text was read at (markCachedSeen);
+  // text whose state is unknown is read from the doc instead.
+  if (cached !== undefined && (!seen || markCachedSeen(ctx, id, row))) return { text: cached }
   // Written here and not opened since (memory mode): the pool's seed holds the text, unless
   // the file was renamed to another codec's name since (its doc converts on open).
   const seed = ctx.pool.seedOf(id)
@@ -47,10 +47,7 @@ export async function readContent(
   if (ctx.loadContent && ctx.pool.peek(id) === undefined) {
     await fetchTexts(ctx, id)
     const fetched = ctx.index.plaintext.lookup(id, row.size)
-    if (fetched !== undefined) {
-      if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
-      return { text: fetched }
-    }
+    if (fetched !== undefined && (!seen || markCachedSeen(ctx, id, row))) return { text: fetched }
   }
   const handle = await ctx.pool.acquire(id)
   try {
@@ -65,6 +62,25 @@ export async function readContent(
   } finally {
     handle.release()
   }
+}
+
+/**
+ * A caller read `id` from the plaintext cache: remember what it saw (last-seen.ts). An open
+ * doc (or memory mode, where no one changes a doc without opening it here) follows later
+ * changes itself ("current"); a doc that is not open is seen at the snapshot the text was
+ * read at, since a peer's edit arriving before the doc opens again is never seen happen
+ * here. False when that snapshot is unknown: the caller reads the doc instead.
+ */
+function markCachedSeen(ctx: FsContext, id: FileId, row: FileRow): boolean {
+  const codec = codecFor(ctx, row.name).id
+  if (ctx.lazyContent || ctx.pool.peek(id) !== undefined) {
+    ctx.seen.markSeen(id, codec)
+    return true
+  }
+  const at = ctx.index.plaintext.snapshotOf(id)
+  if (at === undefined) return false
+  ctx.seen.markSeenAt(id, codec, at)
+  return true
 }
 
 /** Content of a node for a diff: a symlink's target, or a file's content. */
@@ -113,7 +129,8 @@ async function fetchTexts(ctx: FsContext, id: FileId): Promise<void> {
         if (!ctx.announced.coveredBy(fileId, Y.decodeStateVector(Y.encodeStateVector(doc)))) return
         const text = codec.read(doc)
         const size = utf8Length(text)
-        if (size === row.size) ctx.index.plaintext.set(fileId, text, size)
+        // With the state it was read at: a reader's next write merges against it (markCachedSeen).
+        if (size === row.size) ctx.index.plaintext.set(fileId, text, size, Y.snapshot(doc))
       } finally {
         doc.destroy()
       }

@@ -257,15 +257,14 @@ export async function createContents(
     // Stored without opening its doc here: seen as that first state (its state vector, nothing
     // deleted yet), so a later write after a peer's edit is merged, not a blind replace.
     const sv = fresh.get(id)
-    if (sv === undefined) ctx.seen.markSeen(id, codecFor(ctx, name).id)
-    else
-      ctx.seen.markSeenAt(
-        id,
-        codecFor(ctx, name).id,
-        Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv))),
-      )
+    const at =
+      sv === undefined
+        ? undefined
+        : Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv)))
+    if (at === undefined) ctx.seen.markSeen(id, codecFor(ctx, name).id)
+    else ctx.seen.markSeenAt(id, codecFor(ctx, name).id, at)
     const text = texts[k]
-    if (text !== undefined) ctx.index.plaintext.set(id, text, sizes[k]!)
+    if (text !== undefined) ctx.index.plaintext.set(id, text, sizes[k]!, at)
   })
   return sizes
 }
