@@ -169,6 +169,32 @@ describe('both at once', () => {
     expect(await text('/shared.txt')).toBe(readOr('shared.txt'))
   })
 
+  it('files written into folders created moments before, in waves, all reach the workspace', async () => {
+    // Folders are watched once the daemon sees them; files written into a new folder before or
+    // after its watch starts are found by the folder's scan or reported by its watch.
+    const expected: string[] = []
+    for (let wave = 0; wave < 4; wave++) {
+      for (let x = 0; x < 6; x++)
+        for (let y = 0; y < 3; y++) {
+          const folder = join(dir, 'burst', `x${x}`, `y${y}`, `w${wave}`)
+          mkdirSync(folder, { recursive: true })
+          for (let f = 0; f < 3; f++) {
+            writeFileSync(join(folder, `f${f}.txt`), `wave ${wave} ${x}/${y}/${f}\n`)
+            // Also into folders made in earlier waves.
+            writeFileSync(join(dir, 'burst', `x${x}`, `y${y}`, `late-${wave}-${f}.txt`), `late ${wave}\n`)
+            expected.push(`/burst/x${x}/y${y}/w${wave}/f${f}.txt`, `/burst/x${x}/y${y}/late-${wave}-${f}.txt`)
+          }
+        }
+      await new Promise((r) => setTimeout(r, wave * 15))
+    }
+    await waitFor(
+      () => expected.every((p) => client.fs.index.lookup(p) !== undefined),
+      `all ${expected.length} files in the workspace`,
+    )
+    expect(await text('/burst/x5/y2/w3/f2.txt')).toBe('wave 3 5/2/2\n')
+    expect(await text('/burst/x0/y0/late-3-0.txt')).toBe('late 3\n')
+  })
+
   it('git init, add and commit work in the mirror, and a checkout flows back as edits', async () => {
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
