@@ -29,6 +29,7 @@ import { DEFAULTS, type ServerConfig } from './config.js'
 import { parseDocName } from './doc-names.js'
 import { createAuthExtension } from './extensions/auth.js'
 import { createBulkContentExtension } from './extensions/bulk-content.js'
+import { createDocumentOptionsExtension } from './extensions/document-options.js'
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
@@ -96,6 +97,8 @@ export function createServer(config: ServerConfig): YfsServer {
   })
 
   const extensions: Extension[] = [
+    // Content docs keep deleted content (gc: false); see the extension's comment.
+    createDocumentOptionsExtension(),
     createLoggingExtension(logger),
     createAuthExtension(authorizer, logger),
     persistence.extension,
@@ -116,11 +119,6 @@ export function createServer(config: ServerConfig): YfsServer {
     quiet: true,
     timeout: config.pingTimeoutMs ?? DEFAULTS.pingTimeoutMs,
     extensions,
-    // Content docs keep deleted content (gc: false) like core's pool, so file history
-    // snapshots stay readable for every client; the main doc collects garbage.
-    // (Configuration-level hook: Hocuspocus uses the last hook's return value.)
-    onCreateDocument: async ({ documentName }) =>
-      parseDocName(documentName)?.kind === 'content' ? { gc: false } : { gc: true },
   })
   files.attach(hocuspocus)
 

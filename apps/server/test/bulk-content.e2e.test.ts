@@ -159,6 +159,57 @@ describe('bulk content messages', () => {
     expect(await b.fs.readFile('/closed/f.txt')).toBe(both.join(''))
   })
 
+  it('reads without the doc open, peer edits and whole-file writes of other lines never lose a line (property)', async () => {
+    const a = await connect(tokens.write)
+    // maxIdle 0: the reader's docs close as soon as released, so its reads come from fetches and the cache.
+    const b = await connectWorkspace({
+      url: t.url,
+      workspace: 'bulk',
+      token: tokens.write,
+      fs: { maxIdle: 0 },
+    })
+    open.push(b)
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 4, max: 12 }),
+        // Per line: 0 nobody edits it, 1 the peer does, 2 the reader does.
+        fc.array(fc.constantFrom(0, 1, 2), { minLength: 12, maxLength: 12 }),
+        // How the reader saw the file: in a batched fetch, or from text cached when its doc closed.
+        fc.constantFrom('fetch', 'closed'),
+        async (n, who, how) => {
+          const path = `/prop/r${run++}/f.txt`
+          const lines = Array.from({ length: n }, (_, i) => `line ${i}\n`)
+          const writer = how === 'fetch' ? a : b
+          await writer.fs.mkdir(path.slice(0, path.lastIndexOf('/')), { recursive: true })
+          await writer.fs.writeFile(path, lines.join(''))
+          await writer.flush()
+          const deadline = Date.now() + 10_000
+          while (!(await b.fs.exists(path)) && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 10))
+          expect(await b.fs.readFile(path)).toBe(lines.join(''))
+          expect(b.openDocuments).toBe(0)
+          const theirs = lines.map((l, i) => (who[i] === 1 ? `peer ${i}\n` : l))
+          while (!(await a.fs.exists(path)) && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 10))
+          await a.fs.writeFile(path, theirs.join(''))
+          await a.flush()
+          const size = new TextEncoder().encode(theirs.join('')).byteLength
+          while ((await b.fs.stat(path)).size !== size && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 10))
+          const ours = lines.map((l, i) => (who[i] === 2 ? `reader ${i}\n` : l))
+          const report = await b.fs.write(path, ours.join(''))
+          const both = lines.map((l, i) =>
+            who[i] === 1 ? `peer ${i}\n` : who[i] === 2 ? `reader ${i}\n` : l,
+          )
+          expect(await b.fs.readFile(path)).toBe(both.join(''))
+          expect(report.conflicts).toEqual([])
+        },
+      ),
+      { numRuns: 12 },
+    )
+  })
+
   it('writeTree stores Markdown files in the batch too, as the codec normalises them, with one version each', async () => {
     const md = await connectWorkspace({
       url: t.url,

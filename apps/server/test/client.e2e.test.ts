@@ -5,6 +5,7 @@ import { createFileId } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { parseDocName } from '../src/doc-names.js'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 describe('@yfs/client connectWorkspace', () => {
@@ -46,6 +47,25 @@ describe('@yfs/client connectWorkspace', () => {
       'edits converge',
     )
     expect((await a.fs.readdir('/src')).sort()).toEqual((await b.fs.readdir('/src')).sort())
+  })
+
+  it('a client that syncs a file fresh reads every version of it, text deleted elsewhere included', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeFile('/versions.txt', 'line 0\nline 1\nline 2\n')
+    await a.fs.writeFile('/versions.txt', 'line 0\npeer 1\nline 2\n')
+    await a.flush()
+    const b = await connect(tokens.write)
+    await waitFor(() => b.fs.exists('/versions.txt'), 'the file on b')
+    const versions = await b.fs.history('/versions.txt')
+    expect(versions.length).toBeGreaterThanOrEqual(2)
+    // The first version shows 'line 1', which a deleted: b gets it from the server's copy of the doc.
+    expect(await b.fs.readVersion('/versions.txt', versions[0]!.id)).toBe('line 0\nline 1\nline 2\n')
+    // The server keeps deleted content of content docs only; its main doc collects garbage.
+    const docs = [...t.server.hocuspocus.documents.values()]
+    const kinds = docs.map((d) => [parseDocName(d.name)?.kind, d.gc])
+    expect(kinds).toContainEqual(['main', true])
+    expect(kinds).toContainEqual(['content', false])
+    expect(kinds).not.toContainEqual(['content', true])
   })
 
   it('runs just-bash on a connected workspace; grep loads content docs over the socket', async () => {
