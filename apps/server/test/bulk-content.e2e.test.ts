@@ -159,54 +159,58 @@ describe('bulk content messages', () => {
     expect(await b.fs.readFile('/closed/f.txt')).toBe(both.join(''))
   })
 
-  it('reads without the doc open, peer edits and whole-file writes of other lines never lose a line (property)', async () => {
-    const a = await connect(tokens.write)
+  it('reads without the doc open, peer edits and whole-file writes of other lines or paragraphs never lose one (property)', async () => {
+    const codecs = [markdownCodec]
+    const a = await connectWorkspace({ url: t.url, workspace: 'bulk', token: tokens.write, fs: { codecs } })
     // maxIdle 0: the reader's docs close as soon as released, so its reads come from fetches and the cache.
     const b = await connectWorkspace({
       url: t.url,
       workspace: 'bulk',
       token: tokens.write,
-      fs: { maxIdle: 0 },
+      fs: { maxIdle: 0, codecs },
     })
-    open.push(b)
+    open.push(a, b)
     let run = 0
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 4, max: 12 }),
-        // Per line: 0 nobody edits it, 1 the peer does, 2 the reader does.
+        // Per unit (a line of text, a paragraph of Markdown): 0 nobody edits it, 1 the peer does, 2 the reader does.
         fc.array(fc.constantFrom(0, 1, 2), { minLength: 12, maxLength: 12 }),
         // How the reader saw the file: in a batched fetch, or from text cached when its doc closed.
         fc.constantFrom('fetch', 'closed'),
-        async (n, who, how) => {
-          const path = `/prop/r${run++}/f.txt`
-          const lines = Array.from({ length: n }, (_, i) => `line ${i}\n`)
+        fc.constantFrom('txt', 'md'),
+        async (n, who, how, ext) => {
+          const path = `/prop/r${run++}/f.${ext}`
+          const unit = (i: number, by: string) => (ext === 'md' ? `${by} ${i}.\n\n` : `${by} ${i}\n`)
+          const text = (units: string[]) => (ext === 'md' ? `${units.join('').trimEnd()}\n` : units.join(''))
+          const lines = Array.from({ length: n }, (_, i) => unit(i, 'line'))
           const writer = how === 'fetch' ? a : b
           await writer.fs.mkdir(path.slice(0, path.lastIndexOf('/')), { recursive: true })
-          await writer.fs.writeFile(path, lines.join(''))
+          await writer.fs.writeFile(path, text(lines))
           await writer.flush()
           const deadline = Date.now() + 10_000
           while (!(await b.fs.exists(path)) && Date.now() < deadline)
             await new Promise((r) => setTimeout(r, 10))
-          expect(await b.fs.readFile(path)).toBe(lines.join(''))
+          expect(await b.fs.readFile(path)).toBe(text(lines))
           expect(b.openDocuments).toBe(0)
-          const theirs = lines.map((l, i) => (who[i] === 1 ? `peer ${i}\n` : l))
+          const theirs = lines.map((l, i) => (who[i] === 1 ? unit(i, 'peer') : l))
           while (!(await a.fs.exists(path)) && Date.now() < deadline)
             await new Promise((r) => setTimeout(r, 10))
-          await a.fs.writeFile(path, theirs.join(''))
+          await a.fs.writeFile(path, text(theirs))
           await a.flush()
-          const size = new TextEncoder().encode(theirs.join('')).byteLength
+          const size = (await a.fs.stat(path)).size
           while ((await b.fs.stat(path)).size !== size && Date.now() < deadline)
             await new Promise((r) => setTimeout(r, 10))
-          const ours = lines.map((l, i) => (who[i] === 2 ? `reader ${i}\n` : l))
-          const report = await b.fs.write(path, ours.join(''))
+          const ours = lines.map((l, i) => (who[i] === 2 ? unit(i, 'reader') : l))
+          const report = await b.fs.write(path, text(ours))
           const both = lines.map((l, i) =>
-            who[i] === 1 ? `peer ${i}\n` : who[i] === 2 ? `reader ${i}\n` : l,
+            who[i] === 1 ? unit(i, 'peer') : who[i] === 2 ? unit(i, 'reader') : l,
           )
-          expect(await b.fs.readFile(path)).toBe(both.join(''))
+          expect(await b.fs.readFile(path)).toBe(text(both))
           expect(report.conflicts).toEqual([])
         },
       ),
-      { numRuns: 12 },
+      { numRuns: 40 },
     )
   })
 
