@@ -2,6 +2,7 @@
 // just-bash runs on a connected workspace, flush means stored, refusals carry the reason.
 import { ConnectError, connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { createFileId } from '@yfs/core'
+import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -66,6 +67,37 @@ describe('@yfs/client connectWorkspace', () => {
     expect(kinds).toContainEqual(['main', true])
     expect(kinds).toContainEqual(['content', false])
     expect(kinds).not.toContainEqual(['content', true])
+  })
+
+  it('every version reads the same on the client that wrote it and on a fresh one (property)', async () => {
+    const a = await connect(tokens.write)
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'delta', ''), { maxLength: 6 }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        async (writes) => {
+          const path = `/hist/r${run++}.txt`
+          await a.fs.mkdir('/hist', { recursive: true })
+          for (const lines of writes) await a.fs.writeFile(path, lines.map((l) => `${l}\n`).join(''))
+          await a.flush()
+          const b = await connect(tokens.write)
+          try {
+            await waitFor(() => b.fs.exists(path), 'the file on the fresh client')
+            const mine = await a.fs.history(path)
+            const theirs = await b.fs.history(path)
+            expect(theirs.map((v) => v.id)).toEqual(mine.map((v) => v.id))
+            for (const v of mine)
+              expect(await b.fs.readVersion(path, v.id)).toBe(await a.fs.readVersion(path, v.id))
+          } finally {
+            await b.close()
+          }
+        },
+      ),
+      { numRuns: 15 },
+    )
   })
 
   it('runs just-bash on a connected workspace; grep loads content docs over the socket', async () => {
