@@ -7,6 +7,11 @@ describe('mergeText', () => {
     const base = 'a\nb\nc\nd\n'
     expect(mergeText(base, 'A\nb\nc\nd\n', 'a\nb\nc\nD\n')).toEqual({ text: 'A\nb\nc\nD\n', conflict: false })
   })
+  it('combines edits of lines next to each other (as core does; diff3 would make markers)', () => {
+    expect(mergeText('a\nb\nc\n', 'A\nb\nc\n', 'a\nB\nc\n')).toEqual({ text: 'A\nB\nc\n', conflict: false })
+    // A line deleted on one side next to a line changed on the other.
+    expect(mergeText('a\nb\nc\n', 'b\nc\n', 'a\nB\nc\n')).toEqual({ text: 'B\nc\n', conflict: false })
+  })
   it('keeps both sides of an overlapping change between markers', () => {
     const r = mergeText('x\n', 'disk\n', 'workspace\n')
     expect(r.conflict).toBe(true)

@@ -2,13 +2,15 @@
  * Text merges and conflict names.
  *
  * `mergeText(base, disk, workspace)` is a line-based three-way merge
- * (node-diff3). Changes to different lines combine; overlapping changes
- * keep both sides between git-style markers, so neither is ever silently
- * lost. An empty base (first run, both sides had the file) makes any
+ * (core's `mergeText`, as for every whole-file write in the workspace).
+ * Changes to different lines combine, also when the lines touch; where both
+ * sides changed the same lines, both are kept between git-style markers
+ * (node-diff3's regions), so neither is ever silently lost. An empty base (first run, both sides had the file) makes any
  * difference a conflict region holding both versions.
  *
  * `conflictName('a/b.png')` → `a/b (conflict).png`, with a counter when taken.
  */
+import { mergeText as mergeLines } from '@yfs/core'
 import { diff3Merge } from 'node-diff3'
 
 export interface MergeResult {
@@ -33,6 +35,13 @@ export function mergeText(base: string, disk: string, workspace: string): MergeR
   if (disk === workspace) return { text: disk, conflict: false }
   if (disk === base) return { text: workspace, conflict: false }
   if (workspace === base) return { text: disk, conflict: false }
+  // Core's line merge first, the one every whole-file write in the workspace uses: edits of
+  // different lines combine also when the lines touch (diff3 would call that a conflict).
+  // Only where both sides changed the same lines are both kept between markers.
+  if (base !== '') {
+    const merged = mergeLines(base, disk, workspace)
+    if (merged.conflicts.length === 0) return { text: merged.text, conflict: false }
+  }
   const regions = diff3Merge(lines(disk), lines(base), lines(workspace), { excludeFalseConflicts: true })
   let text = ''
   let conflict = false

@@ -115,7 +115,6 @@ export interface FolderSync {
 
 const stampOf = (row: FileRow): string => `${row.updatedAt}:${row.size}:${row.mode ?? ''}:${row.target ?? ''}`
 const depth = (path: string) => path.split('/').length
-const encoder = new TextEncoder()
 
 function isSystemPath(path: string): boolean {
   return SYSTEM_ROOTS.includes(paths.split(path)[0] ?? '')
@@ -863,10 +862,8 @@ class SyncEngine implements FolderSync {
       ...((row.mode ?? 0o644) !== mode ? { mode } : {}),
     })
     let mtimeMs = st.mtimeMs
-    if (result.merged) {
-      await writeFileAtomic(host, result.bytes, { mode })
-      mtimeMs = (await lstat(host)).mtimeMs
-    }
+    if (result.merged && !(await this.#writeIfUnchanged(path, host, bytes, result.bytes, mode))) return
+    if (result.merged) mtimeMs = (await lstat(host)).mtimeMs
     this.#putFile(path, result.bytes, mtimeMs, mode)
     this.#change(
       'to-workspace',
@@ -1016,6 +1013,34 @@ class SyncEngine implements FolderSync {
   }
 
   /**
+   * Write a merge's result over the disk file the merge read (`read`), unless the file changed
+   * since: an editor's save landing while the daemon merged (the workspace write and the
+   * metadata flush take a while) would be replaced by a result that does not hold it. Then
+   * nothing is written; the state takes `read` as the base (the workspace holds it merged, the
+   * new save was made on it) and the path is looked at again, so the next pass merges the new
+   * save into the workspace. A save landing between this check and the rename is still lost
+   * (a window of one read); the workspace's history keeps every merged state. True when written.
+   */
+  async #writeIfUnchanged(
+    path: string,
+    host: string,
+    read: Uint8Array,
+    bytes: Uint8Array,
+    mode: number,
+  ): Promise<boolean> {
+    const now = await readBytes(host)
+    if (now && sameBytes(now, read)) {
+      await writeFileAtomic(host, bytes, { mode })
+      return true
+    }
+    const st = await lstat(host).catch(() => undefined)
+    this.#putFile(path, read, st?.mtimeMs ?? 0, mode)
+    this.#change('to-workspace', 'merge', path)
+    this.#diskChanged(path)
+    return false
+  }
+
+  /**
    * Both sides have content at `path` that differs: text is merged
    * three-way against `base` ('' on a first run); binary keeps the
    * workspace version at `path` and the disk version beside it as
@@ -1040,7 +1065,8 @@ class SyncEngine implements FolderSync {
       // Base = what we just read: an edit arriving meanwhile is merged in by core, not lost.
       if (merged.text !== wsText) await this.#fs.write(path, merged.text, { base: { text: wsText } })
       const bytes = new Uint8Array(await this.#fs.readFileBuffer(path))
-      if (!sameBytes(bytes, encoder.encode(diskText))) await writeFileAtomic(host, bytes, { mode })
+      if (!sameBytes(bytes, diskBytes) && !(await this.#writeIfUnchanged(path, host, diskBytes, bytes, mode)))
+        return
       this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode)
       this.#change('to-workspace', merged.conflict ? 'conflict' : 'merge', path)
       return
