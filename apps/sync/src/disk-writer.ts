@@ -30,7 +30,19 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs'
-import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink, utimes } from 'node:fs/promises'
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  unlink,
+  utimes,
+} from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { isDenied } from './errno.js'
 import { forEachLimited } from './limit.js'
@@ -63,14 +75,23 @@ export interface WriteOptions {
   mode?: number
   /** Modification time, ms since the epoch. */
   mtimeMs?: number
+  /**
+   * Replace the target only if it still is what the caller last saw: called with the target's
+   * bytes (`undefined` when absent) right before the rename, after the fsync that takes most of a
+   * write's time. False: nothing is written (an editor saved meanwhile; the caller looks again).
+   */
+  unchanged?: (current: Uint8Array | undefined) => boolean
 }
 
-/** Write `bytes` to `host` atomically (temp + fsync + rename); creates missing parent folders. */
+/**
+ * Write `bytes` to `host` atomically (temp + fsync + rename); creates missing parent folders.
+ * False when `options.unchanged` refused the target (nothing written).
+ */
 export async function writeFileAtomic(
   host: string,
   bytes: Uint8Array,
   options: WriteOptions = {},
-): Promise<void> {
+): Promise<boolean> {
   await mkdir(dirname(host), { recursive: true })
   const temp = tempPath(host)
   const mode = options.mode ?? 0o644
@@ -88,7 +109,21 @@ export async function writeFileAtomic(
       const t = new Date(options.mtimeMs)
       await utimes(temp, t, t)
     }
+    if (options.unchanged) {
+      const current = await readFile(host).then(
+        (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined
+          throw error
+        },
+      )
+      if (!options.unchanged(current)) {
+        await rm(temp, { force: true })
+        return false
+      }
+    }
     await rename(temp, host)
+    return true
   } catch (error) {
     await rm(temp, { force: true })
     throw error

@@ -113,6 +113,8 @@ export interface FolderSync {
   close(): Promise<void>
 }
 
+/** A state stamp no row has: the workspace side of that path is still to be written to disk. */
+const UNSYNCED_STAMP = 'unsynced'
 const stampOf = (row: FileRow): string => `${row.updatedAt}:${row.size}:${row.mode ?? ''}:${row.target ?? ''}`
 const depth = (path: string) => path.split('/').length
 
@@ -864,7 +866,7 @@ class SyncEngine implements FolderSync {
     let mtimeMs = st.mtimeMs
     if (result.merged && !(await this.#writeIfUnchanged(path, host, bytes, result.bytes, mode))) return
     if (result.merged) mtimeMs = (await lstat(host)).mtimeMs
-    this.#putFile(path, result.bytes, mtimeMs, mode)
+    await this.#putFileSynced(path, result.bytes, mtimeMs, mode)
     this.#change(
       'to-workspace',
       result.conflict ? 'conflict' : result.merged ? 'merge' : before ? 'update' : 'create',
@@ -983,7 +985,15 @@ class SyncEngine implements FolderSync {
       this.#putFile(path, bytes, current.node.mtimeMs, current.node.mode, stamp)
       return
     }
-    await writeFileAtomic(host, bytes, { mode, mtimeMs: row.updatedAt })
+    // Only over what was inspected: an editor's save landing while the file was written (the fsync
+    // takes a while) is merged on the next pass instead of replaced.
+    const seen = current.node
+    const unchanged = (now: Uint8Array | undefined) =>
+      now === undefined ? seen === undefined : seen !== undefined && hashBytes(now) === seen.hash
+    if (!(await writeFileAtomic(host, bytes, { mode, mtimeMs: row.updatedAt, unchanged }))) {
+      this.#diskChanged(path)
+      return
+    }
     this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode, stamp)
     this.#change('to-disk', current.node ? 'update' : 'create', path)
   }
@@ -1013,13 +1023,34 @@ class SyncEngine implements FolderSync {
   }
 
   /**
+   * Record `bytes` as synced after a write that took several awaits: the state's workspace stamp
+   * is the row's now, which is only right if the workspace still holds `bytes`. A peer's change
+   * that arrived meanwhile would otherwise be taken as synced and never reach the disk (the two
+   * sides then stayed different); its stamp is left unmatched, so the remote pass writes it out.
+   */
+  async #putFileSynced(path: string, bytes: Uint8Array, mtimeMs: number, mode: number): Promise<void> {
+    const now = await this.#fs.readFileBuffer(path).then(
+      (b) => new Uint8Array(b),
+      () => undefined,
+    )
+    const synced = now !== undefined && sameBytes(now, bytes)
+    this.#putFile(path, bytes, mtimeMs, mode, synced ? undefined : UNSYNCED_STAMP)
+    const row = synced ? undefined : this.#wsRow(path)
+    if (row) {
+      this.#wsDirty.add(row.id)
+      this.#scheduleWs()
+    }
+  }
+
+  /**
    * Write a merge's result over the disk file the merge read (`read`), unless the file changed
    * since: an editor's save landing while the daemon merged (the workspace write and the
    * metadata flush take a while) would be replaced by a result that does not hold it. Then
    * nothing is written; the state takes `read` as the base (the workspace holds it merged, the
    * new save was made on it) and the path is looked at again, so the next pass merges the new
-   * save into the workspace. A save landing between this check and the rename is still lost
-   * (a window of one read); the workspace's history keeps every merged state. True when written.
+   * save into the workspace. The check runs right before the rename (writeFileAtomic's
+   * `unchanged`): a save landing between the two is still lost, a window of one file read
+   * instead of the whole merge. True when written.
    */
   async #writeIfUnchanged(
     path: string,
@@ -1028,11 +1059,8 @@ class SyncEngine implements FolderSync {
     bytes: Uint8Array,
     mode: number,
   ): Promise<boolean> {
-    const now = await readBytes(host)
-    if (now && sameBytes(now, read)) {
-      await writeFileAtomic(host, bytes, { mode })
-      return true
-    }
+    const unchanged = (now: Uint8Array | undefined) => now !== undefined && sameBytes(now, read)
+    if (await writeFileAtomic(host, bytes, { mode, unchanged })) return true
     const st = await lstat(host).catch(() => undefined)
     this.#putFile(path, read, st?.mtimeMs ?? 0, mode)
     this.#change('to-workspace', 'merge', path)
@@ -1067,7 +1095,7 @@ class SyncEngine implements FolderSync {
       const bytes = new Uint8Array(await this.#fs.readFileBuffer(path))
       if (!sameBytes(bytes, diskBytes) && !(await this.#writeIfUnchanged(path, host, diskBytes, bytes, mode)))
         return
-      this.#putFile(path, bytes, (await lstat(host)).mtimeMs, mode)
+      await this.#putFileSynced(path, bytes, (await lstat(host)).mtimeMs, mode)
       this.#change('to-workspace', merged.conflict ? 'conflict' : 'merge', path)
       return
     }
