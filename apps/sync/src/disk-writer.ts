@@ -26,6 +26,7 @@ import {
   futimesSync,
   lstatSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   writeSync,
@@ -35,7 +36,6 @@ import {
   mkdir,
   open,
   readdir,
-  readFile,
   rename,
   rm,
   rmdir,
@@ -110,17 +110,22 @@ export async function writeFileAtomic(
       await utimes(temp, t, t)
     }
     if (options.unchanged) {
-      const current = await readFile(host).then(
-        (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined
-          throw error
-        },
-      )
+      // Check and rename in one synchronous step: with a read and a rename on the thread pool,
+      // other work of this process (a save by an editor embedded in it, another pass) ran in
+      // between, and a save landing there was replaced. What remains is the time of one read
+      // and one rename, for writers in other processes.
+      let current: Uint8Array | undefined
+      try {
+        current = readFileSync(host)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
       if (!options.unchanged(current)) {
         await rm(temp, { force: true })
         return false
       }
+      renameSync(temp, host)
+      return true
     }
     await rename(temp, host)
     return true
