@@ -31,18 +31,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs'
-import {
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  rename,
-  rm,
-  rmdir,
-  symlink,
-  unlink,
-  utimes,
-} from 'node:fs/promises'
+import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink, utimes } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { isDenied } from './errno.js'
 import { forEachLimited } from './limit.js'

@@ -41,10 +41,13 @@ describe('concurrent whole-file saves on disk and in the workspace', () => {
       fc.asyncProperty(
         fc.integer({ min: 3, max: 10 }),
         // Saves in order: which side saves, the line it changes (its own lines only), the pause after.
-        fc.array(fc.record({ disk: fc.boolean(), k: fc.nat(4), pause: fc.constantFrom(0, 0, 5, 20, 60, 150) }), {
-          minLength: 1,
-          maxLength: 8,
-        }),
+        fc.array(
+          fc.record({ disk: fc.boolean(), k: fc.nat(4), pause: fc.constantFrom(0, 0, 5, 20, 60, 150) }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
         async (n, saves) => {
           const name = `f${run++}.txt`
           const lines = Array.from({ length: n }, (_, i) => `line ${i}`)
