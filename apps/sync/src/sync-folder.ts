@@ -780,8 +780,15 @@ class SyncEngine implements FolderSync {
         this.#change('to-disk', 'move', op.path, { from: op.from })
         return
       }
-      case 'move-remote':
-        return this.#moveRemote(op.from, op.path)
+      case 'move-remote': {
+        if (await this.#moveRemote(op.from, op.path)) return
+        // The workspace lost the source meanwhile: what is on disk at the new path is new.
+        const node = disk.get(op.path)
+        if (node?.kind !== 'folder') return this.#upload(op.path, node)
+        await this.#fs.mkdir(op.path, { recursive: true })
+        this.#putFolder(op.path, node.mode)
+        return
+      }
       case 'forget':
         this.#state.delete(op.path)
         return
@@ -882,12 +889,26 @@ class SyncEngine implements FolderSync {
     if (restored !== path && !this.#wsRow(path)) await this.#fs.mv(restored, path)
   }
 
-  async #moveRemote(from: string, to: string): Promise<void> {
+  /**
+   * A move on disk, made in the workspace. False (nothing done, `from` forgotten) when the
+   * workspace no longer has the file or folder synced at `from`: a peer moved, deleted or replaced
+   * it meanwhile. The caller then takes `to` as new on disk (both kept), and the peer's change
+   * reaches the disk on its own; moving anyway failed, and left `to` untracked on disk for good.
+   */
+  async #moveRemote(from: string, to: string): Promise<boolean> {
+    const synced = this.#state.get(from)
+    const row = this.#wsRow(from)
+    if (!row || (synced !== undefined && synced.id !== row.id)) {
+      for (const e of [...this.#state.entries()])
+        if (e.path === from || e.path.startsWith(`${from}/`)) this.#state.delete(e.path)
+      return false
+    }
     await this.#ensureWsParent(to)
     await this.#fs.mv(from, to)
     this.#state.move(from, to)
     this.#restamp(to)
     this.#change('to-workspace', 'move', to, { from })
+    return true
   }
 
   /** The disk no longer has `path` (and everything below it): delete what we synced there from the workspace. */
@@ -1219,11 +1240,11 @@ class SyncEngine implements FolderSync {
         if (e?.kind === 'folder') continue
         if (e && !(await this.#replacedKind(path, e))) continue
         const from = await this.#matchVanishedFolder(path)
-        if (from !== undefined) {
-          await this.#moveRemote(from, path)
+        const moved = from !== undefined && (await this.#moveRemote(from, path))
+        if (from !== undefined)
           for (const p of this.#pendingDeletes.keys())
             if (p === from || p.startsWith(`${from}/`)) this.#pendingDeletes.delete(p)
-        } else {
+        if (!moved) {
           await this.#fs.mkdir(path, { recursive: true })
           this.#putFolder(path, node.mode)
           this.#change('to-workspace', 'mkdir', path)
@@ -1262,8 +1283,7 @@ class SyncEngine implements FolderSync {
           const from = await this.#matchVanishedFile(path, node.hash)
           if (from !== undefined) {
             this.#pendingDeletes.delete(from)
-            await this.#moveRemote(from, path)
-            continue
+            if (await this.#moveRemote(from, path)) continue
           }
         }
         await this.#upload(path, node)
