@@ -9,16 +9,47 @@ import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { startTestServer, type TestServer } from './helpers.js'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 describe('bulk content messages', () => {
   let t: TestServer
   let tokens: { write: string; read: string }
   const open: WorkspaceConnection[] = []
-  const connect = async (token: string) => {
-    const c = await connectWorkspace({ url: t.url, workspace: 'bulk', token })
+  const connect = async (token: string, fs?: Parameters<typeof connectWorkspace>[0]['fs']) => {
+    const c = await connectWorkspace({ url: t.url, workspace: 'bulk', token, fs })
     open.push(c)
     return c
+  }
+  /**
+   * `reader` saw `lines` at every path (each a file of 20 lines); `peer` changes the first line,
+   * then `reader` writes its change of the last line: each write must merge both, with no conflict.
+   */
+  const peerEditThenReaderWrite = async (
+    peer: WorkspaceConnection,
+    reader: WorkspaceConnection,
+    paths: string[],
+    lines: string[],
+    names: { peer: string; reader: string },
+  ) => {
+    const theirs = [...lines]
+    theirs[0] = `line 0 by ${names.peer}\n`
+    for (const path of paths) await peer.fs.writeFile(path, theirs.join(''))
+    await peer.flush()
+    for (const path of paths)
+      await waitFor(
+        async () => (await reader.fs.stat(path)).size === theirs.join('').length,
+        `the peer's edit of ${path}`,
+      )
+    const ours = [...lines]
+    ours[19] = `line 19 by ${names.reader}\n`
+    const both = [...theirs]
+    both[19] = ours[19]
+    for (const path of paths) {
+      const report = await reader.fs.write(path, ours.join(''))
+      expect(report.merged).toBe(true)
+      expect(report.conflicts).toEqual([])
+      expect(await reader.fs.readFile(path)).toBe(both.join(''))
+    }
   }
 
   beforeAll(async () => {
@@ -68,22 +99,8 @@ describe('bulk content messages', () => {
     await a.flush()
     expect(a.openDocuments).toBe(0)
     // b edits the first line; a, which never opened the doc, writes its own edit of the last line.
-    const deadline = Date.now() + 10_000
-    while (!(await b.fs.exists('/seen/f.txt')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    const theirs = [...lines]
-    theirs[0] = 'line 0 by b\n'
-    await b.fs.writeFile('/seen/f.txt', theirs.join(''))
-    await b.flush()
-    while ((await a.fs.stat('/seen/f.txt')).size !== theirs.join('').length && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    const ours = [...lines]
-    ours[19] = 'line 19 by a\n'
-    const report = await a.fs.write('/seen/f.txt', ours.join(''))
-    const both = [...theirs]
-    both[19] = 'line 19 by a\n'
-    expect(report.merged).toBe(true)
-    expect(await a.fs.readFile('/seen/f.txt')).toBe(both.join(''))
+    await waitFor(() => b.fs.exists('/seen/f.txt'), 'the file on b')
+    await peerEditThenReaderWrite(b, a, ['/seen/f.txt'], lines, { peer: 'b', reader: 'a' })
   })
 
   it('a whole-file write after a peer edited a file read here without opening its doc merges, never replaces', async () => {
@@ -95,44 +112,19 @@ describe('bulk content messages', () => {
     ])
     await a.flush()
     const b = await connect(tokens.write)
-    const deadline = Date.now() + 10_000
-    while (!(await b.fs.exists('/read/g.txt')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => b.fs.exists('/read/g.txt'), 'the files on b')
     // b reads both through one batched fetch (no doc opened), then reads g again from its cache.
     expect(await b.fs.readFile('/read/f.txt')).toBe(lines.join(''))
     expect(await b.fs.readFile('/read/g.txt')).toBe(lines.join(''))
     expect(b.openDocuments).toBe(0)
     // a edits the first line of each; b, which saw the old text, writes its edit of the last line.
-    const theirs = [...lines]
-    theirs[0] = 'line 0 by a\n'
-    await a.fs.writeFile('/read/f.txt', theirs.join(''))
-    await a.fs.writeFile('/read/g.txt', theirs.join(''))
-    await a.flush()
-    for (const path of ['/read/f.txt', '/read/g.txt'])
-      while ((await b.fs.stat(path)).size !== theirs.join('').length && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20))
-    const ours = [...lines]
-    ours[19] = 'line 19 by b\n'
-    const both = [...theirs]
-    both[19] = 'line 19 by b\n'
-    for (const path of ['/read/f.txt', '/read/g.txt']) {
-      const report = await b.fs.write(path, ours.join(''))
-      expect(report.merged).toBe(true)
-      expect(report.conflicts ?? []).toEqual([])
-      expect(await b.fs.readFile(path)).toBe(both.join(''))
-    }
+    await peerEditThenReaderWrite(a, b, ['/read/f.txt', '/read/g.txt'], lines, { peer: 'a', reader: 'b' })
   })
 
   it('a read served from text cached when the doc closed here is the base of the next write', async () => {
     const a = await connect(tokens.write)
     // maxIdle 0: b's docs close as soon as they are released; their text stays cached.
-    const b = await connectWorkspace({
-      url: t.url,
-      workspace: 'bulk',
-      token: tokens.write,
-      fs: { maxIdle: 0 },
-    })
-    open.push(b)
+    const b = await connect(tokens.write, { maxIdle: 0 })
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
     await b.fs.mkdir('/closed')
     await b.fs.writeFile('/closed/f.txt', lines.join(''))
@@ -141,35 +133,15 @@ describe('bulk content messages', () => {
     expect(b.openDocuments).toBe(0)
     expect(b.fs.index.plaintext.snapshotOf(id)).toBeDefined()
     expect(await b.fs.readFile('/closed/f.txt')).toBe(lines.join(''))
-    const deadline = Date.now() + 10_000
-    while (!(await a.fs.exists('/closed/f.txt')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    const theirs = [...lines]
-    theirs[0] = 'line 0 by a\n'
-    await a.fs.writeFile('/closed/f.txt', theirs.join(''))
-    await a.flush()
-    while ((await b.fs.stat('/closed/f.txt')).size !== theirs.join('').length && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    const ours = [...lines]
-    ours[19] = 'line 19 by b\n'
-    const both = [...theirs]
-    both[19] = 'line 19 by b\n'
-    const report = await b.fs.write('/closed/f.txt', ours.join(''))
-    expect(report.merged).toBe(true)
-    expect(await b.fs.readFile('/closed/f.txt')).toBe(both.join(''))
+    await waitFor(() => a.fs.exists('/closed/f.txt'), 'the file on a')
+    await peerEditThenReaderWrite(a, b, ['/closed/f.txt'], lines, { peer: 'a', reader: 'b' })
   })
 
   it('reads without the doc open, peer edits and whole-file writes of other lines or paragraphs never lose one (property)', async () => {
     const codecs = [markdownCodec]
-    const a = await connectWorkspace({ url: t.url, workspace: 'bulk', token: tokens.write, fs: { codecs } })
+    const a = await connect(tokens.write, { codecs })
     // maxIdle 0: the reader's docs close as soon as released, so its reads come from fetches and the cache.
-    const b = await connectWorkspace({
-      url: t.url,
-      workspace: 'bulk',
-      token: tokens.write,
-      fs: { maxIdle: 0, codecs },
-    })
-    open.push(a, b)
+    const b = await connect(tokens.write, { maxIdle: 0, codecs })
     let run = 0
     await fc.assert(
       fc.asyncProperty(
@@ -188,19 +160,15 @@ describe('bulk content messages', () => {
           await writer.fs.mkdir(path.slice(0, path.lastIndexOf('/')), { recursive: true })
           await writer.fs.writeFile(path, text(lines))
           await writer.flush()
-          const deadline = Date.now() + 10_000
-          while (!(await b.fs.exists(path)) && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 10))
+          await waitFor(() => b.fs.exists(path), `${path} on the reader`)
           expect(await b.fs.readFile(path)).toBe(text(lines))
           expect(b.openDocuments).toBe(0)
           const theirs = lines.map((l, i) => (who[i] === 1 ? unit(i, 'peer') : l))
-          while (!(await a.fs.exists(path)) && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 10))
+          await waitFor(() => a.fs.exists(path), `${path} on the peer`)
           await a.fs.writeFile(path, text(theirs))
           await a.flush()
           const size = (await a.fs.stat(path)).size
-          while ((await b.fs.stat(path)).size !== size && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 10))
+          await waitFor(async () => (await b.fs.stat(path)).size === size, `the peer's edit of ${path}`)
           const ours = lines.map((l, i) => (who[i] === 2 ? unit(i, 'reader') : l))
           const report = await b.fs.write(path, text(ours))
           const both = lines.map((l, i) =>
@@ -215,13 +183,7 @@ describe('bulk content messages', () => {
   })
 
   it('writeTree stores Markdown files in the batch too, as the codec normalises them, with one version each', async () => {
-    const md = await connectWorkspace({
-      url: t.url,
-      workspace: 'bulk',
-      token: tokens.write,
-      fs: { codecs: [markdownCodec] },
-    })
-    open.push(md)
+    const md = await connect(tokens.write, { codecs: [markdownCodec] })
     const entries = Array.from({ length: 40 }, (_, i) => ({
       path: `/notes/n${i}.md`,
       content: `# Note ${i}\n\n* item ${i}\n\n\n\ntext   with  spaces\n`,
@@ -235,13 +197,7 @@ describe('bulk content messages', () => {
     expect((await md.fs.stat('/notes/n7.md')).size).toBe(new TextEncoder().encode(written).byteLength)
     await md.flush()
 
-    const fresh = await connectWorkspace({
-      url: t.url,
-      workspace: 'bulk',
-      token: tokens.write,
-      fs: { codecs: [markdownCodec] },
-    })
-    open.push(fresh)
+    const fresh = await connect(tokens.write, { codecs: [markdownCodec] })
     expect(await fresh.fs.readFile('/notes/n7.md')).toBe(written)
     // One read fetched the folder's other files with it, Markdown included, and opened no doc.
     expect(fresh.openDocuments).toBe(0)
