@@ -356,19 +356,17 @@ export function attachLwwMap<V>(
   for (let item = yarray._start; item !== null; item = item.right) {
     if (item.deleted || !item.countable) continue
     for (const raw of item.content.getContent()) {
-      if (lazy && Array.isArray(raw) && raw[0] === codec.tag) {
-        const key: unknown = raw[1]
-        const ts: unknown = raw[2]
-        if (
-          typeof key === 'string' &&
-          isTs(ts) &&
-          !winners.has(key) &&
-          (isValid === undefined || codec.isValidEntry!(raw, key))
-        ) {
-          if (ts > lastTs) lastTs = ts
-          winners.set(key, raw)
-          continue
-        }
+      // `keyOf` checks an array entry's tag, key and timestamp.
+      const key = lazy && Array.isArray(raw) ? keyOf(raw) : undefined
+      if (
+        key !== undefined &&
+        !winners.has(key) &&
+        (isValid === undefined || codec!.isValidEntry!(raw, key))
+      ) {
+        const ts = raw[2] as number
+        if (ts > lastTs) lastTs = ts
+        winners.set(key, raw)
+        continue
       }
       add(raw)
     }
