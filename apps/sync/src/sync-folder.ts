@@ -870,10 +870,10 @@ class SyncEngine implements FolderSync {
       updatedAt: Math.round(st.mtimeMs),
       ...((row.mode ?? 0o644) !== mode ? { mode } : {}),
     })
-    let mtimeMs = st.mtimeMs
-    if (result.merged && !(await this.#writeIfUnchanged(path, host, bytes, result.bytes, mode))) return
-    if (result.merged) mtimeMs = (await lstat(host)).mtimeMs
-    await this.#putFileSynced(path, result.bytes, mtimeMs, mode)
+    // A merge is written back to disk (unless an editor saved meanwhile: then that save is next).
+    if (!result.merged) await this.#putFileSynced(path, result.bytes, st.mtimeMs, mode)
+    else if (await this.#writeIfUnchanged(path, host, bytes, result.bytes, mode))
+      await this.#putFileSynced(path, result.bytes, (await lstat(host)).mtimeMs, mode)
     this.#change(
       'to-workspace',
       result.conflict ? 'conflict' : result.merged ? 'merge' : before ? 'update' : 'create',
@@ -899,8 +899,7 @@ class SyncEngine implements FolderSync {
     const synced = this.#state.get(from)
     const row = this.#wsRow(from)
     if (!row || (synced !== undefined && synced.id !== row.id)) {
-      for (const e of [...this.#state.entries()])
-        if (e.path === from || e.path.startsWith(`${from}/`)) this.#state.delete(e.path)
+      for (const e of this.#syncedUnder(from)) this.#state.delete(e.path)
       return false
     }
     await this.#ensureWsParent(to)
@@ -911,11 +910,14 @@ class SyncEngine implements FolderSync {
     return true
   }
 
+  /** State entries of `path` and everything below it. */
+  #syncedUnder(path: string): SyncEntry[] {
+    return [...this.#state.entries()].filter((e) => paths.isSameOrDescendant(path, e.path))
+  }
+
   /** The disk no longer has `path` (and everything below it): delete what we synced there from the workspace. */
   async #deleteRemote(path: string): Promise<void> {
-    const entries = [...this.#state.entries()]
-      .filter((e) => e.path === path || e.path.startsWith(`${path}/`))
-      .sort((a, b) => depth(b.path) - depth(a.path))
+    const entries = this.#syncedUnder(path).sort((a, b) => depth(b.path) - depth(a.path))
     let deleted = false
     for (const e of entries) {
       const row = this.#wsRow(e.path)
@@ -1084,7 +1086,6 @@ class SyncEngine implements FolderSync {
     if (await writeFileAtomic(host, bytes, { mode, unchanged })) return true
     const st = await lstat(host).catch(() => undefined)
     this.#putFile(path, read, st?.mtimeMs ?? 0, mode)
-    this.#change('to-workspace', 'merge', path)
     this.#diskChanged(path)
     return false
   }
@@ -1114,9 +1115,8 @@ class SyncEngine implements FolderSync {
       // Base = what we just read: an edit arriving meanwhile is merged in by core, not lost.
       if (merged.text !== wsText) await this.#fs.write(path, merged.text, { base: { text: wsText } })
       const bytes = new Uint8Array(await this.#fs.readFileBuffer(path))
-      if (!sameBytes(bytes, diskBytes) && !(await this.#writeIfUnchanged(path, host, diskBytes, bytes, mode)))
-        return
-      await this.#putFileSynced(path, bytes, (await lstat(host)).mtimeMs, mode)
+      if (sameBytes(bytes, diskBytes) || (await this.#writeIfUnchanged(path, host, diskBytes, bytes, mode)))
+        await this.#putFileSynced(path, bytes, (await lstat(host)).mtimeMs, mode)
       this.#change('to-workspace', merged.conflict ? 'conflict' : 'merge', path)
       return
     }
@@ -1199,9 +1199,7 @@ class SyncEngine implements FolderSync {
 
   /** The workspace no longer has `path`: remove what we synced there, keeping files edited on disk since. */
   async #removeLocalTree(path: string): Promise<void> {
-    const entries = [...this.#state.entries()]
-      .filter((e) => e.path === path || e.path.startsWith(`${path}/`))
-      .sort((a, b) => depth(b.path) - depth(a.path))
+    const entries = this.#syncedUnder(path).sort((a, b) => depth(b.path) - depth(a.path))
     for (const e of entries) await this.#deleteLocal(e.path)
   }
 
@@ -1243,7 +1241,7 @@ class SyncEngine implements FolderSync {
         const moved = from !== undefined && (await this.#moveRemote(from, path))
         if (from !== undefined)
           for (const p of this.#pendingDeletes.keys())
-            if (p === from || p.startsWith(`${from}/`)) this.#pendingDeletes.delete(p)
+            if (paths.isSameOrDescendant(from, p)) this.#pendingDeletes.delete(p)
         if (!moved) {
           await this.#fs.mkdir(path, { recursive: true })
           this.#putFolder(path, node.mode)
@@ -1313,7 +1311,7 @@ class SyncEngine implements FolderSync {
       return false
     }
     for (const p of this.#pendingDeletes.keys())
-      if (p === path || p.startsWith(`${path}/`)) this.#pendingDeletes.delete(p)
+      if (paths.isSameOrDescendant(path, p)) this.#pendingDeletes.delete(p)
     await this.#deleteRemote(path)
     return true
   }
