@@ -24,6 +24,7 @@ import type { FileId } from './ids.js'
 import {
   attachLwwMap,
   type LwwChange,
+  type LwwChangeSource,
   type LwwCodec,
   type LwwMap,
   type LwwObserver,
@@ -61,7 +62,10 @@ export interface FileRow {
 
 export type FileRowChange = LwwChange<FileRow>
 
-export type FilesTableObserver = (changes: Map<FileId, FileRowChange>, transaction: Y.Transaction) => void
+/** The Yjs transaction of a change, or `{ local: true, origin }` for a deferred local write (lww-map.ts). */
+export type FileRowChangeSource = LwwChangeSource
+
+export type FilesTableObserver = (changes: Map<FileId, FileRowChange>, source: FileRowChangeSource) => void
 
 export interface FilesTable {
   readonly doc: Y.Doc
@@ -75,6 +79,12 @@ export interface FilesTable {
   delete(ids: Iterable<FileId>, origin?: unknown): void
   /** Several writes in one Yjs transaction. */
   batch(fn: () => void, origin?: unknown): void
+  /**
+   * Store deferred row writes in the main doc now. With `deferLocalWrites`, a row written outside
+   * a Yjs transaction is in the table at once but reaches the doc when the current task ends
+   * (lww-map.ts, "Deferred local writes"): code that encodes or copies the doc flushes first.
+   */
+  flush(): void
   rows(): IterableIterator<FileRow>
   /** Calls `fn` for every valid row; cheaper than iterating `rows()`. */
   forEach(fn: (row: FileRow) => void): void
@@ -87,7 +97,7 @@ export interface FilesTable {
   /** Local and remote row changes, once per transaction. */
   observe(fn: FilesTableObserver): () => void
   /** Every valid row entry a peer added (winning the LWW or not), as it arrives. */
-  observeRemoteEntries(fn: (row: FileRow, transaction: Y.Transaction) => void): () => void
+  observeRemoteEntries(fn: (row: FileRow, source: FileRowChangeSource) => void): () => void
   destroy(): void
 }
 
@@ -233,7 +243,10 @@ export function rowProblems(value: unknown): string[] {
 }
 
 /** Attach the files table to the main doc. */
-export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } = {}): FilesTable {
+export function createFilesTable(
+  doc: Y.Doc,
+  options: { clock?: () => number; deferLocalWrites?: boolean } = {},
+): FilesTable {
   const yarray = doc.getArray<StoredEntry<FileRow>>(FILES_TABLE_KEY)
   // Peers may send anything: an entry counts only if its value is a valid row for its key.
   // Checked once per entry as it arrives (local rows are checked in `set`), not on reads.
@@ -260,6 +273,7 @@ export function createFilesTable(doc: Y.Doc, options: { clock?: () => number } =
     },
     delete: (ids, origin) => map.deleteMany(ids, origin),
     batch: (fn, origin) => map.batch(fn, origin),
+    flush: () => map.flush(),
     rows: () => map.values(),
     forEach(fn) {
       map.forEach((row) => {

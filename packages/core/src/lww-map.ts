@@ -64,6 +64,23 @@
  * (`get`, iteration, a later entry of the same key), and the record replaces it.
  * `scan` reads such entries without decoding them. Values read are the same
  * objects on every read, decoded or not yet.
+ *
+ * Deferred local writes (`deferLocalWrites`). A Yjs transaction costs more than
+ * the entry it stores (a Transaction with its maps, the state vectors, the
+ * cleanup, the doc's events), and 10,000 files written one `await` after the
+ * other made 10,000 of them. With this option a `set` made outside any Yjs
+ * transaction is applied to the map at once (reads, `observe` and
+ * `observeEntries` see it synchronously, with a change source
+ * `{ local: true, origin }` instead of a transaction) and its entry is stored
+ * in the `Y.Array` later, together with the other deferred ones, in one
+ * transaction: when the current task ends (`setImmediate`, or `setTimeout` in a
+ * browser), before any other write of this map, or on `flush()`. So the
+ * `Y.Doc` (and a provider, or anyone encoding it) sees the rows of a burst of
+ * writes one task later, in one update; code that reads the doc itself must
+ * `flush()` first. A deferred entry superseded before it is stored is never
+ * stored. Entries are stored with their writer's origin (a change of origin
+ * stores the earlier ones first). Stored, they are not applied a second time
+ * (`preApplied`).
  */
 import * as Y from 'yjs'
 
@@ -113,7 +130,13 @@ export interface LwwChange<V> {
   after: V | undefined
 }
 
-export type LwwObserver<V> = (changes: Map<string, LwwChange<V>>, transaction: Y.Transaction) => void
+/**
+ * Where a change came from: its Yjs transaction, or for a deferred local write (see the
+ * module comment) a record of the same two fields.
+ */
+export type LwwChangeSource = Pick<Y.Transaction, 'local' | 'origin'>
+
+export type LwwObserver<V> = (changes: Map<string, LwwChange<V>>, source: LwwChangeSource) => void
 
 export interface LwwMap<V> {
   readonly yarray: Y.Array<StoredEntry<V>>
@@ -145,8 +168,10 @@ export interface LwwMap<V> {
    * Calls `fn` for every entry added to the array (local or remote, winning or not),
    * before the `observe` callbacks of its transaction.
    */
-  observeEntries(fn: (key: string, val: V, transaction: Y.Transaction) => void): () => void
-  /** Stop observing the array. The map is unusable afterwards. */
+  observeEntries(fn: (key: string, val: V, source: LwwChangeSource) => void): () => void
+  /** Store deferred local writes in the `Y.Array` now (see the module comment); a no-op without them. */
+  flush(): void
+  /** Stop observing the array (deferred writes are stored first). The map is unusable afterwards. */
   destroy(): void
 }
 
@@ -160,6 +185,19 @@ export interface LwwMapOptions<V = unknown> {
   /** Sweep stale entries once there are more than `max(minStale, size * staleRatio)`. */
   minStale?: number
   staleRatio?: number
+  /** Store the entries of local writes made outside a Yjs transaction later, many in one transaction (see the module comment). */
+  deferLocalWrites?: boolean
+}
+
+// Read once, at load: just-bash's sandbox blocks reading these globals while a script runs (it
+// keeps its own copies the same way), and rows are written from inside scripts.
+const hostSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined
+const hostSetTimeout = setTimeout
+
+/** Runs `fn` once the current task is over (after the microtasks queued so far). */
+const later = (fn: () => void): void => {
+  if (hostSetImmediate) hostSetImmediate(fn)
+  else hostSetTimeout(fn, 0)
 }
 
 /** Longest run of own entries appended one after the other before a write is prepended. */
@@ -227,9 +265,15 @@ export function attachLwwMap<V>(
   let staleCount = 0
   let lastTs = 0
   const observers = new Set<LwwObserver<V>>()
-  const entryObservers = new Set<(key: string, val: V, transaction: Y.Transaction) => void>()
+  const entryObservers = new Set<(key: string, val: V, source: LwwChangeSource) => void>()
   let current: Y.Transaction | undefined
   let changes: Map<string, LwwChange<V>> | null = null
+  // Deferred local writes (see the module comment): applied, not stored yet, in write order, all
+  // of one origin. `preApplied` holds the stored forms of those being stored in this transaction.
+  const deferLocal = options.deferLocalWrites === true
+  const deferred: Entry<V>[] = []
+  let deferredOrigin: unknown
+  const preApplied = new Set<unknown>()
 
   /** Key of a well-formed stored entry (either form), `undefined` for garbage. */
   const keyOf = (raw: unknown): string | undefined => {
@@ -310,6 +354,8 @@ export function attachLwwMap<V>(
   }
 
   const add = (raw: unknown) => {
+    // A deferred entry being stored: the map applied it when it was written.
+    if (preApplied.size > 0 && preApplied.delete(raw)) return
     const mine = own.length > 0 ? ownEntry(raw) : undefined
     const e = mine ?? decode(raw)
     if (!e) return // garbage from a peer: ignore, never crash
@@ -387,12 +433,15 @@ export function attachLwwMap<V>(
         for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
           const s = structs[i]!
           if (s.id.clock >= clock + len) break
-          // Added and deleted in this transaction: it never took part.
-          if (!(s instanceof Y.Item) || s.parent !== yarray || s.id.clock >= born) continue
+          if (!(s instanceof Y.Item) || s.parent !== yarray) continue
+          // Added and deleted in this transaction: it never took part, unless it is a deferred
+          // entry, which the map applied when it was written.
+          const bornHere = s.id.clock >= born
+          if (bornHere && preApplied.size === 0) continue
           const content = s.content.getContent()
           const from = Math.max(clock, s.id.clock) - s.id.clock
           const to = Math.min(clock + len, s.id.clock + s.length) - s.id.clock
-          for (let j = from; j < to; j++) remove(content[j])
+          for (let j = from; j < to; j++) if (!bornHere || preApplied.delete(content[j])) remove(content[j])
         }
       }
     })
@@ -466,23 +515,90 @@ export function attachLwwMap<V>(
     }
   }
 
-  const transact = (fn: (tr: Y.Transaction) => void, origin?: unknown) => {
+  let storeScheduled = false
+  const storeLater = () => {
+    if (storeScheduled) return
+    storeScheduled = true
+    later(() => {
+      storeScheduled = false
+      flush()
+    })
+  }
+  /** Push the deferred entries into the current transaction; superseded ones are dropped. */
+  const storeDeferred = (tr: Y.Transaction) => {
+    sweepIfNeeded(tr)
+    const raws: StoredEntry<V>[] = []
+    for (const e of deferred) {
+      if (staleWith(e.key, e.raw) === e) removeStale(e)
+      else {
+        preApplied.add(e.raw)
+        raws.push(e.raw as StoredEntry<V>)
+      }
+    }
+    deferred.length = 0
+    if (raws.length > 0) append(raws)
+  }
+  const flush = () => {
+    if (deferred.length === 0) return
     const doc = yarray.doc
     if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
-    doc.transact(fn, origin)
+    // Inside a local transaction the entries join it (its origin, its update). Inside a peer's
+    // (an observer of a remote change) they wait for the end of the task: stored there, they
+    // would travel as the peer's, and a provider never sends a peer's changes back.
+    const running = doc._transaction
+    if (running !== null && !running.local) return storeLater()
+    doc.transact(storeDeferred, deferredOrigin)
+  }
+  /** A local write outside any transaction: applied now, stored by `flush`. */
+  const setDeferred = (key: string, val: V, origin: unknown) => {
+    if (deferred.length > 0 && origin !== deferredOrigin) flush()
+    const e = encode(key, val, nextTs())
+    deferred.push(e)
+    deferredOrigin = origin
+    const source: LwwChangeSource = { local: true, origin }
+    if (entryObservers.size > 0) for (const fn of entryObservers) fn(key, val, source)
+    // `nextTs` is above every timestamp seen: the new entry wins.
+    const cur = winnerOf(key)
+    winners.set(key, e)
+    if (cur) addStale(cur)
+    const before = shown(cur)
+    if (before !== val && observers.size > 0) {
+      const done = new Map<string, LwwChange<V>>([[key, { before, after: val }]])
+      for (const fn of observers) fn(done, source)
+    }
+    storeLater()
+  }
+
+  /**
+   * A transaction of this map's own: deferred entries are stored first (in it, or before it when
+   * none is running). In a peer's transaction they stay deferred (see `flush`), except for a
+   * delete (`mustStore`), which must find every entry of its keys in the array.
+   */
+  const transact = (fn: (tr: Y.Transaction) => void, origin?: unknown, mustStore = false) => {
+    const doc = yarray.doc
+    if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
+    if (deferred.length > 0 && doc._transaction === null && origin !== deferredOrigin) flush()
+    doc.transact((tr) => {
+      if (deferred.length > 0 && (tr.local || mustStore)) storeDeferred(tr)
+      fn(tr)
+    }, origin)
   }
 
   const deleteMany = (keys: Iterable<string>, origin?: unknown) => {
     const doomed = new Set<string>()
     for (const key of keys) if (winners.has(key) || staleByKey.has(key)) doomed.add(key)
     if (doomed.size === 0) return
-    transact(() => {
-      const all = yarray.toArray()
-      for (let i = all.length - 1; i >= 0; i--) {
-        const key = keyOf(all[i])
-        if (key !== undefined && doomed.has(key)) yarray.delete(i, 1)
-      }
-    }, origin)
+    transact(
+      () => {
+        const all = yarray.toArray()
+        for (let i = all.length - 1; i >= 0; i--) {
+          const key = keyOf(all[i])
+          if (key !== undefined && doomed.has(key)) yarray.delete(i, 1)
+        }
+      },
+      origin,
+      true,
+    )
   }
 
   return {
@@ -493,6 +609,8 @@ export function attachLwwMap<V>(
       return e !== undefined && !(rejected.size > 0 && !Array.isArray(e) && rejected.has(e as Entry<V>))
     },
     set(key, val, origin) {
+      if (deferLocal && pending === undefined && yarray.doc?._transaction === null)
+        return setDeferred(key, val, origin)
       transact((tr) => {
         sweepIfNeeded(tr)
         const entry = encode(key, val, nextTs())
@@ -559,7 +677,9 @@ export function attachLwwMap<V>(
       entryObservers.add(fn)
       return () => entryObservers.delete(fn)
     },
+    flush,
     destroy() {
+      if (yarray.doc) flush()
       yarray.unobserve(handler)
       observers.clear()
       entryObservers.clear()

@@ -18,9 +18,8 @@
  * - a trashed row hides itself and its whole subtree;
  * - siblings sharing a name get display suffixes (sibling-names.ts).
  */
-import type * as Y from 'yjs'
 import { PlaintextCache } from './content/plaintext-cache.js'
-import type { FileRow, FileRowChange, FilesTable } from './files-table.js'
+import type { FileRow, FileRowChange, FileRowChangeSource, FilesTable } from './files-table.js'
 import { type FileId, ROOT_ID } from './ids.js'
 import { disambiguateNames } from './sibling-names.js'
 
@@ -65,7 +64,7 @@ export interface FileSystemIndex {
 export type IndexChangeListener = (
   changes: Map<FileId, FileRowChange>,
   oldPaths: Map<FileId, string | undefined>,
-  transaction: Y.Transaction,
+  source: FileRowChangeSource,
 ) => void
 
 export interface IndexSnapshot {

@@ -7,8 +7,7 @@
  * watches: every change costs a path walk. Events of a transaction or bulk
  * load carry its `transactionId` (set on the context while its rows land).
  */
-import type * as Y from 'yjs'
-import type { FileRowChange } from '../files-table.js'
+import type { FileRowChange, FileRowChangeSource } from '../files-table.js'
 import type { FileId } from '../ids.js'
 import type { FsEvent, FsEventHandler, FsEventType } from './events.js'
 import type { FsContext } from './fs-context.js'
@@ -39,7 +38,7 @@ function emitRowEvents(
   ctx: FsContext,
   changes: Map<FileId, FileRowChange>,
   oldPaths: Map<FileId, string | undefined>,
-  tr: Y.Transaction,
+  tr: FileRowChangeSource,
 ): void {
   if (!ctx.events.active) return
   const origin = tr.local ? 'local' : 'remote'

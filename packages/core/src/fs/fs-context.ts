@@ -57,6 +57,13 @@ export interface CreateFileSystemOptions {
    */
   mergeStaleWrites?: boolean
   /**
+   * Rows written outside a Yjs transaction reach the main doc when the current task ends, many
+   * in one transaction (files-table.ts, `flush`): reads and events see them at once. Default
+   * true; false stores each row in its own transaction at once (code that syncs the main doc by
+   * hand without `fs.table.flush()`).
+   */
+  deferRowWrites?: boolean
+  /**
    * With `connect`: store many new content docs at once (a server's batched write, see
    * @yfs/client); resolves once every update is stored. `writeTree` uses it instead of
    * opening each new file's doc through the provider.

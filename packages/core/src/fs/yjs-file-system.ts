@@ -127,7 +127,8 @@ export class YjsFileSystem implements IFileSystem {
     const doc = options.doc ?? new Y.Doc()
     const clock = options.clock ?? Date.now
     const limits = { ...DEFAULT_LIMITS, ...options.limits }
-    const table = createFilesTable(doc, { clock })
+    // Rows of consecutive writes reach the doc together, one transaction per task (lww-map.ts).
+    const table = createFilesTable(doc, { clock, deferLocalWrites: options.deferRowWrites ?? true })
     const index = createFileSystemIndex(table)
     const ctx: FsContext = {
       doc,
