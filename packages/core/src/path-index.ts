@@ -17,6 +17,12 @@
  *   without writing anything;
  * - a trashed row hides itself and its whole subtree;
  * - siblings sharing a name get display suffixes (sibling-names.ts).
+ *
+ * (Over 400 lines: the rules above share one set of maps (rows, effective
+ * parents, children, name maps, detached subtrees) that each incremental
+ * update keeps consistent together; split into modules, every one would need
+ * the others' private state. The name rules themselves are in sibling-names.ts,
+ * the cache in content/plaintext-cache.ts.)
  */
 import { PlaintextCache } from './content/plaintext-cache.js'
 import type { FileRow, FileRowChange, FileRowChangeSource, FilesTable } from './files-table.js'

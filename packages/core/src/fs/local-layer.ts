@@ -27,6 +27,9 @@
  * Not done: symlinks inside `/tmp` resolve inside the local layer only (a
  * link from `/tmp` to a workspace path dangles), and hard links are ENOSYS
  * like everywhere else.
+ *
+ * (A little over 400 lines: one method per `IFileSystem` method, each
+ * applying the `/tmp` rules above; the storage itself is memory-fs.ts.)
  */
 import type { BufferEncoding, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash'
 import { getEncoding, toBytes, utf8Length } from '../encoding.js'
