@@ -81,6 +81,11 @@
  * stored. Entries are stored with their writer's origin (a change of origin
  * stores the earlier ones first). Stored, they are not applied a second time
  * (`preApplied`).
+ *
+ * (Over 400 lines, half of it this comment and the types: every operation
+ * reads and updates the same state (winners, stale entries, deferred and own
+ * entries, the current transaction's changes), which one closure keeps
+ * private; split, each part would need all of it.)
  */
 import * as Y from 'yjs'
 
