@@ -197,11 +197,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   // With a store: ids of content docs whose changes the server has not acknowledged (unacknowledged-docs.ts).
   let unacked: UnacknowledgedDocs | undefined
   const statusListeners = new Set<(status: ConnectionStatus) => void>()
-  // The workspace's filesystem, once the main doc is open (below).
-  let fs: YjsFileSystem | undefined
   const status = (): ConnectionStatus => {
-    // Rows written in this task are still deferred (core's lww-map.ts): count them as the main doc's change.
-    fs?.table.flush()
     let unacknowledged = lingering.size
     for (const p of providers) if (p.unsyncedChanges > 0 && !resuming.has(p.document)) unacknowledged++
     return { online: socket.status === WebSocketStatus.Connected, unacknowledged }
@@ -363,6 +359,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   }
   const stores = new Set<DocPersistence>(mainStore ? [mainStore] : [])
 
+  let fs: YjsFileSystem | undefined
   // Many content docs per round trip on the main doc's connection (server: extensions/bulk-content.ts).
   const bulk = createBulkChannel(main, { timeoutMs })
   fs = createFileSystem({
@@ -463,8 +460,6 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     },
     async flush(flushTimeoutMs = timeoutMs) {
       const deadline = Date.now() + flushTimeoutMs
-      // Rows written in this task are still deferred (core's lww-map.ts): into the main doc first.
-      fs?.table.flush()
       // Providers come and go while we wait: loop until one pass finds all acknowledged.
       for (;;) {
         const pending = [...providers].filter((p) => !(p.isSynced && p.unsyncedChanges === 0))

@@ -80,9 +80,9 @@ export interface FilesTable {
   /** Several writes in one Yjs transaction. */
   batch(fn: () => void, origin?: unknown): void
   /**
-   * Store deferred row writes in the main doc now. With `deferLocalWrites`, a row written outside
-   * a Yjs transaction is in the table at once but reaches the doc when the current task ends
-   * (lww-map.ts, "Deferred local writes"): code that encodes or copies the doc flushes first.
+   * Store deferred row writes in the main doc now. With `deferLocalWrites`, a row written while
+   * nobody watches the doc is in the table at once and reaches the doc when the current task ends,
+   * or before anyone reads the doc (lww-map.ts, "Deferred local writes"); this stores them sooner.
    */
   flush(): void
   rows(): IterableIterator<FileRow>

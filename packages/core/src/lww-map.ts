@@ -68,19 +68,22 @@
  * Deferred local writes (`deferLocalWrites`). A Yjs transaction costs more than
  * the entry it stores (a Transaction with its maps, the state vectors, the
  * cleanup, the doc's events), and 10,000 files written one `await` after the
- * other made 10,000 of them. With this option a `set` made outside any Yjs
- * transaction is applied to the map at once (reads, `observe` and
- * `observeEntries` see it synchronously, with a change source
- * `{ local: true, origin }` instead of a transaction) and its entry is stored
- * in the `Y.Array` later, together with the other deferred ones, in one
- * transaction: when the current task ends (`setImmediate`, or `setTimeout` in a
- * browser), before any other write of this map, or on `flush()`. So the
- * `Y.Doc` (and a provider, or anyone encoding it) sees the rows of a burst of
- * writes one task later, in one update; code that reads the doc itself must
- * `flush()` first. A deferred entry superseded before it is stored is never
- * stored. Entries are stored with their writer's origin (a change of origin
- * stores the earlier ones first). Stored, they are not applied a second time
- * (`preApplied`).
+ * other made 10,000 of them. With this option a `set` that nobody could see
+ * happen (made outside any Yjs transaction, while no one listens to the doc's
+ * transactions or observes the array: `isDocWatched`, doc-readers.ts) is
+ * applied to the map at once (reads, `observe` and `observeEntries` see it
+ * synchronously, with a change source `{ local: true, origin }` instead of a
+ * transaction), and its entry is stored in the `Y.Array` later, with the other
+ * deferred ones, in one transaction: when the current task ends
+ * (`setImmediate`, or `setTimeout` in a browser), before any other write of
+ * this map, on `flush()`, and before anyone reads the doc (encodes it, applies
+ * an update to it, starts a transaction on it, gets a shared type of it or
+ * adds a listener to it: `beforeDocIsRead`, doc-readers.ts). So no one outside
+ * sees a doc older than the map, and a doc someone listens to gets each write
+ * in its own transaction, as without the option. A deferred entry superseded
+ * before it is stored is never stored. Entries are stored with their
+ * writer's origin (a change of origin stores the earlier ones first). Stored,
+ * they are not applied a second time (`preApplied`).
  *
  * (Over 400 lines, half of it this comment and the types: every operation
  * reads and updates the same state (winners, stale entries, deferred and own
@@ -88,6 +91,7 @@
  * private; split, each part would need all of it.)
  */
 import * as Y from 'yjs'
+import { beforeDocIsRead, isDocWatched } from './doc-readers.js'
 
 /** The object form of a stored entry (the only form before codecs; still read and written). */
 export interface LwwEntry<V> {
@@ -543,8 +547,9 @@ export function attachLwwMap<V>(
     deferred.length = 0
     if (raws.length > 0) append(raws)
   }
+  let storing = false
   const flush = () => {
-    if (deferred.length === 0) return
+    if (deferred.length === 0 || storing) return
     const doc = yarray.doc
     if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
     // Inside a local transaction the entries join it (its origin, its update). Inside a peer's
@@ -552,8 +557,22 @@ export function attachLwwMap<V>(
     // would travel as the peer's, and a provider never sends a peer's changes back.
     const running = doc._transaction
     if (running !== null && !running.local) return storeLater()
-    doc.transact(storeDeferred, deferredOrigin)
+    // `storing`: the transaction reads `doc.store`, which runs the doc's read hook (doc-readers.ts).
+    storing = true
+    try {
+      doc.transact(storeDeferred, deferredOrigin)
+    } finally {
+      storing = false
+    }
   }
+  // Nobody outside sees a doc older than this map: reading it, or listening to it, stores first.
+  const unhook = deferLocal && yarray.doc ? beforeDocIsRead(yarray.doc, flush) : undefined
+  /**
+   * A write may be deferred: outside any transaction, and nobody would see its transaction as it
+   * happens (no listener of the doc's transactions, no other observer of the array).
+   */
+  const mayDefer = (doc: Y.Doc): boolean =>
+    doc._transaction === null && yarray._eH.l.length <= 1 && yarray._dEH.l.length === 0 && !isDocWatched(doc)
   /** A local write outside any transaction: applied now, stored by `flush`. */
   const setDeferred = (key: string, val: V, origin: unknown) => {
     if (deferred.length > 0 && origin !== deferredOrigin) flush()
@@ -614,7 +633,7 @@ export function attachLwwMap<V>(
       return e !== undefined && !(rejected.size > 0 && !Array.isArray(e) && rejected.has(e as Entry<V>))
     },
     set(key, val, origin) {
-      if (deferLocal && pending === undefined && yarray.doc?._transaction === null)
+      if (deferLocal && pending === undefined && yarray.doc && mayDefer(yarray.doc))
         return setDeferred(key, val, origin)
       transact((tr) => {
         sweepIfNeeded(tr)
@@ -685,6 +704,7 @@ export function attachLwwMap<V>(
     flush,
     destroy() {
       if (yarray.doc) flush()
+      unhook?.()
       yarray.unobserve(handler)
       observers.clear()
       entryObservers.clear()

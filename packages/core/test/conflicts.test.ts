@@ -21,8 +21,6 @@ function replica(start: number): YjsFileSystem {
 
 /** Exchange main docs and every content doc between replicas, both ways. */
 async function sync(...replicas: YjsFileSystem[]): Promise<void> {
-  // Rows written in this task are still deferred (lww-map.ts): into the docs first.
-  for (const r of replicas) r.table.flush()
   for (const a of replicas)
     for (const b of replicas)
       if (a !== b) Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc, Y.encodeStateVector(b.doc)))
@@ -51,7 +49,6 @@ async function expectConverged(...replicas: YjsFileSystem[]): Promise<string[]> 
   const first = await snapshot(replicas[0]!)
   for (const r of replicas) {
     expect(await snapshot(r)).toEqual(first)
-    r.table.flush()
     expect(r.index.snapshot()).toEqual(createFileSystemIndex(createFilesTable(r.doc)).snapshot())
   }
   return first
@@ -111,10 +108,8 @@ describe('concurrent edits converge', () => {
     const child = [...a.table.rows()].find((r) => r.name === 'child.txt')!
     b.table.set(child) // a peer that received the child row but not yet the parent row
     expect(b.index.pathOf(child.id)).toBe('/child.txt')
-    a.table.flush()
     for (const u of updates) Y.applyUpdate(b.doc, u)
     expect(b.index.pathOf(child.id)).toBe('/parent/child.txt')
-    b.table.flush()
     expect(b.index.snapshot()).toEqual(createFileSystemIndex(createFilesTable(b.doc)).snapshot())
   })
 

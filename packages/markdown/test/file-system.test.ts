@@ -68,7 +68,6 @@ describe('Markdown files in YjsFileSystem', () => {
     const a = make()
     const b = make()
     await a.writeFile('/doc.md', 'Hello world.\n')
-    a.table.flush() // rows reach the doc when the task ends (core's lww-map.ts)
     Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
     const id = a.index.lookup('/doc.md')!
     const hb = await b.pool.acquire(id)
@@ -79,7 +78,6 @@ describe('Markdown files in YjsFileSystem', () => {
     hb.release()
     expect(await b.readFile('/doc.md')).toBe('Hello, dear world.\n')
     expect((await b.stat('/doc.md')).size).toBe(19)
-    b.table.flush()
     Y.applyUpdate(a.doc, Y.encodeStateAsUpdate(b.doc))
     expect((await a.stat('/doc.md')).size).toBe(19)
   })
@@ -101,7 +99,6 @@ describe('Markdown files in YjsFileSystem', () => {
     const plain = createFileSystem() // no codecs: a peer set up without @yfs/markdown
     await rich.writeFile('/plan.md', NOTE)
     await rich.writeFile('/empty.md', '')
-    rich.table.flush()
     Y.applyUpdate(plain.doc, Y.encodeStateAsUpdate(rich.doc))
     for (const path of ['/plan.md', '/empty.md']) {
       const id = rich.index.lookup(path)!

@@ -57,10 +57,10 @@ export interface CreateFileSystemOptions {
    */
   mergeStaleWrites?: boolean
   /**
-   * Rows written outside a Yjs transaction reach the main doc when the current task ends, many
-   * in one transaction (files-table.ts, `flush`): reads and events see them at once. Default
-   * true; false stores each row in its own transaction at once (code that syncs the main doc by
-   * hand without `fs.table.flush()`).
+   * Rows written while nobody watches the main doc (no `update` or other transaction listener)
+   * reach it when the current task ends, or before anyone reads it, many in one transaction
+   * (lww-map.ts, "Deferred local writes"); reads and events see them at once. Default true;
+   * false stores each row in its own transaction at once.
    */
   deferRowWrites?: boolean
   /**

@@ -228,7 +228,6 @@ describe('content', () => {
     await fs.writeFile('/dataview.bin', new DataView(backing.buffer, 2, 3) as unknown as Uint8Array)
     cases.push(['/dataview.bin', new Uint8Array(), [0, 1, 2]])
     const peer = createFileSystem()
-    fs.table.flush()
     Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(fs.doc))
     for (const [path, , expected] of cases) {
       expect([...(await fs.readFileBuffer(path))], path).toEqual(expected)
@@ -353,7 +352,6 @@ describe('system paths are local to each instance', () => {
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toContain('/bin/ls')
     const peer = createFileSystem()
-    fs.table.flush()
     Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(fs.doc))
     expect(
       peer.getAllPaths().filter((p) => !p.match(/^\/(bin|usr|dev|proc|tmp)(\/|$)/) && p !== '/'),
@@ -370,7 +368,6 @@ describe('two replicas', () => {
     await bashA.exec(
       'mkdir -p /p/q && echo one > /p/q/1.txt && echo two > /p/2.txt && printf "\\x00\\x01" > /p/bin',
     )
-    a.table.flush()
     Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
     for (const row of a.table.rows()) {
       if (row.type !== 'file') continue
@@ -399,20 +396,12 @@ describe('events', () => {
     const local: string[] = []
     a.watch((e) => local.push(`${e.origin} ${e.type} ${e.path}`))
     a.doc.on('update', (u: Uint8Array) => Y.applyUpdate(b.doc, u))
-    // Rows reach a's doc, and so b, when the task ends (lww-map.ts): one task per change here.
-    const taskEnd = () => new Promise((resolve) => setImmediate(resolve))
     await a.mkdir('/d')
-    await taskEnd()
     await a.writeFile('/d/f.txt', 'x')
-    await taskEnd()
     await a.writeFile('/d/f.txt', 'xy')
-    await taskEnd()
     await a.mv('/d', '/e')
-    await taskEnd()
     await a.rm('/e/f.txt')
-    await taskEnd()
     a.trash.restore(a.trash.list()[0]!.id)
-    await taskEnd()
     off()
     await a.writeFile('/after.txt', 'x')
     expect(seen).toEqual([
@@ -442,7 +431,6 @@ describe('read-only mode', () => {
   it('refuses every change with EACCES and changes nothing, while reads and /dev/null work', async () => {
     const source = await seeded()
     const fs = createFileSystem({ readOnly: true })
-    source.table.flush()
     Y.applyUpdate(fs.doc, Y.encodeStateAsUpdate(source.doc))
     const before = Y.encodeStateVector(fs.doc)
     const attempts: Promise<unknown>[] = [

@@ -52,7 +52,6 @@ describe('file history', () => {
     expect(restored.reason).toBe('restore')
     expect(await a.readFile('/f.txt')).toBe('v1')
     expect((await a.history('/f.txt')).length).toBe(3)
-    a.table.flush()
     Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
     const id = a.index.lookup('/f.txt')!
     const [ha, hb] = [await a.pool.acquire(id), await b.pool.acquire(id)]

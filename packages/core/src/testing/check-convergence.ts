@@ -13,6 +13,7 @@
  *    files deleted for good by an empty-trash are exempt).
  */
 import { TEXT_KEY } from '../content/text-codec.js'
+import { createFilesTable } from '../files-table.js'
 import type { FileId } from '../ids.js'
 import { createFileSystemIndex } from '../path-index.js'
 import { dumpIndex } from './dump-index.js'
@@ -26,8 +27,7 @@ const count = (haystack: string, needle: string) => haystack.split(needle).lengt
 export function checkIndexes(net: ReplicaNetwork): string[] {
   const violations: string[] = []
   for (const { index: i, fs } of net.replicas) {
-    // From the live table: rows written in this task are in it before they reach the doc.
-    const rebuilt = createFileSystemIndex(fs.table)
+    const rebuilt = createFileSystemIndex(createFilesTable(fs.doc))
     const got = JSON.stringify(dumpIndex(fs.index, fs.table))
     const want = JSON.stringify(dumpIndex(rebuilt, fs.table))
     rebuilt.destroy()

@@ -6,8 +6,6 @@ describe('createReplicaNetwork', () => {
     const net = createReplicaNetwork(3)
     const [a, b, c] = net.replicas.map((r) => r.fs)
     await a!.mkdir('/d')
-    // Rows leave a replica when the task ends, those of one task in one update.
-    await new Promise((resolve) => setImmediate(resolve))
     await a!.writeFile('/d/f.txt', 'hi')
     net.deliver(0, 1, 1) // only the mkdir
     expect(b!.getAllPaths()).toContain('/d')

@@ -77,12 +77,6 @@ export interface ReplicaNetworkOptions {
   maxIdle?: number
   /** Content codecs of every replica (e.g. `[markdownCodec]`). */
   codecs?: ContentCodec[]
-  /**
-   * `createFileSystem`'s option, default true: rows of one task leave a replica in one update
-   * (`send` and `deliver` end the task first). False: every row is its own update, so partial
-   * deliveries can split what one task wrote.
-   */
-  deferRowWrites?: boolean
 }
 
 export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions = {}): ReplicaNetwork {
@@ -137,7 +131,6 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
     const fs = createFileSystem({
       doc,
       codecs: options.codecs,
-      deferRowWrites: options.deferRowWrites ?? true,
       clock: (options.clock ?? sharedClock)(i),
       ...(options.author ? { author: options.author(i) } : {}),
       idleMs: options.idleMs ?? Number.POSITIVE_INFINITY,
@@ -170,8 +163,6 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
     replicas,
     send(i, count = Number.POSITIVE_INFINITY) {
       const r = replicas[i]!
-      // Rows written since the last task ended are still deferred (lww-map.ts): store them first.
-      r.fs.table.flush()
       for (const msg of r.outbox.splice(0, Math.min(count, r.outbox.length))) {
         Y.applyUpdate(hubDoc(msg.guid), msg.update, REMOTE)
         for (const other of replicas) if (other !== r) other.inbox.push(msg)
@@ -185,7 +176,6 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
       }
     },
     deliver(from, to, count = Number.POSITIVE_INFINITY) {
-      replicas[from]!.fs.table.flush()
       const queue = links[from]![to]!
       for (const msg of queue.splice(0, Math.min(count, queue.length))) apply(to, msg)
     },

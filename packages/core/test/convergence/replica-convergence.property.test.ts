@@ -44,10 +44,8 @@ describe('replicas converge whatever the operations and delivery order', () => {
         fc.constantFrom('frozen' as const, 'skewed' as const, 'shared' as const),
         fc.nat(),
         fc.array(replicaOpArbitrary({ sharedFiles: ['/a/x'] }), { minLength: 1, maxLength: maxOps }),
-        // Rows of a task in one update (the default), or each row its own (finer partial deliveries).
-        fc.boolean(),
-        async (n, clock, networkSeed, ops, deferRowWrites) => {
-          const net = createReplicaNetwork(n, { seed: networkSeed, clock: clocks[clock], deferRowWrites })
+        async (n, clock, networkSeed, ops) => {
+          const net = createReplicaNetwork(n, { seed: networkSeed, clock: clocks[clock] })
           try {
             // A common starting tree, so crossed moves and writes into shared folders happen often.
             const first = net.replicas[0]!.fs
