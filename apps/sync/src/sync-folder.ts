@@ -33,6 +33,7 @@ import {
   FS_ORIGIN,
   isFsError,
   paths,
+  ROOT_ID,
   SYSTEM_ROOTS,
   type YjsFileSystem,
 } from '@yfs/core'
@@ -190,6 +191,8 @@ class SyncEngine implements FolderSync {
   #meta = new Map<FileId, Partial<FileRow>>()
   #metaFlush: Promise<void> | undefined
   #counts = { toWorkspace: 0, toDisk: 0 }
+  /** New files the daemon is writing into the workspace (`parent id/name`) → the id of the row its write created. */
+  #creating = new Map<string, FileId | undefined>()
 
   constructor(options: SyncFolderOptions, state: SyncState, dir: string) {
     this.dir = dir
@@ -220,7 +223,16 @@ class SyncEngine implements FolderSync {
     await removeStrayTemps(this.dir, new Set([STATE_DIR, '.git', 'node_modules']))
     await this.#rules.reload('/')
     this.#unobserve = this.#fs.table.observe((changes, tr) => {
-      if (tr.local) return
+      if (tr.local) {
+        if (this.#creating.size > 0)
+          for (const [id, change] of changes) {
+            const row = change.after
+            if (change.before || !row) continue
+            const key = `${row.parentId ?? ROOT_ID}/${row.name}`
+            if (this.#creating.has(key)) this.#creating.set(key, id)
+          }
+        return
+      }
       for (const id of changes.keys()) this.#wsDirty.add(id)
       this.#scheduleWs()
     })
@@ -465,8 +477,8 @@ class SyncEngine implements FolderSync {
     mode: number,
     stamp?: string,
     known?: { hash: string; text: string | undefined },
+    row = this.#wsRow(path),
   ): void {
-    const row = this.#wsRow(path)
     if (!row) return
     const text =
       bytes.byteLength > MAX_BASE_BYTES ? undefined : known ? known.text : decodeTextOrBinary(bytes)
@@ -498,6 +510,12 @@ class SyncEngine implements FolderSync {
     })
   }
 
+  /** The synced hash of a file whose size and mtime are still what was synced (scans skip reading it). */
+  #knownHash(path: string, size: number, mtimeMs: number): string | undefined {
+    const e = this.#state.get(path)
+    return e && e.kind === 'file' && e.size === size && e.mtimeMs === mtimeMs ? e.hash : undefined
+  }
+
   // ------------------------------------------------------------ full reconcile
 
   async #fullReconcile(initial: boolean): Promise<void> {
@@ -508,10 +526,7 @@ class SyncEngine implements FolderSync {
         maxFileSize: this.#fs.limits.maxFileSize,
         // The first pass keeps what it hashed, so new files are uploaded without a second read.
         keepBytes: initial && round === 0 ? KEEP_SCANNED_BYTES : 0,
-        knownHash: (path, size, mtimeMs) => {
-          const e = this.#state.get(path)
-          return e && e.kind === 'file' && e.size === size && e.mtimeMs === mtimeMs ? e.hash : undefined
-        },
+        knownHash: (path, size, mtimeMs) => this.#knownHash(path, size, mtimeMs),
       })
       for (const [path] of scan.nodes)
         if (isSystemPath(path)) {
@@ -862,14 +877,37 @@ class SyncEngine implements FolderSync {
       // No merge base (binary, or text over MAX_BASE_BYTES) and the workspace changed since the
       // last sync: writing the disk bytes would silently drop that change, so both are kept.
       return this.#mergeBoth(path, undefined)
-    const result = await writeFromDisk(this.#fs, path, { bytes, base: entry?.base })
-    const row = this.#wsRow(path)
+    // A new file: note the row the write creates. A peer that had not seen it yet can create a
+    // file of the same name meanwhile; both rows stay, and core shows the later-created one as
+    // `f (1).txt`, which may be ours (see #followDisplayName).
+    const key = before ? undefined : this.#creationKey(path)
+    if (key) this.#creating.set(key, undefined)
+    let result: Awaited<ReturnType<typeof writeFromDisk>>
+    let mine: FileId | undefined
+    try {
+      result = await writeFromDisk(this.#fs, path, { bytes, base: entry?.base })
+    } finally {
+      if (key) {
+        mine = this.#creating.get(key)
+        this.#creating.delete(key)
+      }
+    }
+    const row = mine !== undefined ? this.#fs.table.get(mine) : this.#wsRow(path)
     if (!row) return
     const mode = st.mode & 0o777
     await this.#setMeta(row.id, {
       updatedAt: Math.round(st.mtimeMs),
       ...((row.mode ?? 0o644) !== mode ? { mode } : {}),
     })
+    if (mine !== undefined && this.#fs.index.pathOf(mine) !== path) {
+      // Ours is shown under another name already: recorded where the disk has it, the remote pass
+      // moves it to that name (and the other file is written here).
+      this.#putFile(path, bytes, st.mtimeMs, mode, stampOf(row), undefined, row)
+      this.#wsDirty.add(mine)
+      this.#scheduleWs()
+      this.#change('to-workspace', 'create', path)
+      return
+    }
     // A merge is written back to disk (unless an editor saved meanwhile: then that save is next).
     if (!result.merged) await this.#putFileSynced(path, result.bytes, st.mtimeMs, mode)
     else if (await this.#writeIfUnchanged(path, host, bytes, result.bytes, mode))
@@ -879,6 +917,12 @@ class SyncEngine implements FolderSync {
       result.conflict ? 'conflict' : result.merged ? 'merge' : before ? 'update' : 'create',
       path,
     )
+  }
+
+  /** The key of a new file at `path` in #creating: its parent folder's id and its name. */
+  #creationKey(path: string): string | undefined {
+    const parent = this.#fs.index.lookup(paths.dirname(path))
+    return parent === undefined ? undefined : `${parent}/${paths.basename(path)}`
   }
 
   /** An edit beats a delete: bring the trashed file back (same id and history) before writing. */
@@ -902,10 +946,16 @@ class SyncEngine implements FolderSync {
       for (const e of this.#syncedUnder(from)) this.#state.delete(e.path)
       return false
     }
+    // A peer's change of the row not written to disk yet must not be taken as synced by the restamp.
+    const clean = row.type === 'folder' || synced?.stamp === stampOf(row)
     await this.#ensureWsParent(to)
     await this.#fs.mv(from, to)
     this.#state.move(from, to)
-    this.#restamp(to)
+    if (clean) this.#restamp(to)
+    else {
+      this.#wsDirty.add(row.id)
+      this.#scheduleWs()
+    }
     this.#change('to-workspace', 'move', to, { from })
     return true
   }
@@ -1153,7 +1203,8 @@ class SyncEngine implements FolderSync {
     await this.#metaFlush
   }
 
-  async #processRemoteId(id: FileId, queue: FileId[]): Promise<void> {
+  async #processRemoteId(id: FileId, queue: FileId[], following = new Set<FileId>()): Promise<void> {
+    following.add(id)
     const row = this.#fs.table.get(id)
     let path = row && row.trashedAt === null ? this.#fs.index.pathOf(id) : undefined
     if (
@@ -1165,7 +1216,10 @@ class SyncEngine implements FolderSync {
     if (path !== undefined) this.#host(path)
     const old = this.#state.pathOfId(id)
     if (path === undefined || !row) {
-      if (old !== undefined) await this.#removeLocalTree(old)
+      if (old !== undefined) {
+        await this.#removeLocalTree(old)
+        this.#heirOf(old, id)
+      }
       return
     }
     if (old !== undefined && old !== path) {
@@ -1174,9 +1228,21 @@ class SyncEngine implements FolderSync {
       if ((await exists(from)) && !(await exists(to))) {
         await moveEntry(from, to)
         this.#state.move(old, path)
-        this.#restamp(path)
+        // A file keeps its old stamp: the row's stamp now may include a content change that came
+        // with the move (a peer renamed and wrote it), which the download below compares and writes.
+        if (row.type === 'folder') this.#restamp(path)
         this.#change('to-disk', 'move', path, { from: old })
       } else await this.#removeLocalTree(old)
+      this.#heirOf(old, id)
+    }
+    // The disk file at `path` is another row's, which the workspace shows elsewhere now: two files
+    // of one name (created on both sides at once, or moved there), and core shows the later-created
+    // one as `f (1).txt`. That row's disk file follows its name first, then this row takes `path`.
+    const held = this.#state.get(path)
+    if (held && held.id !== id && !following.has(held.id as FileId)) {
+      const other = this.#fs.index.pathOf(held.id as FileId)
+      if (other !== undefined && other !== path)
+        await this.#processRemoteId(held.id as FileId, queue, following)
     }
     const e = this.#state.get(path)
     if (row.type === 'folder') {
@@ -1195,6 +1261,18 @@ class SyncEngine implements FolderSync {
     }
     if (e && e.id === id && e.stamp === stampOf(row)) return
     await this.#download(path)
+  }
+
+  /**
+   * The row at `old` moved away or went: when the workspace now shows another row at `old` (a
+   * duplicate name whose older namesake left: `f (1).txt` is `f.txt` now, without a change of its
+   * own row), that row's disk file follows its name on the next remote pass.
+   */
+  #heirOf(old: string, id: FileId): void {
+    const heir = this.#fs.index.lookup(old)
+    if (heir === undefined || heir === id || this.#state.pathOfId(heir) === old) return
+    this.#wsDirty.add(heir)
+    this.#scheduleWs()
   }
 
   /** The workspace no longer has `path`: remove what we synced there, keeping files edited on disk since. */
@@ -1235,22 +1313,28 @@ class SyncEngine implements FolderSync {
       if (node.kind !== 'folder') continue
       try {
         const e = this.#state.get(path)
-        if (e?.kind === 'folder') continue
-        if (e && !(await this.#replacedKind(path, e))) continue
-        const from = await this.#matchVanishedFolder(path)
-        const moved = from !== undefined && (await this.#moveRemote(from, path))
-        if (from !== undefined)
-          for (const p of this.#pendingDeletes.keys())
-            if (paths.isSameOrDescendant(from, p)) this.#pendingDeletes.delete(p)
-        if (!moved) {
-          await this.#fs.mkdir(path, { recursive: true })
-          this.#putFolder(path, node.mode)
-          this.#change('to-workspace', 'mkdir', path)
+        if (e?.kind !== 'folder') {
+          if (e && !(await this.#replacedKind(path, e))) continue
+          const from = await this.#matchVanishedFolder(path)
+          const moved = from !== undefined && (await this.#moveRemote(from, path))
+          if (from !== undefined)
+            for (const p of this.#pendingDeletes.keys())
+              if (paths.isSameOrDescendant(from, p)) this.#pendingDeletes.delete(p)
+          if (!moved) {
+            await this.#fs.mkdir(path, { recursive: true })
+            this.#putFolder(path, node.mode)
+            this.#change('to-workspace', 'mkdir', path)
+          }
         }
-        // Whatever is inside (moved in, copied in) is looked at too.
+        // Whatever is inside is looked at too: moved in, copied in, or (a synced folder, reported
+        // again once the watcher watches it) written before its watch could report it.
         const sub = await scanDisk(
           this.dir,
-          { ...scanOptions, rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) } },
+          {
+            ...scanOptions,
+            rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) },
+            knownHash: (p, size, mtimeMs) => this.#knownHash(p, size, mtimeMs),
+          },
           path,
         )
         for (const s of sub.skipped) this.#emit({ type: 'skip', ...s })
