@@ -177,11 +177,14 @@ class SyncEngine implements FolderSync {
   #rootId = ''
   #watcher: FolderWatcher | undefined
   #unobserve: (() => void) | undefined
+  #unobserveEntries: (() => void) | undefined
   #chain: Promise<void> = Promise.resolve()
   #pendingTasks = 0
   #diskDirty = new Set<string>()
   #diskTimer: NodeJS.Timeout | undefined
   #wsDirty = new Set<FileId>()
+  /** Dirty ids whose content is compared even when their row's stamp is the synced one (see start). */
+  #wsCompare = new Set<FileId>()
   #wsTimer: NodeJS.Timeout | undefined
   #pendingDeletes = new Map<string, number>()
   #deleteTimer: NodeJS.Timeout | undefined
@@ -236,6 +239,29 @@ class SyncEngine implements FolderSync {
       for (const id of changes.keys()) this.#wsDirty.add(id)
       this.#scheduleWs()
     })
+    // A peer's file row that loses the last-writer-wins to a newer row of ours (a metadata or
+    // content write of the daemon's that landed after theirs; the row is one LWW value) changes no
+    // row here, so the change observer says nothing; but its content edit is in the content doc,
+    // merged. Without a look at the content it never reached the disk (fast saves on both sides of
+    // one file, under load). Core's reads wait for the content that entry announced. Entries are
+    // reported before the table picks the winner: they are looked at once the transaction is done.
+    let arrived: FileRow[] = []
+    this.#unobserveEntries = this.#fs.table.observeRemoteEntries((entry) => {
+      if (entry.type !== 'file') return
+      if (arrived.length === 0)
+        queueMicrotask(() => {
+          const entries = arrived
+          arrived = []
+          for (const e of entries) {
+            const row = this.#fs.table.get(e.id)
+            if (!row || (row.updatedAt === e.updatedAt && row.size === e.size && row.sv === e.sv)) continue
+            this.#wsDirty.add(e.id)
+            this.#wsCompare.add(e.id)
+          }
+          this.#scheduleWs()
+        })
+      arrived.push(entry)
+    })
     const started = Date.now()
     this.#usePolling = usePolling
     await this.#enqueue(() => this.#fullReconcile(true))
@@ -268,6 +294,7 @@ class SyncEngine implements FolderSync {
     this.#closed = true
     await this.#watcher?.close()
     this.#unobserve?.()
+    this.#unobserveEntries?.()
     clearTimeout(this.#diskTimer)
     clearTimeout(this.#wsTimer)
     clearTimeout(this.#deleteTimer)
@@ -371,6 +398,7 @@ class SyncEngine implements FolderSync {
       this.#diskDirty.clear()
       this.#pendingDeletes.clear()
       this.#wsDirty.clear()
+      this.#wsCompare.clear()
       this.#emit({
         type: 'error',
         message: `the folder ${this.dir} was removed or replaced: sync stopped, nothing deleted in the workspace`,
@@ -482,6 +510,8 @@ class SyncEngine implements FolderSync {
     if (!row) return
     const text =
       bytes.byteLength > MAX_BASE_BYTES ? undefined : known ? known.text : decodeTextOrBinary(bytes)
+    const before = this.#state.pathOfId(row.id)
+    if (before !== undefined && before !== path) this.#dropStaleCopy(before, row.id)
     this.#state.put({
       path,
       kind: 'file',
@@ -492,6 +522,17 @@ class SyncEngine implements FolderSync {
       mode,
       stamp: stamp ?? stampOf(row),
       ...(text === undefined ? {} : { base: text }),
+    })
+  }
+
+  /**
+   * The file synced at `path` is recorded at another path now (a peer moved it onto a path where
+   * the disk had a new file, which was merged into it): the disk file left at `path` goes, as a
+   * move would have taken it, unless it was edited since (then it is uploaded as a new file).
+   */
+  #dropStaleCopy(path: string, id: string): void {
+    void this.#enqueue(async () => {
+      if (this.#state.get(path)?.id === id && this.#state.pathOfId(id) !== path) await this.#deleteLocal(path)
     })
   }
 
@@ -951,6 +992,7 @@ class SyncEngine implements FolderSync {
     await this.#ensureWsParent(to)
     await this.#fs.mv(from, to)
     this.#state.move(from, to)
+    this.#heirOf(from, row.id)
     if (clean) this.#restamp(to)
     else {
       this.#wsDirty.add(row.id)
@@ -980,6 +1022,7 @@ class SyncEngine implements FolderSync {
         deleted = true
       }
       this.#state.delete(e.path)
+      this.#heirOf(e.path, e.id as FileId)
     }
     if (deleted) this.#change('to-workspace', 'delete', path)
   }
@@ -1205,6 +1248,7 @@ class SyncEngine implements FolderSync {
 
   async #processRemoteId(id: FileId, queue: FileId[], following = new Set<FileId>()): Promise<void> {
     following.add(id)
+    const compare = this.#wsCompare.delete(id)
     const row = this.#fs.table.get(id)
     let path = row && row.trashedAt === null ? this.#fs.index.pathOf(id) : undefined
     if (
@@ -1259,7 +1303,7 @@ class SyncEngine implements FolderSync {
       } else this.#restamp(path)
       return
     }
-    if (e && e.id === id && e.stamp === stampOf(row)) return
+    if (e && e.id === id && e.stamp === stampOf(row) && !compare) return
     await this.#download(path)
   }
 
