@@ -33,6 +33,7 @@ import {
   FS_ORIGIN,
   isFsError,
   paths,
+  ROOT_ID,
   SYSTEM_ROOTS,
   type YjsFileSystem,
 } from '@yfs/core'
@@ -176,11 +177,14 @@ class SyncEngine implements FolderSync {
   #rootId = ''
   #watcher: FolderWatcher | undefined
   #unobserve: (() => void) | undefined
+  #unobserveEntries: (() => void) | undefined
   #chain: Promise<void> = Promise.resolve()
   #pendingTasks = 0
   #diskDirty = new Set<string>()
   #diskTimer: NodeJS.Timeout | undefined
   #wsDirty = new Set<FileId>()
+  /** Dirty ids whose content is compared even when their row's stamp is the synced one (see start). */
+  #wsCompare = new Set<FileId>()
   #wsTimer: NodeJS.Timeout | undefined
   #pendingDeletes = new Map<string, number>()
   #deleteTimer: NodeJS.Timeout | undefined
@@ -190,6 +194,8 @@ class SyncEngine implements FolderSync {
   #meta = new Map<FileId, Partial<FileRow>>()
   #metaFlush: Promise<void> | undefined
   #counts = { toWorkspace: 0, toDisk: 0 }
+  /** New files the daemon is writing into the workspace (`parent id/name`) → the id of the row its write created. */
+  #creating = new Map<string, FileId | undefined>()
 
   constructor(options: SyncFolderOptions, state: SyncState, dir: string) {
     this.dir = dir
@@ -220,9 +226,41 @@ class SyncEngine implements FolderSync {
     await removeStrayTemps(this.dir, new Set([STATE_DIR, '.git', 'node_modules']))
     await this.#rules.reload('/')
     this.#unobserve = this.#fs.table.observe((changes, tr) => {
-      if (tr.local) return
+      if (tr.local) {
+        if (this.#creating.size > 0)
+          for (const [id, change] of changes) {
+            const row = change.after
+            if (change.before || !row) continue
+            const key = `${row.parentId ?? ROOT_ID}/${row.name}`
+            if (this.#creating.has(key)) this.#creating.set(key, id)
+          }
+        return
+      }
       for (const id of changes.keys()) this.#wsDirty.add(id)
       this.#scheduleWs()
+    })
+    // A peer's file row that loses the last-writer-wins to a newer row of ours (a metadata or
+    // content write of the daemon's that landed after theirs; the row is one LWW value) changes no
+    // row here, so the change observer says nothing; but its content edit is in the content doc,
+    // merged. Without a look at the content it never reached the disk (fast saves on both sides of
+    // one file, under load). Core's reads wait for the content that entry announced. Entries are
+    // reported before the table picks the winner: they are looked at once the transaction is done.
+    let arrived: FileRow[] = []
+    this.#unobserveEntries = this.#fs.table.observeRemoteEntries((entry) => {
+      if (entry.type !== 'file') return
+      if (arrived.length === 0)
+        queueMicrotask(() => {
+          const entries = arrived
+          arrived = []
+          for (const e of entries) {
+            const row = this.#fs.table.get(e.id)
+            if (!row || (row.updatedAt === e.updatedAt && row.size === e.size && row.sv === e.sv)) continue
+            this.#wsDirty.add(e.id)
+            this.#wsCompare.add(e.id)
+          }
+          this.#scheduleWs()
+        })
+      arrived.push(entry)
     })
     const started = Date.now()
     this.#usePolling = usePolling
@@ -256,6 +294,7 @@ class SyncEngine implements FolderSync {
     this.#closed = true
     await this.#watcher?.close()
     this.#unobserve?.()
+    this.#unobserveEntries?.()
     clearTimeout(this.#diskTimer)
     clearTimeout(this.#wsTimer)
     clearTimeout(this.#deleteTimer)
@@ -359,6 +398,7 @@ class SyncEngine implements FolderSync {
       this.#diskDirty.clear()
       this.#pendingDeletes.clear()
       this.#wsDirty.clear()
+      this.#wsCompare.clear()
       this.#emit({
         type: 'error',
         message: `the folder ${this.dir} was removed or replaced: sync stopped, nothing deleted in the workspace`,
@@ -465,11 +505,13 @@ class SyncEngine implements FolderSync {
     mode: number,
     stamp?: string,
     known?: { hash: string; text: string | undefined },
+    row = this.#wsRow(path),
   ): void {
-    const row = this.#wsRow(path)
     if (!row) return
     const text =
       bytes.byteLength > MAX_BASE_BYTES ? undefined : known ? known.text : decodeTextOrBinary(bytes)
+    const before = this.#state.pathOfId(row.id)
+    if (before !== undefined && before !== path) this.#dropStaleCopy(before, row.id)
     this.#state.put({
       path,
       kind: 'file',
@@ -480,6 +522,17 @@ class SyncEngine implements FolderSync {
       mode,
       stamp: stamp ?? stampOf(row),
       ...(text === undefined ? {} : { base: text }),
+    })
+  }
+
+  /**
+   * The file synced at `path` is recorded at another path now (a peer moved it onto a path where
+   * the disk had a new file, which was merged into it): the disk file left at `path` goes, as a
+   * move would have taken it, unless it was edited since (then it is uploaded as a new file).
+   */
+  #dropStaleCopy(path: string, id: string): void {
+    void this.#enqueue(async () => {
+      if (this.#state.get(path)?.id === id && this.#state.pathOfId(id) !== path) await this.#deleteLocal(path)
     })
   }
 
@@ -498,6 +551,12 @@ class SyncEngine implements FolderSync {
     })
   }
 
+  /** The synced hash of a file whose size and mtime are still what was synced (scans skip reading it). */
+  #knownHash(path: string, size: number, mtimeMs: number): string | undefined {
+    const e = this.#state.get(path)
+    return e && e.kind === 'file' && e.size === size && e.mtimeMs === mtimeMs ? e.hash : undefined
+  }
+
   // ------------------------------------------------------------ full reconcile
 
   async #fullReconcile(initial: boolean): Promise<void> {
@@ -508,10 +567,7 @@ class SyncEngine implements FolderSync {
         maxFileSize: this.#fs.limits.maxFileSize,
         // The first pass keeps what it hashed, so new files are uploaded without a second read.
         keepBytes: initial && round === 0 ? KEEP_SCANNED_BYTES : 0,
-        knownHash: (path, size, mtimeMs) => {
-          const e = this.#state.get(path)
-          return e && e.kind === 'file' && e.size === size && e.mtimeMs === mtimeMs ? e.hash : undefined
-        },
+        knownHash: (path, size, mtimeMs) => this.#knownHash(path, size, mtimeMs),
       })
       for (const [path] of scan.nodes)
         if (isSystemPath(path)) {
@@ -862,14 +918,37 @@ class SyncEngine implements FolderSync {
       // No merge base (binary, or text over MAX_BASE_BYTES) and the workspace changed since the
       // last sync: writing the disk bytes would silently drop that change, so both are kept.
       return this.#mergeBoth(path, undefined)
-    const result = await writeFromDisk(this.#fs, path, { bytes, base: entry?.base })
-    const row = this.#wsRow(path)
+    // A new file: note the row the write creates. A peer that had not seen it yet can create a
+    // file of the same name meanwhile; both rows stay, and core shows the later-created one as
+    // `f (1).txt`, which may be ours (see #followDisplayName).
+    const key = before ? undefined : this.#creationKey(path)
+    if (key) this.#creating.set(key, undefined)
+    let result: Awaited<ReturnType<typeof writeFromDisk>>
+    let mine: FileId | undefined
+    try {
+      result = await writeFromDisk(this.#fs, path, { bytes, base: entry?.base })
+    } finally {
+      if (key) {
+        mine = this.#creating.get(key)
+        this.#creating.delete(key)
+      }
+    }
+    const row = mine !== undefined ? this.#fs.table.get(mine) : this.#wsRow(path)
     if (!row) return
     const mode = st.mode & 0o777
     await this.#setMeta(row.id, {
       updatedAt: Math.round(st.mtimeMs),
       ...((row.mode ?? 0o644) !== mode ? { mode } : {}),
     })
+    if (mine !== undefined && this.#fs.index.pathOf(mine) !== path) {
+      // Ours is shown under another name already: recorded where the disk has it, the remote pass
+      // moves it to that name (and the other file is written here).
+      this.#putFile(path, bytes, st.mtimeMs, mode, stampOf(row), undefined, row)
+      this.#wsDirty.add(mine)
+      this.#scheduleWs()
+      this.#change('to-workspace', 'create', path)
+      return
+    }
     // A merge is written back to disk (unless an editor saved meanwhile: then that save is next).
     if (!result.merged) await this.#putFileSynced(path, result.bytes, st.mtimeMs, mode)
     else if (await this.#writeIfUnchanged(path, host, bytes, result.bytes, mode))
@@ -879,6 +958,12 @@ class SyncEngine implements FolderSync {
       result.conflict ? 'conflict' : result.merged ? 'merge' : before ? 'update' : 'create',
       path,
     )
+  }
+
+  /** The key of a new file at `path` in #creating: its parent folder's id and its name. */
+  #creationKey(path: string): string | undefined {
+    const parent = this.#fs.index.lookup(paths.dirname(path))
+    return parent === undefined ? undefined : `${parent}/${paths.basename(path)}`
   }
 
   /** An edit beats a delete: bring the trashed file back (same id and history) before writing. */
@@ -902,10 +987,17 @@ class SyncEngine implements FolderSync {
       for (const e of this.#syncedUnder(from)) this.#state.delete(e.path)
       return false
     }
+    // A peer's change of the row not written to disk yet must not be taken as synced by the restamp.
+    const clean = row.type === 'folder' || synced?.stamp === stampOf(row)
     await this.#ensureWsParent(to)
     await this.#fs.mv(from, to)
     this.#state.move(from, to)
-    this.#restamp(to)
+    this.#heirOf(from, row.id)
+    if (clean) this.#restamp(to)
+    else {
+      this.#wsDirty.add(row.id)
+      this.#scheduleWs()
+    }
     this.#change('to-workspace', 'move', to, { from })
     return true
   }
@@ -930,6 +1022,7 @@ class SyncEngine implements FolderSync {
         deleted = true
       }
       this.#state.delete(e.path)
+      this.#heirOf(e.path, e.id as FileId)
     }
     if (deleted) this.#change('to-workspace', 'delete', path)
   }
@@ -1153,7 +1246,9 @@ class SyncEngine implements FolderSync {
     await this.#metaFlush
   }
 
-  async #processRemoteId(id: FileId, queue: FileId[]): Promise<void> {
+  async #processRemoteId(id: FileId, queue: FileId[], following = new Set<FileId>()): Promise<void> {
+    following.add(id)
+    const compare = this.#wsCompare.delete(id)
     const row = this.#fs.table.get(id)
     let path = row && row.trashedAt === null ? this.#fs.index.pathOf(id) : undefined
     if (
@@ -1165,7 +1260,10 @@ class SyncEngine implements FolderSync {
     if (path !== undefined) this.#host(path)
     const old = this.#state.pathOfId(id)
     if (path === undefined || !row) {
-      if (old !== undefined) await this.#removeLocalTree(old)
+      if (old !== undefined) {
+        await this.#removeLocalTree(old)
+        this.#heirOf(old, id)
+      }
       return
     }
     if (old !== undefined && old !== path) {
@@ -1174,9 +1272,21 @@ class SyncEngine implements FolderSync {
       if ((await exists(from)) && !(await exists(to))) {
         await moveEntry(from, to)
         this.#state.move(old, path)
-        this.#restamp(path)
+        // A file keeps its old stamp: the row's stamp now may include a content change that came
+        // with the move (a peer renamed and wrote it), which the download below compares and writes.
+        if (row.type === 'folder') this.#restamp(path)
         this.#change('to-disk', 'move', path, { from: old })
       } else await this.#removeLocalTree(old)
+      this.#heirOf(old, id)
+    }
+    // The disk file at `path` is another row's, which the workspace shows elsewhere now: two files
+    // of one name (created on both sides at once, or moved there), and core shows the later-created
+    // one as `f (1).txt`. That row's disk file follows its name first, then this row takes `path`.
+    const held = this.#state.get(path)
+    if (held && held.id !== id && !following.has(held.id as FileId)) {
+      const other = this.#fs.index.pathOf(held.id as FileId)
+      if (other !== undefined && other !== path)
+        await this.#processRemoteId(held.id as FileId, queue, following)
     }
     const e = this.#state.get(path)
     if (row.type === 'folder') {
@@ -1193,8 +1303,20 @@ class SyncEngine implements FolderSync {
       } else this.#restamp(path)
       return
     }
-    if (e && e.id === id && e.stamp === stampOf(row)) return
+    if (e && e.id === id && e.stamp === stampOf(row) && !compare) return
     await this.#download(path)
+  }
+
+  /**
+   * The row at `old` moved away or went: when the workspace now shows another row at `old` (a
+   * duplicate name whose older namesake left: `f (1).txt` is `f.txt` now, without a change of its
+   * own row), that row's disk file follows its name on the next remote pass.
+   */
+  #heirOf(old: string, id: FileId): void {
+    const heir = this.#fs.index.lookup(old)
+    if (heir === undefined || heir === id || this.#state.pathOfId(heir) === old) return
+    this.#wsDirty.add(heir)
+    this.#scheduleWs()
   }
 
   /** The workspace no longer has `path`: remove what we synced there, keeping files edited on disk since. */
@@ -1235,22 +1357,28 @@ class SyncEngine implements FolderSync {
       if (node.kind !== 'folder') continue
       try {
         const e = this.#state.get(path)
-        if (e?.kind === 'folder') continue
-        if (e && !(await this.#replacedKind(path, e))) continue
-        const from = await this.#matchVanishedFolder(path)
-        const moved = from !== undefined && (await this.#moveRemote(from, path))
-        if (from !== undefined)
-          for (const p of this.#pendingDeletes.keys())
-            if (paths.isSameOrDescendant(from, p)) this.#pendingDeletes.delete(p)
-        if (!moved) {
-          await this.#fs.mkdir(path, { recursive: true })
-          this.#putFolder(path, node.mode)
-          this.#change('to-workspace', 'mkdir', path)
+        if (e?.kind !== 'folder') {
+          if (e && !(await this.#replacedKind(path, e))) continue
+          const from = await this.#matchVanishedFolder(path)
+          const moved = from !== undefined && (await this.#moveRemote(from, path))
+          if (from !== undefined)
+            for (const p of this.#pendingDeletes.keys())
+              if (paths.isSameOrDescendant(from, p)) this.#pendingDeletes.delete(p)
+          if (!moved) {
+            await this.#fs.mkdir(path, { recursive: true })
+            this.#putFolder(path, node.mode)
+            this.#change('to-workspace', 'mkdir', path)
+          }
         }
-        // Whatever is inside (moved in, copied in) is looked at too.
+        // Whatever is inside is looked at too: moved in, copied in, or (a synced folder, reported
+        // again once the watcher watches it) written before its watch could report it.
         const sub = await scanDisk(
           this.dir,
-          { ...scanOptions, rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) } },
+          {
+            ...scanOptions,
+            rules: { ...this.#rules, ignores: (p, d) => this.#ignored(p, d) },
+            knownHash: (p, size, mtimeMs) => this.#knownHash(p, size, mtimeMs),
+          },
           path,
         )
         for (const s of sub.skipped) this.#emit({ type: 'skip', ...s })

@@ -69,6 +69,20 @@ export function watchFolder(root: string, options: WatchFolderOptions): FolderWa
       if (!options.ignored(path, undefined)) options.onChange(path)
     }
   })
+  // A new folder: chokidar reads it and only then watches it, and reports none of the files it
+  // read (files are ignored, above), so a file created in it before its watch was never reported
+  // (a file saved into a folder the daemon had just created stayed off the workspace for good).
+  // Once the folder's watch is there, it is reported again: the daemon looks at its entries.
+  if (!polling)
+    watcher.on('addDir', (host) => {
+      const deadline = Date.now() + 10_000
+      const check = () => {
+        if (watcher.closed) return
+        if (watcher._closers.has(host) || Date.now() > deadline) report(host)
+        else setTimeout(check, 5)
+      }
+      check()
+    })
   watcher.on('error', options.onError)
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   return {

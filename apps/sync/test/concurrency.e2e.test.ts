@@ -2,15 +2,16 @@
  * Disk and workspace edit one file at the same time (property): an editor
  * saves the whole file on disk while a client writes the whole file in the
  * workspace, each changing its own lines, in a random order, with pauses of
- * 150–300 ms between saves (about the time a change takes to reach the other
- * side, so saves still cross changes in flight now and then). With pauses of
- * 0–150 ms it passed 3 × 40 and 3 × 60 runs alone, but failed once under the
- * load of the whole suite: not run here until that is understood (README). Once both sides are quiet they hold the same text, and every line
- * holds the last edit its side made (the daemon merges disk saves against its
+ * 0–150 ms between saves (mostly shorter than a change takes to reach the
+ * other side, so saves cross changes in flight). Once both sides are quiet
+ * they hold the same text, and every line holds the last edit its side made (the daemon merges disk saves against its
  * last synced text, and replaces a disk file only if it is still what it
  * read; the client's stale writes merge against what it read). The editor
  * runs in this process, so its saves land between any two steps of the
- * daemon's.
+ * daemon's. With saves that close, a client's row update often loses the
+ * row's last-writer-wins to the daemon's own write of that row (its content
+ * edit is merged in the content doc all the same): the daemon looks at the
+ * content of such a file (see `observeRemoteEntries` in sync-folder.ts).
  *
  * And one rename race: a file renamed on disk and in the workspace at once.
  */
@@ -45,10 +46,13 @@ describe('concurrent whole-file saves on disk and in the workspace', () => {
       fc.asyncProperty(
         fc.integer({ min: 3, max: 10 }),
         // Saves in order: which side saves, the line it changes (its own lines only), the pause after.
-        fc.array(fc.record({ disk: fc.boolean(), k: fc.nat(4), pause: fc.constantFrom(150, 300) }), {
-          minLength: 1,
-          maxLength: 8,
-        }),
+        fc.array(
+          fc.record({ disk: fc.boolean(), k: fc.nat(4), pause: fc.constantFrom(0, 0, 5, 20, 60, 150) }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
         async (n, saves) => {
           const name = `f${run++}.txt`
           const lines = Array.from({ length: n }, (_, i) => `line ${i}`)
@@ -84,9 +88,10 @@ describe('concurrent whole-file saves on disk and in the workspace', () => {
           expect(readDisk(name)).toBe(text(expected))
         },
       ),
-      { numRuns: 20 },
+      // YFS_SYNC_RUNS raises the count for a longer search (e.g. with the CPU loaded).
+      { numRuns: Number(process.env.YFS_SYNC_RUNS ?? 20) },
     )
-  }, 180_000)
+  }, 600_000)
 
   it('a file renamed on disk and in the workspace at once ends as the same files on both sides', async () => {
     await client.fs.mkdir('/both-renamed')
