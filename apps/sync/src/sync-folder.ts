@@ -1193,6 +1193,14 @@ class SyncEngine implements FolderSync {
     const host = await this.#guardedHost(path)
     const diskBytes = await readBytes(host)
     const row = this.#wsRow(path)
+    if (!diskBytes && row?.type === 'file' && this.#state.get(path)?.id !== row.id) {
+      // The disk file went since the caller looked (an editor renamed or deleted it: an event of
+      // its own). The workspace file, not synced here yet, still has to reach the disk: its row is
+      // compared again by the next remote pass (returning here lost it for good: nothing marks it).
+      this.#wsDirty.add(row.id)
+      this.#scheduleWs()
+      return
+    }
     if (!diskBytes || !row || row.type !== 'file') return
     const wsBytes = new Uint8Array(await this.#fs.readFileBuffer(path))
     const st = await lstat(host)

@@ -1,0 +1,94 @@
+/**
+ * A disk file that goes away while the daemon is about to merge it, through a real `yfs serve`.
+ *
+ * The case (found by the tree property in `tree-concurrency.e2e.test.ts` under heavy CPU load): a
+ * client creates `c.txt` while an editor creates `c.txt` on disk and renames it to `a.txt` right
+ * after. The daemon, writing the workspace's `c.txt` to disk, finds the new disk file there and
+ * merges the two; the rename lands between its look at the disk and its read for the merge. The
+ * workspace's `c.txt` must still reach the disk (and the disk's file becomes `a.txt`).
+ *
+ * The editor's rename is real; only its moment is fixed: it runs when the daemon reads that file
+ * (a pass-through `readFile` that renames first, once, when armed).
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { WorkspaceConnection } from '@yfs/client'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
+
+const beforeRead = vi.hoisted(() => new Map<string, () => void>())
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>()
+  const readFile: typeof actual.readFile = ((path: Parameters<typeof actual.readFile>[0], ...rest: []) => {
+    const hook = beforeRead.get(String(path))
+    if (hook) {
+      beforeRead.delete(String(path))
+      hook()
+    }
+    return actual.readFile(path, ...rest)
+  }) as typeof actual.readFile
+  return { ...actual, default: { ...actual, readFile }, readFile }
+})
+
+let env: SyncTestEnv
+let dir: string
+let client: WorkspaceConnection
+
+beforeAll(async () => {
+  env = await startEnv()
+  const ws = await env.workspace('vanished')
+  dir = tempDir()
+  env.dirs.push(dir)
+  // A long debounce: the daemon takes the workspace's file (a remote pass) before it looks at the
+  // disk's events, the order the property found.
+  await env.startSync(ws, dir, { debounceMs: 1_000 })
+  client = await env.connect(ws)
+})
+afterAll(async () => {
+  await env?.close()
+})
+
+function diskTree(rel: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const entry of readdirSync(join(dir, rel)).sort())
+    out[`${rel}/${entry}`] = readFileSync(join(dir, rel, entry), 'utf8')
+  return out
+}
+
+async function wsTree(rel: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const name of [...(await client.fs.readdir(`/${rel}`))].sort())
+    out[`${rel}/${name}`] = await client.fs.readFile(`/${rel}/${name}`)
+  return out
+}
+
+describe('a new disk file renamed while the daemon merges it with a new workspace file of its name', () => {
+  it('still writes the workspace file to disk', async () => {
+    await client.fs.mkdir('/v1')
+    await waitFor(() => existsSync(join(dir, 'v1')), 'v1 on disk')
+    const host = join(dir, 'v1/c.txt')
+    let renamed = false
+    beforeRead.set(host, () => {
+      renameSync(host, join(dir, 'v1/a.txt'))
+      renamed = true
+    })
+    writeFileSync(host, 'from disk\n')
+    await client.fs.writeFile('/v1/c.txt', 'from the workspace\n')
+    const want = { 'v1/a.txt': 'from disk\n', 'v1/c.txt': 'from the workspace\n' }
+    let last = ''
+    await waitFor(
+      async () => {
+        const d = diskTree('v1')
+        const w = await wsTree('v1')
+        last = `disk ${JSON.stringify(d)} workspace ${JSON.stringify(w)}`
+        return JSON.stringify(d) === JSON.stringify(want) && JSON.stringify(w) === JSON.stringify(want)
+      },
+      'the same files on both sides',
+      10_000,
+    ).catch((error) => {
+      throw new Error(`${String(error)}: ${last}`)
+    })
+    // The rename landed where the property found it: as the daemon read the file to merge it.
+    expect(renamed).toBe(true)
+  })
+})
