@@ -979,10 +979,31 @@ class SyncEngine implements FolderSync {
    * workspace no longer has the file or folder synced at `from`: a peer moved, deleted or replaced
    * it meanwhile. The caller then takes `to` as new on disk (both kept), and the peer's change
    * reaches the disk on its own; moving anyway failed, and left `to` untracked on disk for good.
+   * The synced row still there under its own name, only shown as `f (1).txt` (a namesake took
+   * `from`), is moved from where it is shown.
    */
   async #moveRemote(from: string, to: string): Promise<boolean> {
     const synced = this.#state.get(from)
-    const row = this.#wsRow(from)
+    let source = from
+    let row = this.#wsRow(from)
+    if (synced !== undefined && row?.id !== synced.id) {
+      // A namesake created on the other side took `from` (core shows the later-created file of two
+      // as `f (1).txt`) before the daemon's move of the disk file followed: the synced row still
+      // has the name it had, only shown suffixed, and the disk's move is its move. (A row a peer
+      // renamed or moved is not taken: see the doc comment.)
+      const own = this.#fs.table.get(synced.id as FileId)
+      const shown = own && own.trashedAt === null ? this.#fs.index.pathOf(own.id) : undefined
+      if (
+        own &&
+        shown !== undefined &&
+        own.name === paths.basename(from) &&
+        paths.dirname(shown) === paths.dirname(from) &&
+        this.#fs.index.lookup(paths.dirname(from)) === (own.parentId ?? ROOT_ID)
+      ) {
+        source = shown
+        row = own
+      }
+    }
     if (!row || (synced !== undefined && synced.id !== row.id)) {
       for (const e of this.#syncedUnder(from)) this.#state.delete(e.path)
       return false
@@ -990,7 +1011,7 @@ class SyncEngine implements FolderSync {
     // A peer's change of the row not written to disk yet must not be taken as synced by the restamp.
     const clean = row.type === 'folder' || synced?.stamp === stampOf(row)
     await this.#ensureWsParent(to)
-    await this.#fs.mv(from, to)
+    await this.#fs.mv(source, to)
     this.#state.move(from, to)
     this.#heirOf(from, row.id)
     if (clean) this.#restamp(to)

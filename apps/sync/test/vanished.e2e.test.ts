@@ -16,16 +16,14 @@ import type { WorkspaceConnection } from '@yfs/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
 
-const beforeRead = vi.hoisted(() => new Map<string, () => void>())
+const beforeRead = vi.hoisted(() => new Map<string, () => void | Promise<void>>())
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>()
   const readFile: typeof actual.readFile = ((path: Parameters<typeof actual.readFile>[0], ...rest: []) => {
     const hook = beforeRead.get(String(path))
-    if (hook) {
-      beforeRead.delete(String(path))
-      hook()
-    }
-    return actual.readFile(path, ...rest)
+    if (!hook) return actual.readFile(path, ...rest)
+    beforeRead.delete(String(path))
+    return Promise.resolve(hook()).then(() => actual.readFile(path, ...rest))
   }) as typeof actual.readFile
   return { ...actual, default: { ...actual, readFile }, readFile }
 })
@@ -33,6 +31,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 let env: SyncTestEnv
 let dir: string
 let client: WorkspaceConnection
+let daemon: Awaited<ReturnType<SyncTestEnv['startSync']>>
 
 beforeAll(async () => {
   env = await startEnv()
@@ -41,7 +40,7 @@ beforeAll(async () => {
   env.dirs.push(dir)
   // A long debounce: the daemon takes the workspace's file (a remote pass) before it looks at the
   // disk's events, the order the property found.
-  await env.startSync(ws, dir, { debounceMs: 1_000 })
+  daemon = await env.startSync(ws, dir, { debounceMs: 1_000 })
   client = await env.connect(ws)
 })
 afterAll(async () => {
@@ -90,5 +89,46 @@ describe('a new disk file renamed while the daemon merges it with a new workspac
     })
     // The rename landed where the property found it: as the daemon read the file to merge it.
     expect(renamed).toBe(true)
+  })
+})
+
+describe('a disk file renamed after a namesake created on the other side took its name', () => {
+  it('moves its own row, not the namesake (which stays and reaches the disk)', async () => {
+    await client.fs.mkdir('/v2')
+    await waitFor(() => existsSync(join(dir, 'v2')), 'v2 on disk')
+    client.socket.disconnect()
+    // Created first (offline), so once both meet core shows it as `c.txt` and the disk's as `c (1).txt`.
+    await client.fs.writeFile('/v2/c.txt', 'from the workspace\n')
+    await new Promise((r) => setTimeout(r, 5))
+    writeFileSync(join(dir, 'v2/c.txt'), 'from disk\n')
+    await waitFor(() => daemon.connection.fs.index.lookup('/v2/c.txt') !== undefined, 'the upload', 15_000)
+    await daemon.connection.flush(10_000)
+    // The editor renames `c.txt` to `a.txt`; the daemon's pass over that rename starts with an
+    // unrelated new file (shallower, so first), and while it reads that file the client comes back:
+    // the daemon's workspace shows the client's file as `c.txt` before the daemon looks at the rename.
+    let met = false
+    beforeRead.set(join(dir, 'v2-first.txt'), async () => {
+      await client.socket.connect()
+      await client.flush(10_000)
+      await waitFor(() => daemon.connection.fs.index.lookup('/v2/c (1).txt') !== undefined, 'both rows')
+      met = true
+    })
+    writeFileSync(join(dir, 'v2-first.txt'), 'first\n')
+    renameSync(join(dir, 'v2/c.txt'), join(dir, 'v2/a.txt'))
+    const want = { 'v2/a.txt': 'from disk\n', 'v2/c.txt': 'from the workspace\n' }
+    let last = ''
+    await waitFor(
+      async () => {
+        const d = diskTree('v2')
+        const w = await wsTree('v2')
+        last = `disk ${JSON.stringify(d)} workspace ${JSON.stringify(w)}`
+        return JSON.stringify(d) === JSON.stringify(want) && JSON.stringify(w) === JSON.stringify(want)
+      },
+      'the same files on both sides',
+      10_000,
+    ).catch((error) => {
+      throw new Error(`${String(error)}: ${last}`)
+    })
+    expect(met).toBe(true)
   })
 })
