@@ -12,8 +12,12 @@
  *   struct store outside a transaction (`Y.encodeStateAsUpdate`,
  *   `Y.encodeStateVector`, `Y.snapshot`, `Y.applyUpdate`, any `doc.transact`:
  *   Yjs reads `doc.store` first in all of them), gets a shared type
- *   (`doc.getArray`, `doc.getMap`, …) or adds a listener (`doc.on`). So a
- *   write deferred while nobody could see it is stored before anyone can.
+ *   (`doc.getArray`, `doc.getMap`, …), reads it whole (`doc.toJSON`) or adds a
+ *   listener (`doc.on`). So a write deferred while nobody could see it is
+ *   stored before anyone can.
+ * - `beforeArrayIsRead(array, store)`: the same for reads of one `Y.Array`
+ *   (`length`, `get`, `toArray`, `slice`, `map`, `forEach`, `toJSON`,
+ *   iteration), for whoever got the array before the write.
  *
  * Both work on Yjs' and lib0's own fields (`doc.store`, `doc._observers`,
  * `doc._transaction`, `doc._transactionCleanups`): the instance's `store`
@@ -87,6 +91,7 @@ function install(doc: Y.Doc, list: (() => void)[]): void {
   })
   const on = doc.on
   const get = doc.get
+  const toJSON = doc.toJSON
   Object.assign(doc, {
     on(this: Y.Doc, ...args: Parameters<Y.Doc['on']>) {
       runHooks()
@@ -96,5 +101,38 @@ function install(doc: Y.Doc, list: (() => void)[]): void {
       runHooks()
       return get.apply(this, args)
     },
+    toJSON(this: Y.Doc) {
+      runHooks()
+      return toJSON.call(this)
+    },
   })
+}
+
+/** Run `store` before anyone reads `array` outside a transaction (see the module comment). */
+export function beforeArrayIsRead<T>(array: Y.Array<T>, store: () => void): void {
+  const run = () => {
+    if (array.doc !== null && array.doc._transaction === null) store()
+  }
+  const proto = Object.getPrototypeOf(array) as Y.Array<T>
+  const length = Object.getOwnPropertyDescriptor(proto, 'length')?.get
+  if (length)
+    Object.defineProperty(array, 'length', {
+      configurable: true,
+      get() {
+        run()
+        return length.call(array)
+      },
+    })
+  const reads = ['get', 'toArray', 'slice', 'map', 'forEach', 'toJSON', Symbol.iterator] as const
+  for (const name of reads) {
+    const read = proto[name] as (...args: unknown[]) => unknown
+    Object.defineProperty(array, name, {
+      configurable: true,
+      writable: true,
+      value(this: Y.Array<T>, ...args: unknown[]) {
+        run()
+        return read.apply(this, args)
+      },
+    })
+  }
 }

@@ -77,8 +77,9 @@
  * deferred ones, in one transaction: when the current task ends
  * (`setImmediate`, or `setTimeout` in a browser), before any other write of
  * this map, on `flush()`, and before anyone reads the doc (encodes it, applies
- * an update to it, starts a transaction on it, gets a shared type of it or
- * adds a listener to it: `beforeDocIsRead`, doc-readers.ts). So no one outside
+ * an update to it, starts a transaction on it, gets a shared type of it, reads
+ * it whole, adds a listener to it, or reads the array itself: `beforeDocIsRead`
+ * and `beforeArrayIsRead`, doc-readers.ts). So no one outside
  * sees a doc older than the map, and a doc someone listens to gets each write
  * in its own transaction, as without the option. A deferred entry superseded
  * before it is stored is never stored. Entries are stored with their
@@ -91,7 +92,7 @@
  * private; split, each part would need all of it.)
  */
 import * as Y from 'yjs'
-import { beforeDocIsRead, isDocWatched } from './doc-readers.js'
+import { beforeArrayIsRead, beforeDocIsRead, isDocWatched } from './doc-readers.js'
 
 /** The object form of a stored entry (the only form before codecs; still read and written). */
 export interface LwwEntry<V> {
@@ -567,6 +568,7 @@ export function attachLwwMap<V>(
   }
   // Nobody outside sees a doc older than this map: reading it, or listening to it, stores first.
   const unhook = deferLocal && yarray.doc ? beforeDocIsRead(yarray.doc, flush) : undefined
+  if (deferLocal) beforeArrayIsRead(yarray, flush)
   /**
    * A write may be deferred: outside any transaction, and nobody would see its transaction as it
    * happens (no listener of the doc's transactions, no other observer of the array).
