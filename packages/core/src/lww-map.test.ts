@@ -384,7 +384,7 @@ describe('LwwMap deferred local writes', () => {
       (a) => a.toArray(),
       (a) => a.slice(0),
       (a) => a.map((e) => e),
-      (a) => a.forEach(() => undefined),
+      (a) => a.forEach(() => {}),
       (a) => a.toJSON(),
       (a) => [...a],
     ]
