@@ -113,8 +113,6 @@ async function recordCheckpoint(ctx: FsContext, label: string): Promise<Checkpoi
     rows,
     versions,
   }
-  // Its rows' own entries first: a peer never gets a checkpoint newer than the rows it saw.
-  ctx.table.flush()
   ctx.doc.transact(() => checkpointMap(ctx).set(stored.id, stored), FS_ORIGIN)
   return checkpointInfo(stored)
 }

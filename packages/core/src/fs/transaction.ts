@@ -125,7 +125,6 @@ export async function runTransaction(
   assertWritable(ctx, 'transaction', '/')
   return exclusive(ctx, async () => {
     const stageDoc = new Y.Doc({ guid: 'yfs-staging' })
-    ctx.table.flush()
     Y.applyUpdate(stageDoc, Y.encodeStateAsUpdate(ctx.doc))
     const { fs: stage, ctx: stageCtx } = openStage({
       doc: stageDoc,
