@@ -15,29 +15,15 @@
  *
  * And one rename race: a file renamed on disk and in the workspace at once.
  */
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { WorkspaceConnection } from '@yfs/client'
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { waitFor } from './helpers.js'
+import { syncedFolder } from './synced-folder.js'
+import { bothSides, wsTree } from './two-sides.js'
 
-let env: SyncTestEnv
-let dir: string
-let client: WorkspaceConnection
-let daemon: Awaited<ReturnType<SyncTestEnv['startSync']>>
-
-beforeAll(async () => {
-  env = await startEnv()
-  const ws = await env.workspace('concurrency')
-  dir = tempDir()
-  env.dirs.push(dir)
-  daemon = await env.startSync(ws, dir)
-  client = await env.connect(ws)
-})
-afterAll(async () => {
-  await env?.close()
-})
+const t = syncedFolder('concurrency')
 
 describe('concurrent whole-file saves on disk and in the workspace', () => {
   it('keep every line of both sides (property)', async () => {
@@ -57,7 +43,7 @@ describe('concurrent whole-file saves on disk and in the workspace', () => {
           const name = `f${run++}.txt`
           const lines = Array.from({ length: n }, (_, i) => `line ${i}`)
           const text = (ls: string[]) => `${ls.join('\n')}\n`
-          await client.fs.writeFile(`/${name}`, text(lines))
+          await t.client.fs.writeFile(`/${name}`, text(lines))
           await waitFor(() => readDisk(name) === text(lines), `${name} on disk`)
           // Even lines belong to the disk editor, odd ones to the client.
           const expected = [...lines]
@@ -70,21 +56,22 @@ describe('concurrent whole-file saves on disk and in the workspace', () => {
               // The editor saves what it has on screen: the disk's text with its own line changed.
               const now = (readDisk(name) ?? text(lines)).split('\n').slice(0, n)
               now[line] = edit
-              writeFileSync(join(dir, name), text(now))
+              writeFileSync(join(t.dir, name), text(now))
             } else {
-              const now = (await client.fs.readFile(`/${name}`)).split('\n').slice(0, n)
+              const now = (await t.client.fs.readFile(`/${name}`)).split('\n').slice(0, n)
               now[line] = edit
-              await client.fs.writeFile(`/${name}`, text(now))
+              await t.client.fs.writeFile(`/${name}`, text(now))
             }
             if (save.pause > 0) await new Promise((r) => setTimeout(r, save.pause))
           }
           await waitFor(
             async () =>
-              readDisk(name) === text(expected) && (await client.fs.readFile(`/${name}`)) === text(expected),
-            `both sides of ${name} at ${JSON.stringify(expected)} (disk ${JSON.stringify(readDisk(name))}, client ${JSON.stringify(await client.fs.readFile(`/${name}`))})`,
+              readDisk(name) === text(expected) &&
+              (await t.client.fs.readFile(`/${name}`)) === text(expected),
+            `both sides of ${name} at ${JSON.stringify(expected)} (disk ${JSON.stringify(readDisk(name))}, client ${JSON.stringify(await t.client.fs.readFile(`/${name}`))})`,
             15_000,
           )
-          await daemon.sync.idle()
+          await t.daemon.sync.idle()
           expect(readDisk(name)).toBe(text(expected))
         },
       ),
@@ -94,63 +81,31 @@ describe('concurrent whole-file saves on disk and in the workspace', () => {
   }, 600_000)
 
   it('a file renamed on disk and in the workspace at once ends as the same files on both sides', async () => {
-    await client.fs.mkdir('/both-renamed')
-    await client.fs.writeFile('/both-renamed/f2.txt', 'moved twice\n')
+    await t.client.fs.mkdir('/both-renamed')
+    await t.client.fs.writeFile('/both-renamed/f2.txt', 'moved twice\n')
     await waitFor(() => readDisk('both-renamed/f2.txt') === 'moved twice\n', 'f2 on disk')
-    await daemon.sync.idle()
+    await t.daemon.sync.idle()
     // The disk rename waits out the daemon's debounce; the workspace rename lands meanwhile.
-    renameSync(join(dir, 'both-renamed/f2.txt'), join(dir, 'both-renamed/f0.txt'))
+    renameSync(join(t.dir, 'both-renamed/f2.txt'), join(t.dir, 'both-renamed/f0.txt'))
     await new Promise((r) => setTimeout(r, 20))
     // Refused (ENOENT) when the daemon moved the file in the workspace first: then only its name is left.
-    const clientMoved = await client.fs.mv('/both-renamed/f2.txt', '/both-renamed/f1.txt').then(
+    const clientMoved = await t.client.fs.mv('/both-renamed/f2.txt', '/both-renamed/f1.txt').then(
       () => true,
       () => false,
     )
-    let last = ''
-    await waitFor(async () => {
-      const d = diskTree(dir, 'both-renamed')
-      const w = await wsTree('/both-renamed')
-      last = `disk ${JSON.stringify(d)} ws ${JSON.stringify(w)}`
-      return JSON.stringify(d) === JSON.stringify(w)
-    }, 'the same files on both sides').catch((error) => {
-      throw new Error(`${String(error)}: ${last}`)
-    })
+    await bothSides(t.dir, t.client.fs, 'both-renamed', { timeoutMs: 10_000 })
     // Nothing lost: one file (when one move reached the other side first, it is one row moved twice,
     // and the later name wins) or two (the workspace moved it first: the disk's new path is new).
-    const files = await wsTree('/both-renamed')
+    const files = await wsTree(t.client.fs, 'both-renamed')
     expect(Object.keys(files).length).toBeGreaterThan(0)
     for (const text of Object.values(files)) expect(text).toBe('moved twice\n')
     if (!clientMoved) expect(Object.keys(files)).toEqual(['both-renamed/f0.txt'])
   })
 })
 
-function diskTree(root: string, rel = ''): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of readdirSync(join(root, rel))) {
-    if (name.startsWith('.yfs')) continue
-    const p = rel ? `${rel}/${name}` : name
-    const st = statSync(join(root, p))
-    if (st.isDirectory()) Object.assign(out, diskTree(root, p))
-    else out[p] = readFileSync(join(root, p), 'utf8')
-  }
-  return out
-}
-async function wsTree(folder: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  const walk = async (p: string) => {
-    for (const e of await client.fs.readdirWithFileTypes(p)) {
-      const child = p === '/' ? `/${e.name}` : `${p}/${e.name}`
-      if (e.isDirectory) await walk(child)
-      else out[child.slice(1)] = await client.fs.readFile(child)
-    }
-  }
-  await walk(folder)
-  return out
-}
-
 function readDisk(name: string): string | undefined {
   try {
-    return readFileSync(join(dir, name), 'utf8')
+    return readFileSync(join(t.dir, name), 'utf8')
   } catch {
     return undefined
   }

@@ -10,11 +10,12 @@
  * The editor's rename is real; only its moment is fixed: it runs when the daemon reads that file
  * (a pass-through `readFile` that renames first, once, when armed).
  */
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { WorkspaceConnection } from '@yfs/client'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
+import { describe, expect, it, vi } from 'vitest'
+import { waitFor } from './helpers.js'
+import { syncedFolder } from './synced-folder.js'
+import { bothSides } from './two-sides.js'
 
 const beforeRead = vi.hoisted(() => new Map<string, () => void | Promise<void>>())
 vi.mock('node:fs/promises', async (importOriginal) => {
@@ -28,65 +29,24 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...actual, default: { ...actual, readFile }, readFile }
 })
 
-let env: SyncTestEnv
-let dir: string
-let client: WorkspaceConnection
-let daemon: Awaited<ReturnType<SyncTestEnv['startSync']>>
-
-beforeAll(async () => {
-  env = await startEnv()
-  const ws = await env.workspace('vanished')
-  dir = tempDir()
-  env.dirs.push(dir)
-  // A long debounce: the daemon takes the workspace's file (a remote pass) before it looks at the
-  // disk's events, the order the property found.
-  daemon = await env.startSync(ws, dir, { debounceMs: 1_000 })
-  client = await env.connect(ws)
-})
-afterAll(async () => {
-  await env?.close()
-})
-
-function diskTree(rel: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const entry of readdirSync(join(dir, rel)).sort())
-    out[`${rel}/${entry}`] = readFileSync(join(dir, rel, entry), 'utf8')
-  return out
-}
-
-async function wsTree(rel: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  for (const name of [...(await client.fs.readdir(`/${rel}`))].sort())
-    out[`${rel}/${name}`] = await client.fs.readFile(`/${rel}/${name}`)
-  return out
-}
+// A long debounce: the daemon takes the workspace's file (a remote pass) before it looks at the
+// disk's events, the order the property found.
+const t = syncedFolder('vanished', { debounceMs: 1_000 })
 
 describe('a new disk file renamed while the daemon merges it with a new workspace file of its name', () => {
   it('still writes the workspace file to disk', async () => {
-    await client.fs.mkdir('/v1')
-    await waitFor(() => existsSync(join(dir, 'v1')), 'v1 on disk')
-    const host = join(dir, 'v1/c.txt')
+    await t.client.fs.mkdir('/v1')
+    await waitFor(() => existsSync(join(t.dir, 'v1')), 'v1 on disk')
+    const host = join(t.dir, 'v1/c.txt')
     let renamed = false
     beforeRead.set(host, () => {
-      renameSync(host, join(dir, 'v1/a.txt'))
+      renameSync(host, join(t.dir, 'v1/a.txt'))
       renamed = true
     })
     writeFileSync(host, 'from disk\n')
-    await client.fs.writeFile('/v1/c.txt', 'from the workspace\n')
+    await t.client.fs.writeFile('/v1/c.txt', 'from the workspace\n')
     const want = { 'v1/a.txt': 'from disk\n', 'v1/c.txt': 'from the workspace\n' }
-    let last = ''
-    await waitFor(
-      async () => {
-        const d = diskTree('v1')
-        const w = await wsTree('v1')
-        last = `disk ${JSON.stringify(d)} workspace ${JSON.stringify(w)}`
-        return JSON.stringify(d) === JSON.stringify(want) && JSON.stringify(w) === JSON.stringify(want)
-      },
-      'the same files on both sides',
-      10_000,
-    ).catch((error) => {
-      throw new Error(`${String(error)}: ${last}`)
-    })
+    await bothSides(t.dir, t.client.fs, 'v1', { want, timeoutMs: 10_000 })
     // The rename landed where the property found it: as the daemon read the file to merge it.
     expect(renamed).toBe(true)
   })
@@ -94,41 +54,29 @@ describe('a new disk file renamed while the daemon merges it with a new workspac
 
 describe('a disk file renamed after a namesake created on the other side took its name', () => {
   it('moves its own row, not the namesake (which stays and reaches the disk)', async () => {
-    await client.fs.mkdir('/v2')
-    await waitFor(() => existsSync(join(dir, 'v2')), 'v2 on disk')
-    client.socket.disconnect()
+    await t.client.fs.mkdir('/v2')
+    await waitFor(() => existsSync(join(t.dir, 'v2')), 'v2 on disk')
+    t.client.socket.disconnect()
     // Created first (offline), so once both meet core shows it as `c.txt` and the disk's as `c (1).txt`.
-    await client.fs.writeFile('/v2/c.txt', 'from the workspace\n')
+    await t.client.fs.writeFile('/v2/c.txt', 'from the workspace\n')
     await new Promise((r) => setTimeout(r, 5))
-    writeFileSync(join(dir, 'v2/c.txt'), 'from disk\n')
-    await waitFor(() => daemon.connection.fs.index.lookup('/v2/c.txt') !== undefined, 'the upload', 15_000)
-    await daemon.connection.flush(10_000)
+    writeFileSync(join(t.dir, 'v2/c.txt'), 'from disk\n')
+    await waitFor(() => t.daemon.connection.fs.index.lookup('/v2/c.txt') !== undefined, 'the upload', 15_000)
+    await t.daemon.connection.flush(10_000)
     // The editor renames `c.txt` to `a.txt`; the daemon's pass over that rename starts with an
     // unrelated new file (shallower, so first), and while it reads that file the client comes back:
     // the daemon's workspace shows the client's file as `c.txt` before the daemon looks at the rename.
     let met = false
-    beforeRead.set(join(dir, 'v2-first.txt'), async () => {
-      await client.socket.connect()
-      await client.flush(10_000)
-      await waitFor(() => daemon.connection.fs.index.lookup('/v2/c (1).txt') !== undefined, 'both rows')
+    beforeRead.set(join(t.dir, 'v2-first.txt'), async () => {
+      await t.client.socket.connect()
+      await t.client.flush(10_000)
+      await waitFor(() => t.daemon.connection.fs.index.lookup('/v2/c (1).txt') !== undefined, 'both rows')
       met = true
     })
-    writeFileSync(join(dir, 'v2-first.txt'), 'first\n')
-    renameSync(join(dir, 'v2/c.txt'), join(dir, 'v2/a.txt'))
+    writeFileSync(join(t.dir, 'v2-first.txt'), 'first\n')
+    renameSync(join(t.dir, 'v2/c.txt'), join(t.dir, 'v2/a.txt'))
     const want = { 'v2/a.txt': 'from disk\n', 'v2/c.txt': 'from the workspace\n' }
-    let last = ''
-    await waitFor(
-      async () => {
-        const d = diskTree('v2')
-        const w = await wsTree('v2')
-        last = `disk ${JSON.stringify(d)} workspace ${JSON.stringify(w)}`
-        return JSON.stringify(d) === JSON.stringify(want) && JSON.stringify(w) === JSON.stringify(want)
-      },
-      'the same files on both sides',
-      10_000,
-    ).catch((error) => {
-      throw new Error(`${String(error)}: ${last}`)
-    })
+    await bothSides(t.dir, t.client.fs, 'v2', { want, timeoutMs: 10_000 })
     expect(met).toBe(true)
   })
 })
