@@ -6,5 +6,7 @@ export default defineProject({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Memory bounds in the hostile-client tests measure the live heap after a collection.
+    execArgv: ['--expose-gc'],
   },
 })

@@ -18,6 +18,7 @@ import { createLogger, type Logger, type LogLevel } from './logger.js'
 import type { DocumentStore, Role } from './persistence/document-store.js'
 import { createPostgresStore } from './persistence/postgres-store.js'
 import { createSqliteStore } from './persistence/sqlite-store.js'
+import { containUnhandledRejections } from './process-guards.js'
 import { createServer, type YfsServer } from './server.js'
 import { startDemo } from './start.js'
 
@@ -30,8 +31,12 @@ interface StoreFlags {
 /** The monorepo's web app build (`apps/web/dist`), next to this package. */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
-/** Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once). */
+/**
+ * Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once); an
+ * unhandled rejection is logged and the server keeps serving (process-guards.ts).
+ */
 function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger): void {
+  containUnhandledRejections(logger)
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) {

@@ -3,8 +3,10 @@
  * (`main.ts`) builds one from flags and environment; embedders (the web
  * app, tests) pass one directly.
  */
+import type { Extension } from '@hocuspocus/server'
 import type { Logger } from './logger.js'
 import type { DocumentStore } from './persistence/document-store.js'
+import type { ServerLimits } from './protocol/limits.js'
 
 export interface ServerConfig {
   /** Where documents, workspaces and tokens live. The server does not close it. */
@@ -33,6 +35,10 @@ export interface ServerConfig {
   appDir?: string
   /** Instance name in logs and health output. */
   name?: string
+  /** More Hocuspocus extensions (embedders, tests), after yfs's own; their `onStateless` failures are contained. */
+  extensions?: Extension[]
+  /** Bounds on what one client may send (protocol/limits.ts); each defaults to `DEFAULT_LIMITS`. */
+  limits?: Partial<ServerLimits>
 }
 
 export const DEFAULTS = {

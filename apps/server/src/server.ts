@@ -29,6 +29,7 @@ import { DEFAULTS, type ServerConfig } from './config.js'
 import { parseDocName } from './doc-names.js'
 import { createAuthExtension } from './extensions/auth.js'
 import { createBulkContentExtension } from './extensions/bulk-content.js'
+import { containStatelessHook } from './extensions/contain-hooks.js'
 import { createDocumentOptionsExtension } from './extensions/document-options.js'
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
@@ -40,7 +41,8 @@ import { requestUrl } from './http/request-url.js'
 import { createWebApp } from './http/web-app.js'
 import { createLogger } from './logger.js'
 import { createCompactor } from './persistence/compactor.js'
-import { guardHocuspocusSocket } from './protocol/message-guard.js'
+import { guardSocket } from './protocol/guarded-socket.js'
+import { resolveLimits } from './protocol/limits.js'
 import { WorkspaceFiles } from './workspace-files.js'
 import { createYwsHandler, YWS_PREFIX } from './yws/y-websocket-handler.js'
 
@@ -79,6 +81,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | undefined>
 export function createServer(config: ServerConfig): YfsServer {
   const { store } = config
   const logger = config.logger ?? createLogger()
+  const limits = resolveLimits(config.limits)
   const name = config.name ?? `yfs-${randomUUID().slice(0, 8)}`
   const started = Date.now()
 
@@ -94,6 +97,7 @@ export function createServer(config: ServerConfig): YfsServer {
     store,
     files,
     tokenCacheMs: config.tokenCacheMs ?? DEFAULTS.tokenCacheMs,
+    maxTokenBytes: limits.maxTokenBytes,
   })
 
   const extensions: Extension[] = [
@@ -102,7 +106,7 @@ export function createServer(config: ServerConfig): YfsServer {
     createLoggingExtension(logger),
     createAuthExtension(authorizer, logger),
     persistence.extension,
-    createBulkContentExtension({ persistence, files, logger, instance: () => hocuspocus }),
+    createBulkContentExtension({ persistence, files, logger, limits, instance: () => hocuspocus }),
   ]
   if (config.redisUrl) {
     extensions.push(
@@ -114,15 +118,16 @@ export function createServer(config: ServerConfig): YfsServer {
     )
   }
 
+  extensions.push(...(config.extensions ?? []))
   const hocuspocus = new Hocuspocus({
     name,
     quiet: true,
     timeout: config.pingTimeoutMs ?? DEFAULTS.pingTimeoutMs,
-    extensions,
+    extensions: extensions.map((extension) => containStatelessHook(extension, logger)),
   })
   files.attach(hocuspocus)
 
-  const yws = createYwsHandler({ hocuspocus, authorizer, persistence, logger })
+  const yws = createYwsHandler({ hocuspocus, authorizer, persistence, logger, limits })
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: config.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
@@ -187,6 +192,8 @@ export function createServer(config: ServerConfig): YfsServer {
     return handleWebApp(request, response)
   }
 
+  const presenceOf = (docName: string) => hocuspocus.documents.get(docName)?.awareness.getStates()
+
   function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     if (closing) return false
     const path = requestUrl(request).pathname
@@ -199,11 +206,9 @@ export function createServer(config: ServerConfig): YfsServer {
         yws.handle(ws, request)
         return
       }
-      guardHocuspocusSocket(ws, {
-        maxDocs,
-        onReject: (reason) => logger.warn('socket rejected', { reason }),
-      })
-      hocuspocus.handleConnection(ws, request)
+      // Hocuspocus sees only what the guard lets through (protocol/guarded-socket.ts).
+      const guarded = guardSocket(ws, { limits, maxDocs, logger, presenceOf })
+      hocuspocus.handleConnection(guarded, request)
     })
     return true
   }

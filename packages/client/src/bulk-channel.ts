@@ -10,11 +10,17 @@
  * timeout. The channel refuses at once while the main doc is not synced
  * (offline): callers fall back to opening docs one by one.
  *
+ * Replies are taken only as answers to requests of this channel: request
+ * ids are random 48-bit numbers, and a reply must carry one that is pending,
+ * with the matching operation and exactly the ids asked for. Ids the server
+ * left out of a reply to bound its size (`BULK_ASK_AGAIN`) are asked for
+ * again.
+ *
  * What it deliberately doesn't do: keep docs open. Loaded states are
  * read-only snapshots; the filesystem decides what to cache.
  */
 import type { HocuspocusProvider } from '@hocuspocus/provider'
-import { type BulkMessage, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
+import { BULK_ASK_AGAIN, type BulkMessage, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
 import { ConnectError } from './connect-error.js'
 
 export interface BulkChannelOptions {
@@ -37,19 +43,27 @@ export interface BulkChannel {
 
 type Reply = Extract<BulkMessage, { op: 'loaded' | 'stored' }>
 
+/** A request id nobody else can guess (48 random bits: a safe integer). */
+function randomReq(): number {
+  const [high, low] = crypto.getRandomValues(new Uint32Array(2))
+  return (high! & 0xffff) * 2 ** 32 + low!
+}
+
 export function createBulkChannel(main: HocuspocusProvider, options: BulkChannelOptions): BulkChannel {
   const maxIds = options.maxIds ?? 250
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024
   const inFlight = options.inFlight ?? 4
   const name = main.configuration.name
-  const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>()
-  let nextReq = 1
+  const pending = new Map<
+    number,
+    { expects: Reply['op']; resolve: (r: Reply) => void; reject: (e: Error) => void }
+  >()
 
   const onStateless = ({ payload }: { payload: string }) => {
     const message = decodeBulkMessage(payload)
     if (!message || (message.op !== 'loaded' && message.op !== 'stored')) return
     const waiter = pending.get(message.req)
-    if (!waiter) return
+    if (!waiter || waiter.expects !== message.op) return
     pending.delete(message.req)
     waiter.resolve(message)
   }
@@ -61,11 +75,13 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
         reject(new ConnectError('offline', name))
         return
       }
+      while (pending.has(message.req)) message.req = randomReq()
       const timer = setTimeout(() => {
         pending.delete(message.req)
         reject(new ConnectError('timeout', name))
       }, options.timeoutMs)
       pending.set(message.req, {
+        expects: message.op === 'load' ? 'loaded' : 'stored',
         resolve: (r) => {
           clearTimeout(timer)
           resolve(r)
@@ -96,14 +112,22 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
     async load(ids) {
       const chunks: string[][] = []
       for (let i = 0; i < ids.length; i += maxIds) chunks.push(ids.slice(i, i + maxIds))
-      const replies = await limited(
-        chunks.map((chunk) => async () => {
-          const reply = await request({ op: 'load', req: nextReq++, ids: chunk })
-          if (reply.op !== 'loaded' || reply.docs.length !== chunk.length)
-            throw new ConnectError('malformed bulk reply', name)
-          return reply.docs.map(([id, bytes], k) => (id === chunk[k] && bytes ? bytes : undefined))
-        }),
-      )
+      const loadChunk = async (chunk: string[]): Promise<(Uint8Array | undefined)[]> => {
+        const reply = await request({ op: 'load', req: randomReq(), ids: chunk })
+        if (reply.op !== 'loaded') throw new ConnectError('malformed bulk reply', name)
+        if (reply.error !== undefined) throw new ConnectError(reply.error, name)
+        if (reply.docs.length !== chunk.length || reply.docs.some(([id], k) => id !== chunk[k]))
+          throw new ConnectError('malformed bulk reply', name)
+        const states = reply.docs.map(([, bytes]) => bytes ?? undefined)
+        const again = chunk.filter((_, k) => reply.docs[k]![2] === BULK_ASK_AGAIN)
+        if (again.length === 0) return states
+        // The server always answers at least the first id, so each round makes progress.
+        if (again.length === chunk.length) throw new ConnectError('malformed bulk reply', name)
+        const more = await loadChunk(again)
+        let next = 0
+        return states.map((state, k) => (reply.docs[k]![2] === BULK_ASK_AGAIN ? more[next++] : state))
+      }
+      const replies = await limited(chunks.map((chunk) => () => loadChunk(chunk)))
       return replies.flat()
     },
     async store(docs) {
@@ -122,7 +146,7 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
       if (chunk.length > 0) chunks.push(chunk)
       await limited(
         chunks.map((docsOf) => async () => {
-          const reply = await request({ op: 'store', req: nextReq++, docs: docsOf })
+          const reply = await request({ op: 'store', req: randomReq(), docs: docsOf })
           if (reply.op !== 'stored') throw new ConnectError('malformed bulk reply', name)
           if (reply.error !== undefined) throw new ConnectError(reply.error, name)
         }),

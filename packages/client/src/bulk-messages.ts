@@ -5,12 +5,17 @@
  * by construction.
  *
  *   client → server  { v: 'yfs.bulk.1', op: 'load',  req, ids: [fileId…] }
- *   server → client  { v: 'yfs.bulk.1', op: 'loaded', req, docs: [[fileId, base64 | null, reason?]…] }
+ *   server → client  { v: 'yfs.bulk.1', op: 'loaded', req, docs: [[fileId, base64 | null, reason?]…], error? }
  *   client → server  { v: 'yfs.bulk.1', op: 'store', req, docs: [[fileId, base64]…] }
  *   server → client  { v: 'yfs.bulk.1', op: 'stored', req, error? }
  *
  * `loaded` lists the requested ids in request order; `null` with a reason
- * (`no such file in workspace`) for an id the server refuses. `stored` comes
+ * (`no such file in workspace`) for an id the server refuses, or with
+ * `BULK_ASK_AGAIN` for ids past the server's reply size limit (the client
+ * asks for those again). A request the server refuses as a whole (too many
+ * ids, duplicates) gets `docs: []` and `error`. `req` is chosen at random
+ * by the client and a reply is taken only for a request it sent, so no
+ * other connection can answer in the server's name. `stored` comes
  * once every update is durably stored (acknowledged = stored), or with
  * `error` when none of them was (read-only token, invalid update, a row
  * that is not a file).
@@ -21,9 +26,12 @@ import { fromBase64, toBase64 } from 'lib0/buffer'
 
 export const BULK_VERSION = 'yfs.bulk.1'
 
+/** The reason of an id left out of a `loaded` reply to keep it under the server's size limit: ask again. */
+export const BULK_ASK_AGAIN = 'over the reply size limit: ask again'
+
 export type BulkMessage =
   | { op: 'load'; req: number; ids: string[] }
-  | { op: 'loaded'; req: number; docs: [string, Uint8Array | null, string?][] }
+  | { op: 'loaded'; req: number; docs: [string, Uint8Array | null, string?][]; error?: string }
   | { op: 'store'; req: number; docs: [string, Uint8Array][] }
   | { op: 'stored'; req: number; error?: string }
 
@@ -31,11 +39,12 @@ export type BulkMessage =
 export function encodeBulkMessage(message: BulkMessage): string {
   const wire: Record<string, unknown> = { v: BULK_VERSION, op: message.op, req: message.req }
   if (message.op === 'load') wire.ids = message.ids
-  else if (message.op === 'loaded')
+  else if (message.op === 'loaded') {
     wire.docs = message.docs.map(([id, bytes, reason]) =>
       reason === undefined ? [id, bytes && toBase64(bytes)] : [id, bytes && toBase64(bytes), reason],
     )
-  else if (message.op === 'store') wire.docs = message.docs.map(([id, bytes]) => [id, toBase64(bytes)])
+    if (message.error !== undefined) wire.error = message.error
+  } else if (message.op === 'store') wire.docs = message.docs.map(([id, bytes]) => [id, toBase64(bytes)])
   else if (message.error !== undefined) wire.error = message.error
   return JSON.stringify(wire)
 }
@@ -67,7 +76,7 @@ export function decodeBulkMessage(payload: string): BulkMessage | undefined {
         const bytes = d[1] === null ? null : fromBase64(d[1])
         docs.push(isString(d[2]) ? [d[0], bytes, d[2]] : [d[0], bytes])
       }
-      return { op, req, docs }
+      return isString(wire.error) ? { op, req, docs, error: wire.error } : { op, req, docs }
     }
     if (op === 'store') {
       const docs: [string, Uint8Array][] = []

@@ -3,7 +3,7 @@
 export type { BulkChannel, BulkChannelOptions } from './bulk-channel.js'
 export { createBulkChannel } from './bulk-channel.js'
 export type { BulkMessage } from './bulk-messages.js'
-export { BULK_VERSION, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
+export { BULK_ASK_AGAIN, BULK_VERSION, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
 export { ConnectError } from './connect-error.js'
 export type {
   ConnectionStatus,

@@ -7,8 +7,12 @@
  * WorkspaceFiles). Roles: `write` may change documents, `read` only reads.
  *
  * Token lookups are cached for `tokenCacheMs` (a revoked token keeps working
- * that long on connections being opened; open connections are not cut).
+ * that long on connections being opened; open connections are not cut). The
+ * cache is keyed by the token's SHA-256, holds at most `CACHE_LIMIT` entries
+ * (the oldest go first) and never sees a token over `maxTokenBytes`: those
+ * are refused without a lookup, so no client can fill memory with tokens.
  */
+import { createHash } from 'node:crypto'
 import { type DocName, parseDocName } from '../doc-names.js'
 import type { DocumentStore, Role } from '../persistence/document-store.js'
 import type { WorkspaceFiles } from '../workspace-files.js'
@@ -28,6 +32,8 @@ export interface Authorizer {
    */
   authorize(token: string | undefined | null, documentName: string): Promise<Grant>
   release(grant: Grant): void
+  /** Cached token lookups (for tests and health). */
+  readonly cacheSize: number
 }
 
 export interface AuthorizerOptions {
@@ -35,22 +41,31 @@ export interface AuthorizerOptions {
   files: WorkspaceFiles
   /** Default 5 s; 0 disables the cache. */
   tokenCacheMs?: number
+  /** Longer tokens are refused without a lookup. Default 1 KiB. */
+  maxTokenBytes?: number
 }
 
-const CACHE_LIMIT = 10_000
+/** Most cached token lookups (each ≈ 150 bytes: a 44-character digest and a grant). */
+export const CACHE_LIMIT = 10_000
+
+const digest = (token: string) => createHash('sha256').update(token).digest('base64')
 
 export function createAuthorizer(options: AuthorizerOptions): Authorizer {
   const ttl = options.tokenCacheMs ?? 5_000
+  const maxTokenBytes = options.maxTokenBytes ?? 1024
   const cache = new Map<string, { grant: { workspace: string; role: Role } | undefined; until: number }>()
 
   async function resolve(token: string) {
     const now = Date.now()
-    const hit = cache.get(token)
+    const key = digest(token)
+    const hit = cache.get(key)
     if (hit && hit.until > now) return hit.grant
     const grant = await options.store.resolveToken(token)
     if (ttl > 0) {
-      if (cache.size >= CACHE_LIMIT) cache.clear()
-      cache.set(token, { grant, until: now + ttl })
+      // Re-inserted keys move to the end: the first key is the oldest.
+      cache.delete(key)
+      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
+      cache.set(key, { grant, until: now + ttl })
     }
     return grant
   }
@@ -60,6 +75,7 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
       const doc = parseDocName(documentName)
       if (!doc) throw new AuthError('invalid document name')
       if (!token) throw new AuthError('missing token')
+      if (Buffer.byteLength(token) > maxTokenBytes) throw new AuthError('invalid token')
       const grant = await resolve(token)
       if (!grant) throw new AuthError('invalid token')
       if (grant.workspace !== doc.workspace) throw new AuthError('token not valid for this workspace')
@@ -68,6 +84,9 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     },
     release(grant) {
       if (grant.doc.kind === 'content') options.files.release(grant.workspace)
+    },
+    get cacheSize() {
+      return cache.size
     },
   }
 }

@@ -2,7 +2,9 @@
  * Auth extension: runs the Authorizer in `onAuthenticate`, makes read-token
  * connections read-only (Hocuspocus then answers their updates with
  * "not synced" and never applies them), and releases the workspace hold of
- * content docs in `onDisconnect`. Refusals are logged with their reason.
+ * content docs in `onDisconnect`. Refusals are logged at debug level with
+ * their reason and the name's length: the socket guard logs the first
+ * refusal of each socket at warn level, so a client cannot flood the log.
  */
 import type { Extension, onAuthenticatePayload, onDisconnectPayload } from '@hocuspocus/server'
 import { AuthError } from '../auth/auth-error.js'
@@ -23,9 +25,14 @@ export function createAuthExtension(authorizer: Authorizer, logger: Logger): Ext
         grant = await authorizer.authorize(token, documentName)
       } catch (error) {
         const reason = error instanceof AuthError ? error.reason : 'internal error'
-        logger.warn('auth refused', { hook: 'onAuthenticate', doc: documentName, socketId, reason })
+        logger.debug('auth refused', {
+          hook: 'onAuthenticate',
+          docNameBytes: documentName.length,
+          socketId,
+          reason,
+        })
         if (error instanceof AuthError) throw error
-        logger.error('auth failed', { hook: 'onAuthenticate', doc: documentName, error })
+        logger.error('auth failed', { hook: 'onAuthenticate', docNameBytes: documentName.length, error })
         throw Object.assign(new Error('internal error'), { reason: 'internal error' })
       }
       connectionConfig.readOnly = grant.role === 'read'

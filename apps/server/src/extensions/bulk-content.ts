@@ -17,12 +17,27 @@
  *
  * Authentication is the main doc connection's own: its token was checked
  * for this workspace when the connection opened.
+ *
+ * Bounds (any reader can send these): a `load` of more than `maxBulkIds`
+ * ids, or with an id twice, is refused as a whole (`error`); a reply holds
+ * at most `maxBulkReplyBytes` of content (always at least its first doc),
+ * the ids past it answered `BULK_ASK_AGAIN`; a `store` of more than
+ * `maxBulkIds` docs is refused. Nothing a request does escapes this hook:
+ * every failure becomes an error reply (Hocuspocus does not await stateless
+ * hooks, so a throw here would be an unhandled rejection).
  */
 import type { Extension, Hocuspocus, onStatelessPayload } from '@hocuspocus/server'
-import { type BulkMessage, contentDocName, decodeBulkMessage, encodeBulkMessage } from '@yfs/client'
+import {
+  BULK_ASK_AGAIN,
+  type BulkMessage,
+  contentDocName,
+  decodeBulkMessage,
+  encodeBulkMessage,
+} from '@yfs/client'
 import * as Y from 'yjs'
 import { parseDocName } from '../doc-names.js'
 import type { Logger } from '../logger.js'
+import type { ServerLimits } from '../protocol/limits.js'
 import { newDocUpdateProblem } from '../protocol/sync-message.js'
 import type { WorkspaceFiles } from '../workspace-files.js'
 import type { Persistence } from './persistence.js'
@@ -33,6 +48,7 @@ export interface BulkContentOptions {
   logger: Logger
   /** The server's Hocuspocus (to update docs that are loaded). */
   instance: () => Hocuspocus
+  limits: Pick<ServerLimits, 'maxBulkIds' | 'maxBulkReplyBytes'>
 }
 
 /** Origin of updates applied to loaded docs by a bulk store (already stored: not stored again). */
@@ -45,6 +61,7 @@ const FILE_ID = /^[A-Za-z0-9_-]{1,64}$/
 
 export function createBulkContentExtension(options: BulkContentOptions): Extension {
   const { persistence, files, logger } = options
+  const { maxBulkIds, maxBulkReplyBytes } = options.limits
 
   async function answer(
     workspace: string,
@@ -52,21 +69,40 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
     message: BulkMessage,
   ): Promise<BulkMessage | undefined> {
     if (message.op === 'load') {
-      const types = await files.rowTypes(workspace, message.ids)
+      const { req, ids } = message
+      if (ids.length > maxBulkIds)
+        return { op: 'loaded', req, docs: [], error: `more than ${maxBulkIds} ids` }
+      if (new Set(ids).size !== ids.length)
+        return { op: 'loaded', req, docs: [], error: 'an id is asked for twice' }
+      const types = await files.rowTypes(workspace, ids)
       const docs: [string, Uint8Array | null, string?][] = []
-      for (let k = 0; k < message.ids.length; k++) {
-        const id = message.ids[k]!
+      let bytes = 0
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k]!
         if (types[k] !== 'file') {
           docs.push([id, null, 'no such file in workspace'])
           continue
         }
-        const state = await persistence.load(contentDocName(workspace, id))
-        docs.push([id, state ?? EMPTY_UPDATE])
+        if (bytes >= maxBulkReplyBytes) {
+          docs.push([id, null, BULK_ASK_AGAIN])
+          continue
+        }
+        const state = (await persistence.load(contentDocName(workspace, id))) ?? EMPTY_UPDATE
+        // The first doc always goes in, however big, so every round answers something.
+        if (bytes > 0 && bytes + state.byteLength > maxBulkReplyBytes) {
+          bytes = maxBulkReplyBytes
+          docs.push([id, null, BULK_ASK_AGAIN])
+          continue
+        }
+        bytes += state.byteLength
+        docs.push([id, state])
       }
-      return { op: 'loaded', req: message.req, docs }
+      return { op: 'loaded', req, docs }
     }
     if (message.op === 'store') {
       if (readOnly) return { op: 'stored', req: message.req, error: 'read-only token' }
+      if (message.docs.length > maxBulkIds)
+        return { op: 'stored', req: message.req, error: `more than ${maxBulkIds} docs` }
       const ids = message.docs.map(([id]) => id)
       if (!ids.every((id) => FILE_ID.test(id)))
         return { op: 'stored', req: message.req, error: 'invalid file id' }
@@ -94,24 +130,30 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
     extensionName: 'yfs-bulk-content',
     async onStateless({ connection, documentName, payload }: onStatelessPayload) {
       const message = decodeBulkMessage(payload)
-      if (!message) return
+      if (!message || (message.op !== 'load' && message.op !== 'store')) return
       const doc = parseDocName(documentName)
+      const failed = (error: string): BulkMessage =>
+        message.op === 'load'
+          ? { op: 'loaded', req: message.req, docs: [], error }
+          : { op: 'stored', req: message.req, error }
       let reply: BulkMessage | undefined
       try {
-        if (doc?.kind !== 'main') {
-          const reason = 'bulk messages go to the main doc'
-          if (message.op === 'store') reply = { op: 'stored', req: message.req, error: reason }
-          else if (message.op === 'load')
-            reply = { op: 'loaded', req: message.req, docs: message.ids.map((id) => [id, null, reason]) }
-        } else reply = await answer(doc.workspace, connection.readOnly, message)
-      } catch (error) {
-        logger.error('bulk request failed', { hook: 'onStateless', doc: documentName, error })
         reply =
-          message.op === 'load'
-            ? { op: 'loaded', req: message.req, docs: message.ids.map((id) => [id, null, 'internal error']) }
-            : { op: 'stored', req: message.req, error: 'storage error' }
+          doc?.kind === 'main'
+            ? await answer(doc.workspace, connection.readOnly, message)
+            : failed('bulk messages go to the main doc')
+      } catch (error) {
+        logger.error('bulk request failed', { hook: 'onStateless', docNameBytes: documentName.length, error })
+        reply = failed(message.op === 'load' ? 'internal error' : 'storage error')
       }
-      if (reply) connection.sendStateless(encodeBulkMessage(reply))
+      if (!reply) return
+      try {
+        connection.sendStateless(encodeBulkMessage(reply))
+      } catch (error) {
+        // A reply that cannot be encoded or sent: say so in a reply that can.
+        logger.error('bulk reply failed', { hook: 'onStateless', docNameBytes: documentName.length, error })
+        connection.sendStateless(encodeBulkMessage(failed('internal error')))
+      }
     },
   }
 }

@@ -8,7 +8,7 @@
  * provider counts a change as synced, it is in the store. There is no
  * debounce window; `onStoreDocument` is not used.
  *
- * Validation: the message guard drops invalid updates before Hocuspocus sees
+ * Validation: the socket guard drops invalid updates before Hocuspocus sees
  * them; other callers of `storeUpdate` (the y-websocket path) are checked
  * there, so nothing malformed is ever stored, whichever path it comes in by.
  * Updates from read-only connections are not stored (Hocuspocus refuses
@@ -47,7 +47,7 @@ export interface Persistence {
   /**
    * Validate and durably append one client update to `documentName`.
    * Resolves `false` (nothing stored) for an invalid update; throws if the store fails.
-   * `validated`: the caller already checked it with `isValidUpdate` (the message guard did).
+   * `validated`: the caller already checked it with `isValidUpdate` (the socket guard did).
    */
   storeUpdate(documentName: string, update: Uint8Array, validated?: boolean): Promise<boolean>
   /**
@@ -128,7 +128,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     },
 
     async beforeHandleMessage({ connection, update: message, documentName }: beforeHandleMessagePayload) {
-      // The message guard has decoded and validated this frame (protocol/message-guard.ts).
+      // The socket guard has decoded and validated this frame (protocol/guarded-socket.ts).
       const update = readHocuspocusUpdate(message)
       if (!update || connection.readOnly) return
       let stored: boolean

@@ -1,4 +1,4 @@
-// Frame reading and update validation used by the message guard and persistence.
+// Frame reading and update validation used by the socket guard and persistence.
 import * as encoding from 'lib0/encoding'
 import { expect, it } from 'vitest'
 import * as Y from 'yjs'

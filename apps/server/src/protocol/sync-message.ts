@@ -15,9 +15,6 @@
 import * as decoding from 'lib0/decoding'
 import * as Y from 'yjs'
 
-/** Hocuspocus message types a client may send (see @hocuspocus/server MessageType). */
-export const HOCUSPOCUS_CLIENT_TYPES: ReadonlySet<number> = new Set([0, 1, 2, 3, 4, 5, 6, 7])
-
 const SYNC = 0
 const SYNC_REPLY = 4
 const SYNC_STEP2 = 1

@@ -11,6 +11,13 @@
  * 1 awareness, 3 query awareness. Auth failures, malformed frames and
  * invalid updates close the socket with 4401 / 4400 and a reason. Updates of
  * read-only (read token) sockets are dropped, as Hocuspocus does.
+ *
+ * The same bounds as on Hocuspocus sockets (protocol/limits.ts): the
+ * document name and token lengths, frames and bytes that arrive before the
+ * socket is authenticated and its document loaded (a new file's content doc
+ * can wait seconds for its row), and presence states (checked and
+ * re-encoded; a socket may add at most `maxAwarenessClients` client ids).
+ * Refusals are logged with lengths, never contents.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Document, Hocuspocus } from '@hocuspocus/server'
@@ -25,14 +32,15 @@ import type { Authorizer, Grant } from '../auth/authorizer.js'
 import type { Persistence } from '../extensions/persistence.js'
 import { requestUrl } from '../http/request-url.js'
 import type { Logger } from '../logger.js'
+import { encodeAwarenessEntries, ownEntries, readAwarenessUpdate } from '../protocol/awareness-guard.js'
+import type { ServerLimits } from '../protocol/limits.js'
+import { CLOSE_MALFORMED, CLOSE_TOO_LARGE, CLOSE_TOO_MANY, Refusal } from '../protocol/refusal.js'
 
 /** URL prefix of the y-websocket path. */
 export const YWS_PREFIX = '/yws/'
 export const CLOSE_UNAUTHORIZED = 4401
 export const CLOSE_INVALID = 4400
 
-/** Frames a socket may send before it is authenticated and its doc loaded. */
-const MAX_EARLY_FRAMES = 1000
 const MESSAGE_SYNC = 0
 const MESSAGE_AWARENESS = 1
 const MESSAGE_QUERY_AWARENESS = 3
@@ -42,6 +50,8 @@ interface YwsConnection {
   readOnly: boolean
   /** Awareness client ids this socket set (removed when it closes). */
   clients: Set<number>
+  /** Awareness client ids this socket owns on the document (see `ownEntries`). */
+  owned: Set<number>
 }
 
 interface DocState {
@@ -54,6 +64,7 @@ export interface YwsHandlerOptions {
   authorizer: Authorizer
   persistence: Persistence
   logger: Logger
+  limits: ServerLimits
 }
 
 export interface YwsHandler {
@@ -70,7 +81,7 @@ function tokenOf(request: IncomingMessage, url: URL): string | undefined {
 }
 
 export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
-  const { hocuspocus, authorizer, persistence, logger } = options
+  const { hocuspocus, authorizer, persistence, logger, limits } = options
   const docs = new Map<Document, DocState>()
   let sockets = 0
 
@@ -159,7 +170,11 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
       return
     }
     if (type === MESSAGE_AWARENESS) {
-      awarenessProtocol.applyAwarenessUpdate(document.awareness, decoding.readVarUint8Array(decoder), conn)
+      const entries = readAwarenessUpdate(decoding.readVarUint8Array(decoder), limits)
+      const states = document.awareness.getStates()
+      const own = ownEntries(entries, conn.owned, (id) => states.has(id), limits.maxAwarenessClients)
+      if (own.length > 0)
+        awarenessProtocol.applyAwarenessUpdate(document.awareness, encodeAwarenessEntries(own), conn)
       return
     }
     if (type === MESSAGE_QUERY_AWARENESS) {
@@ -173,23 +188,44 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
     throw new Error('unknown message type')
   }
 
+  function refuse(socket: WebSocket, refusal: Refusal): void {
+    logger.warn('socket refused', { path: 'yws', code: refusal.code, reason: refusal.reason })
+    socket.close(refusal.code, refusal.reason)
+  }
+
   async function serve(socket: WebSocket, request: IncomingMessage): Promise<void> {
     const url = requestUrl(request)
-    const docName = decodeURIComponent(url.pathname.slice(YWS_PREFIX.length))
-    // Frames that arrive while we authenticate and load are kept in order.
+    const rawName = url.pathname.slice(YWS_PREFIX.length)
+    let docName: string
+    try {
+      docName = decodeURIComponent(rawName)
+    } catch {
+      return refuse(socket, new Refusal(CLOSE_MALFORMED, 'invalid document name'))
+    }
+    if (Buffer.byteLength(docName) > limits.maxDocNameBytes)
+      return refuse(socket, new Refusal(CLOSE_TOO_LARGE, 'document name too long'))
+    const token = tokenOf(request, url)
+    if (token !== undefined && Buffer.byteLength(token) > limits.maxTokenBytes)
+      return refuse(socket, new Refusal(CLOSE_TOO_LARGE, 'token too long'))
+    // Frames that arrive while we authenticate and load are kept in order, within a budget.
     const early: Uint8Array[] = []
+    let earlyBytes = 0
     const buffer = (data: Buffer) => {
-      if (early.length >= MAX_EARLY_FRAMES) socket.close(CLOSE_INVALID, 'too many messages before sync')
-      else early.push(new Uint8Array(data))
+      earlyBytes += data.byteLength
+      if (early.length >= limits.maxEarlyFrames || earlyBytes > limits.maxEarlyBytes) {
+        socket.off('message', buffer)
+        early.length = 0
+        refuse(socket, new Refusal(CLOSE_TOO_MANY, 'too many messages before sync'))
+      } else early.push(new Uint8Array(data))
     }
     socket.on('message', buffer)
 
     let grant: Grant
     try {
-      grant = await authorizer.authorize(tokenOf(request, url), docName)
+      grant = await authorizer.authorize(token, docName)
     } catch (error) {
       const reason = error instanceof AuthError ? error.reason : 'internal error'
-      logger.warn('auth refused', { path: 'yws', doc: docName, reason })
+      logger.warn('auth refused', { path: 'yws', docNameBytes: docName.length, reason })
       socket.close(CLOSE_UNAUTHORIZED, reason)
       return
     }
@@ -200,7 +236,12 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
 
     const direct = await hocuspocus.openDirectConnection(docName, { grant })
     const document = direct.document!
-    const conn: YwsConnection = { socket, readOnly: grant.role === 'read', clients: new Set() }
+    const conn: YwsConnection = {
+      socket,
+      readOnly: grant.role === 'read',
+      clients: new Set(),
+      owned: new Set(),
+    }
     attach(document, conn)
     logger.debug('yws connected', { doc: docName, role: grant.role })
 
@@ -213,8 +254,7 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
           await handleFrame(document, conn, data)
         } catch (error) {
           failed = true
-          logger.warn('invalid message', { path: 'yws', doc: docName, error })
-          socket.close(CLOSE_INVALID, 'invalid message')
+          refuse(socket, error instanceof Refusal ? error : new Refusal(CLOSE_MALFORMED, 'invalid message'))
         }
       })
     }
