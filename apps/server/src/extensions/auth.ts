@@ -31,9 +31,11 @@ export function createAuthExtension(authorizer: Authorizer, logger: Logger): Ext
           socketId,
           reason,
         })
-        if (error instanceof AuthError) throw error
-        logger.error('auth failed', { hook: 'onAuthenticate', docNameBytes: documentName.length, error })
-        throw Object.assign(new Error('internal error'), { reason: 'internal error' })
+        if (!(error instanceof AuthError))
+          logger.error('auth failed', { hook: 'onAuthenticate', docNameBytes: documentName.length, error })
+        // Hocuspocus sends `reason` to the client, and writes a hook error's message to stderr:
+        // no message, so a client cannot fill stderr with refusals (the guard logs them once).
+        throw Object.assign(new Error(), { reason })
       }
       connectionConfig.readOnly = grant.role === 'read'
       return { grant } satisfies YfsContext

@@ -16,7 +16,10 @@
  *   read-only ones included, so any reader could speak for the server;
  * - at most `maxDocs` documents per socket;
  * - auth frames with a token of at most `maxTokenBytes`;
- * - sync updates that are valid Yjs updates;
+ * - every body decodes completely as Hocuspocus will read it (Hocuspocus
+ *   would close the connection with a stack trace on stderr otherwise):
+ *   sync updates are valid Yjs updates and step 1 a valid state vector,
+ *   stateless payloads a whole string;
  * - presence (awareness) updates checked and re-encoded (awareness-guard.ts),
  *   keeping only the entries of client ids this socket owns on the document
  *   (clients relay everyone's states; a relay is a no-op, a newer clock
@@ -43,6 +46,7 @@ import { EventEmitter } from 'node:events'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
 import type WebSocket from 'ws'
+import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import {
   type AwarenessEntry,
@@ -59,7 +63,7 @@ import {
   CLOSE_UNAUTHENTICATED,
   Refusal,
 } from './refusal.js'
-import { isValidUpdate, readSyncUpdate } from './sync-message.js'
+import { isValidUpdate } from './sync-message.js'
 
 /** Hocuspocus message types (@hocuspocus/server `MessageType`). */
 const SYNC = 0
@@ -70,6 +74,10 @@ const SYNC_REPLY = 4
 const STATELESS = 5
 const BROADCAST_STATELESS = 6
 const CLOSE = 7
+/** Sync sub-types (y-protocols/sync). */
+const SYNC_STEP1 = 0
+const SYNC_STEP2 = 1
+const SYNC_UPDATE = 2
 /** Auth sub-types (@hocuspocus/common `AuthMessageType`). */
 const AUTH_TOKEN = 0
 const AUTH_PERMISSION_DENIED = 1
@@ -222,10 +230,21 @@ export class GuardedSocket extends EventEmitter {
       }
       case SYNC:
       case SYNC_REPLY: {
-        const update = readSyncUpdate(decoder)
-        if (update && !isValidUpdate(update)) throw new Refusal(CLOSE_MALFORMED, 'invalid update')
+        const syncType = decoding.readVarUint(decoder)
+        const payload = decoding.readVarUint8Array(decoder)
+        if (syncType === SYNC_STEP1) {
+          // A state vector; Hocuspocus would throw (and log a stack) on a bad one.
+          Y.decodeStateVector(payload)
+          return data
+        }
+        if (syncType !== SYNC_STEP2 && syncType !== SYNC_UPDATE)
+          throw new Refusal(CLOSE_MALFORMED, 'unknown sync message')
+        if (!isValidUpdate(payload)) throw new Refusal(CLOSE_MALFORMED, 'invalid update')
         return data
       }
+      case STATELESS:
+        decoding.readVarString(decoder)
+        return data
       case AWARENESS: {
         const entries = readAwarenessUpdate(decoding.readVarUint8Array(decoder), limits)
         const states = this.#options.presenceOf?.(docName)
@@ -244,7 +263,7 @@ export class GuardedSocket extends EventEmitter {
         return encoding.toUint8Array(frame)
       }
       default:
-        // Query awareness, stateless (bounded by maxPayload; the bulk extension bounds its own), close.
+        // Query awareness and close carry nothing Hocuspocus reads.
         return data
     }
   }
