@@ -11,7 +11,9 @@
  * bad client cannot break everybody's tree.
  *
  * Paths are never stored: a row knows its `parentId` and `name`, and
- * `path-index.ts` derives paths at run time.
+ * `path-index.ts` derives paths at run time. A valid row may hold a name that
+ * breaks the name rules (names.ts: a peer or an old store wrote it); it is shown
+ * under its safe name, and `set` stores that safe name when it rewrites the row.
  *
  * Stored entries (see lww-map.ts): rows written since format 1 are array entries
  * `[1, id, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode?, target?, sv?]`
@@ -30,6 +32,7 @@ import {
   type LwwObserver,
   type StoredEntry,
 } from './lww-map.js'
+import { isValidName, safeName } from './names.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
@@ -71,7 +74,10 @@ export interface FilesTable {
   readonly doc: Y.Doc
   get(id: FileId): FileRow | undefined
   has(id: FileId): boolean
-  /** Insert or replace a whole row (validated). */
+  /**
+   * Insert or replace a whole row (validated: TypeError for an invalid row). A row whose name
+   * breaks the name rules is stored under its `safeName` (names.ts).
+   */
   set(row: FileRow, origin?: unknown): void
   /** Replace the row with `{ ...row, ...patch }`. Throws TypeError when the row does not exist. */
   update(id: FileId, patch: Partial<Omit<FileRow, 'id'>>, origin?: unknown): FileRow
@@ -262,14 +268,16 @@ export function createFilesTable(
     has: (id) => map.has(id),
     set(row, origin) {
       if (!isValidRow(row)) throw new TypeError(`invalid file row: ${rowProblems(row).join('; ')}`)
-      map.set(row.id, row, origin)
+      // A row with an invalid stored name (from before servers checked names) is written back
+      // under the name it is shown by: servers refuse invalid names (names.ts).
+      map.set(row.id, isValidName(row.name) ? row : { ...row, name: safeName(row.name) }, origin)
     },
     update(id, patch, origin) {
       const row = map.get(id)
       if (!row) throw new TypeError(`update of a missing row ${id}`)
       const next = { ...row, ...patch, id }
       table.set(next, origin)
-      return next
+      return isValidName(next.name) ? next : map.get(id)!
     },
     delete: (ids, origin) => map.deleteMany(ids, origin),
     batch: (fn, origin) => map.batch(fn, origin),

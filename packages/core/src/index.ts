@@ -54,6 +54,8 @@ export type { FileSystemLimits } from './limits.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { LwwChange, LwwCodec, LwwEntry, LwwMap, StoredEntry } from './lww-map.js'
 export { attachLwwMap } from './lww-map.js'
+// Name rules
+export { isValidName, MAX_NAME_BYTES, nameProblem, safeName } from './names.js'
 export * as paths from './path.js'
 export type { FileSystemIndex, IndexSnapshot } from './path-index.js'
 // Runtime index
