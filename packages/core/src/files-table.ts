@@ -28,11 +28,13 @@ import {
   type LwwChange,
   type LwwChangeSource,
   type LwwCodec,
+  type LwwEntry,
   type LwwMap,
   type LwwObserver,
   type StoredEntry,
+  storedEntryKey,
 } from './lww-map.js'
-import { isValidName, safeName } from './names.js'
+import { isValidName, nameProblem, safeName } from './names.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
@@ -247,6 +249,47 @@ export function rowProblems(value: unknown): string[] {
   check('sv', (v) => typeof v === 'string', 'a string', true)
   return out
 }
+
+/** Fields of the row problems (`rowProblems` lines start with the field), without the values. */
+const problemFields = (value: unknown): string =>
+  rowProblems(value)
+    .map((line) => line.slice(0, line.indexOf(' ')))
+    .join(', ')
+
+/**
+ * Why `value`, a value stored in the files array, is not an entry core takes whole, or
+ * `undefined` when it is: an entry in either stored form (lww-map.ts) of a valid row
+ * (`isValidRow`, its id the entry's key; array entries of 10–13 fields) whose name keeps the
+ * name rules (names.ts). Anything the table would ignore as garbage is a problem too. For
+ * servers checking clients' rows; the answer is short and never quotes the value (a name
+ * may be megabytes).
+ *
+ * @example storedRowProblem([1, 'f1', 7, '..', null, 'folder', 0, 1, 1, null]) === "invalid name: reserved file name '..'"
+ */
+export function storedRowProblem(value: unknown): string | undefined {
+  const key = storedEntryKey(value, rowCodec)
+  if (key === undefined) return 'not a row entry'
+  let name: unknown
+  if (Array.isArray(value)) {
+    if (value.length < 10 || value.length > 13) return 'not a row entry'
+    if (!rowCodec.isValidEntry!(value, key))
+      return `invalid row: ${problemFields(rowCodec.fromEntry(value, key))}`
+    name = value[3]
+  } else {
+    const row = (value as LwwEntry<unknown>).val
+    if (!isValidRow(row)) return `invalid row: ${problemFields(row)}`
+    if (row.id !== key) return 'invalid row: id differs from the entry key'
+    name = row.name
+  }
+  const problem = nameProblem(name as string)
+  return problem === undefined ? undefined : `invalid name: ${problem}`
+}
+
+/**
+ * The key of `value` when the files table reads it as an entry (in either stored form, valid
+ * or not), `undefined` for anything it ignores as garbage.
+ */
+export const rowEntryKey = (value: unknown): string | undefined => storedEntryKey(value, rowCodec)
 
 /** Attach the files table to the main doc. */
 export function createFilesTable(

@@ -21,7 +21,14 @@ export type { ErrnoCode } from './errors.js'
 export { FsError, isFsError } from './errors.js'
 export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table.js'
 // Files table
-export { createFilesTable, FILES_TABLE_KEY, isValidRow, rowProblems } from './files-table.js'
+export {
+  createFilesTable,
+  FILES_TABLE_KEY,
+  isValidRow,
+  rowEntryKey,
+  rowProblems,
+  storedRowProblem,
+} from './files-table.js'
 export type { BulkEntry, BulkLoadResult } from './fs/bulk-load.js'
 export type { CommandScope } from './fs/command-scope.js'
 export { openCommandScope } from './fs/command-scope.js'
