@@ -2,6 +2,7 @@
  * The admin API, behind `Authorization: Bearer <adminToken>`:
  *
  *   POST   /api/workspaces                 {"id"}           → 201 {id, created: true} | 200 {id, created: false}
+ *                                                             (400 with the reason for an invalid id, `constructor` included)
  *   GET    /api/workspaces                                  → 200 {workspaces: [id]}
  *   POST   /api/workspaces/:id/tokens      {"role"}         → 201 {token, workspace, role}   (404: no workspace)
  *   DELETE /api/tokens                     {"token"}        → 200 {revoked: boolean}
@@ -12,7 +13,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../logger.js'
-import { type DocumentStore, isValidWorkspaceId, ROLES, type Role } from '../persistence/document-store.js'
+import { type DocumentStore, ROLES, type Role, workspaceIdProblem } from '../persistence/document-store.js'
 import { HttpError, readJson, sendJson } from './json.js'
 import { requestUrl } from './request-url.js'
 
@@ -46,9 +47,9 @@ export function createAdminApi(options: AdminApiOptions) {
     }
     if (path === '/api/workspaces' && method === 'POST') {
       const { id } = await readJson(request)
-      if (typeof id !== 'string' || !isValidWorkspaceId(id)) {
-        throw new HttpError(400, 'id must be 1-128 characters of [A-Za-z0-9._-]')
-      }
+      if (typeof id !== 'string') throw new HttpError(400, 'id must be a string')
+      const problem = workspaceIdProblem(id)
+      if (problem !== undefined) throw new HttpError(400, problem)
       const created = await store.createWorkspace(id)
       if (created) logger.info('workspace created', { workspace: id })
       return sendJson(response, created ? 201 : 200, { id, created })
