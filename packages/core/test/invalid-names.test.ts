@@ -6,6 +6,7 @@
  * removable by that name; nothing is hidden and no invalid name is ever written back.
  */
 import fc from 'fast-check'
+import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import {
@@ -95,6 +96,29 @@ describe('rows with invalid stored names', () => {
       ])
       fs.destroy()
     }
+  })
+
+  it('a shell sees them by their safe names: find ends, ls lists no . or .. rows', async () => {
+    const fs = withRows(
+      rawRows([
+        row('d', '..'),
+        row('s', '.'),
+        row('f', 'x.txt', { parentId: 'd' as FileRow['id'], type: 'file' }),
+        row('g', 'a/b', { parentId: 'd' as FileRow['id'], type: 'file' }),
+      ]),
+    )
+    const bash = new Bash({ fs, cwd: '/' })
+    const find = await bash.exec('find /%2E%2E /%2E')
+    expect(find.exitCode).toBe(0)
+    expect(find.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      '/%2E',
+      '/%2E%2E',
+      '/%2E%2E/a%2Fb',
+      '/%2E%2E/x.txt',
+    ])
+    const ls = await bash.exec('ls /%2E%2E')
+    expect(ls.stdout.split('\n').filter(Boolean)).toEqual(['a%2Fb', 'x.txt'])
+    fs.destroy()
   })
 
   it('are shown by the documented rule', () => {
