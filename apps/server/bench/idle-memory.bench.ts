@@ -22,7 +22,11 @@ interface Health {
   documents: number
 }
 
-const health = async (http: string) => (await (await fetch(`${http}/healthz?gc=1`)).json()) as Health
+// Counts need the admin token (http/health.ts).
+const health = async (http: string, admin: string) =>
+  (await (
+    await fetch(`${http}/healthz?gc=1`, { headers: { authorization: `Bearer ${admin}` } })
+  ).json()) as Health
 
 export async function benchIdleMemory(
   http: string,
@@ -42,7 +46,7 @@ export async function benchIdleMemory(
     await c.close()
   }
   await new Promise((r) => setTimeout(r, 3000)) // let the seeding clients' docs unload
-  const before = await health(http)
+  const before = await health(http, admin)
   const clients: WorkspaceConnection[] = []
   for (let w = 0; w < workspaces; w++) {
     const c = await connectWorkspace({ url, workspace: `idle${w}`, token: tokens[w]! })
@@ -50,13 +54,13 @@ export async function benchIdleMemory(
     clients.push(c)
   }
   await new Promise((r) => setTimeout(r, 1000))
-  const idle = await health(http)
+  const idle = await health(http, admin)
   for (const c of clients) await c.close()
   const deadline = Date.now() + 15_000
-  let after = await health(http)
+  let after = await health(http, admin)
   while (after.documents > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200))
-    after = await health(http)
+    after = await health(http, admin)
   }
   return {
     workspaces,

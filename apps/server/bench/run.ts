@@ -107,7 +107,9 @@ for (const b of backends) {
       rate: Number(values.rate),
     })
     const sorted = r.latenciesMs.sort((a, b) => a - b)
-    const health = (await (await fetch(`${s.http}/healthz`)).json()) as { rssBytes: number }
+    const health = (await (
+      await fetch(`${s.http}/healthz`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).json()) as { rssBytes: number }
     out(
       `| ${b.name} | ${r.edits} | ${r.lost} | ${r.lostAfterReload} | ${fmt(percentile(sorted, 50))} ms | ${fmt(percentile(sorted, 99))} ms | ${fmt(sorted.at(-1) ?? Number.NaN)} ms | ${fmt(mib(health.rssBytes))} MiB |`,
     )

@@ -15,7 +15,7 @@ import { createMcpCommand } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
-import type { DocumentStore, Role } from './persistence/document-store.js'
+import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
 import { createPostgresStore } from './persistence/postgres-store.js'
 import { createSqliteStore } from './persistence/sqlite-store.js'
 import { containUnhandledRejections } from './process-guards.js'
@@ -180,6 +180,9 @@ export function createProgram(): Command {
   const workspace = program.command('workspace').description('administer workspaces in a store')
   storeOptions(workspace.command('create <id>').description('create a workspace')).action(
     async (id, flags) => {
+      // Before a store is opened (or created): a clear reason, nothing touched.
+      const problem = workspaceIdProblem(id)
+      if (problem !== undefined) throw new Error(`invalid workspace id: ${problem}`)
       const store = await openStore(flags)
       try {
         const created = await store.createWorkspace(id)

@@ -3,8 +3,9 @@
  *
  *   /                 Hocuspocus WebSocket (any path but /yws/…): many docs per socket
  *   /yws/<docName>    y-websocket WebSocket: one doc per socket
- *   GET /healthz      liveness + counts (+ `?detail=1`: loaded docs per workspace;
- *                     `?gc=1`: collect garbage first, if started with --expose-gc)
+ *   GET /healthz      liveness for anyone; with the admin token also counts (+ `?detail=1`:
+ *                     loaded docs per workspace; `?gc=1`: collect garbage first, if started
+ *                     with --expose-gc): see http/health.ts
  *   /api/…            admin API (see http/admin-api.ts)
  *   /mcp              agent tools over MCP Streamable HTTP
  *   GET /…            the built web app with its Content-Security-Policy (http/web-app.ts)
@@ -23,10 +24,8 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { type Extension, Hocuspocus } from '@hocuspocus/server'
 import { WebSocket, WebSocketServer } from 'ws'
-import * as Y from 'yjs'
 import { createAuthorizer } from './auth/authorizer.js'
 import { DEFAULTS, type ServerConfig } from './config.js'
-import { parseDocName } from './doc-names.js'
 import { createAuthExtension } from './extensions/auth.js'
 import { createBulkContentExtension } from './extensions/bulk-content.js'
 import { containStatelessHook } from './extensions/contain-hooks.js'
@@ -35,6 +34,7 @@ import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
 import { createAdminApi } from './http/admin-api.js'
+import { createHealthEndpoint } from './http/health.js'
 import { sendJson } from './http/json.js'
 import { createMcpEndpoint } from './http/mcp-endpoint.js'
 import { requestUrl } from './http/request-url.js'
@@ -156,33 +156,16 @@ export function createServer(config: ServerConfig): YfsServer {
     }
   }
 
-  /** Loaded documents per workspace, with their encoded size (a proxy for memory). */
-  function workspaceDetail() {
-    const out: Record<string, { documents: number; bytes: number; connections: number }> = {}
-    for (const [docName, document] of hocuspocus.documents) {
-      const ws = parseDocName(docName)?.workspace ?? '?'
-      const entry = out[ws] ?? { documents: 0, bytes: 0, connections: 0 }
-      out[ws] = entry
-      entry.documents++
-      entry.bytes += Y.encodeStateAsUpdate(document).byteLength
-      entry.connections += document.getConnectionsCount()
-    }
-    return out
-  }
+  const handleHealth = createHealthEndpoint({
+    adminToken: config.adminToken,
+    hocuspocus,
+    stats,
+    closing: () => closing !== undefined,
+  })
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
     const url = requestUrl(request)
-    if (url.pathname === '/healthz') {
-      // Only when the process runs with --expose-gc (benchmarks): measure live memory, not garbage.
-      const gc = (globalThis as { gc?: () => void }).gc
-      if (url.searchParams.get('gc') === '1' && gc) gc()
-      if (closing) sendJson(response, 503, { status: 'shutting down', ...stats() })
-      else {
-        const detail = url.searchParams.get('detail') === '1' ? { workspaces: workspaceDetail() } : {}
-        sendJson(response, 200, { status: 'ok', ...stats(), ...detail })
-      }
-      return true
-    }
+    if (handleHealth(request, response)) return true
     if (url.pathname === '/mcp') {
       if (closing) sendJson(response, 503, { error: 'shutting down' })
       else await mcp.handle(request, response)

@@ -75,8 +75,10 @@ describe('admin API', () => {
     await bare.close()
   })
 
-  it('reports health', async () => {
-    const res = await fetch(`${base}/healthz?detail=1`)
+  it('reports health (counts and detail with the admin token; see health.test.ts)', async () => {
+    const res = await fetch(`${base}/healthz?detail=1`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    })
     expect(res.status).toBe(200)
     const body = (await res.json()) as Record<string, unknown>
     expect(body).toMatchObject({ status: 'ok', store: 'sqlite' })

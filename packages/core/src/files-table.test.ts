@@ -9,8 +9,10 @@ import {
   isValidRow,
   rowCodec,
   rowProblems,
+  storedRowProblem,
 } from './files-table.js'
 import { asFileId } from './ids.js'
+import { isValidName } from './names.js'
 import { FileRowSchema } from './testing/file-row-schema.js'
 
 // Values that sit on the edges of the schema's rules, for every field.
@@ -238,5 +240,65 @@ describe('lazy rows (a peer loading a stored table)', () => {
       }),
       { numRuns: 500 },
     )
+  })
+})
+
+describe('storedRowProblem (what a server accepts in the files array)', () => {
+  // Entries a peer may send: valid ones with a slot patched or the tail cut, object entries,
+  // names that break the name rules, and garbage.
+  const names = fc.constantFrom('a.md', '.', '..', 'a/b', 'x\0', '\\', '', 'n'.repeat(256), '%2E')
+  const entries = fc.oneof(
+    fc
+      .tuple(
+        validRow,
+        fc.integer(),
+        names,
+        fc.dictionary(fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '9', '10', '12'), edgy, {
+          maxKeys: 1,
+        }),
+        fc.option(fc.integer({ min: 2, max: 15 }), { nil: undefined }),
+      )
+      .map(([row, ts, name, patch, cut]) => {
+        const e: unknown[] = rowCodec.toEntry(row.id, ts, { ...row, name })!
+        for (const [slot, v] of Object.entries(patch)) e[Number(slot)] = v
+        if (cut !== undefined && cut > e.length) while (e.length < cut) e.push(undefined)
+        return cut === undefined ? e : e.slice(0, cut)
+      }),
+    fc.tuple(validRow, fc.integer(), names, fc.boolean()).map(([row, ts, name, sameKey]) => ({
+      key: sameKey ? row.id : `${row.id}x`,
+      val: { ...row, name },
+      ts,
+    })),
+    edgy.filter((v) => v !== undefined), // Yjs cannot hold `undefined` as an array element
+  )
+
+  it('accepts exactly the entries a table reads whole, with a valid name (property)', () => {
+    fc.assert(
+      fc.property(entries, (e) => {
+        const doc = new Y.Doc()
+        doc.getArray<unknown>(FILES_TABLE_KEY).push([e])
+        const rows = [...createFilesTable(doc).rows()]
+        const fieldCount = Array.isArray(e) ? e.length : 10
+        const readWhole = rows.length === 1 && fieldCount >= 10 && fieldCount <= 13
+        const accepted = readWhole && isValidName(rows[0]!.name)
+        expect(storedRowProblem(e) === undefined).toBe(accepted)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('says what is wrong without quoting the value', () => {
+    const huge = 'n'.repeat(2 * 1024 * 1024)
+    const row = { ...valid, name: huge, type: huge } as unknown as FileRow
+    expect(storedRowProblem({ key: 'f1', val: row, ts: 1 })).toBe('invalid row: type')
+    expect(storedRowProblem([1, 'f1', 1, huge, null, 'file', 0, 1, 1, null])).toBe(
+      'invalid name: name longer than 255 bytes',
+    )
+    expect(storedRowProblem([1, 'f1', 1, '..', null, 'file', 0, 1, 1, null])).toBe(
+      "invalid name: reserved file name '..'",
+    )
+    expect(storedRowProblem([1, 'f1', 1, 'a', null, 'file', 0, 1, 1, null])).toBeUndefined()
+    expect(storedRowProblem([2, 'f1', 1, 'a', null, 'file', 0, 1, 1, null])).toBe('not a row entry')
+    expect(storedRowProblem('x')).toBe('not a row entry')
   })
 })

@@ -11,7 +11,9 @@
  * bad client cannot break everybody's tree.
  *
  * Paths are never stored: a row knows its `parentId` and `name`, and
- * `path-index.ts` derives paths at run time.
+ * `path-index.ts` derives paths at run time. A valid row may hold a name that
+ * breaks the name rules (names.ts: a peer or an old store wrote it); it is shown
+ * under its safe name, and `set` stores that safe name when it rewrites the row.
  *
  * Stored entries (see lww-map.ts): rows written since format 1 are array entries
  * `[1, id, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode?, target?, sv?]`
@@ -26,10 +28,13 @@ import {
   type LwwChange,
   type LwwChangeSource,
   type LwwCodec,
+  type LwwEntry,
   type LwwMap,
   type LwwObserver,
   type StoredEntry,
+  storedEntryKey,
 } from './lww-map.js'
+import { isValidName, nameProblem, safeName } from './names.js'
 
 /** Name of the `Y.Array` on the main doc that holds the files table. */
 export const FILES_TABLE_KEY = 'files'
@@ -71,7 +76,10 @@ export interface FilesTable {
   readonly doc: Y.Doc
   get(id: FileId): FileRow | undefined
   has(id: FileId): boolean
-  /** Insert or replace a whole row (validated). */
+  /**
+   * Insert or replace a whole row (validated: TypeError for an invalid row). A row whose name
+   * breaks the name rules is stored under its `safeName` (names.ts).
+   */
   set(row: FileRow, origin?: unknown): void
   /** Replace the row with `{ ...row, ...patch }`. Throws TypeError when the row does not exist. */
   update(id: FileId, patch: Partial<Omit<FileRow, 'id'>>, origin?: unknown): FileRow
@@ -242,6 +250,47 @@ export function rowProblems(value: unknown): string[] {
   return out
 }
 
+/** Fields of the row problems (`rowProblems` lines start with the field), without the values. */
+const problemFields = (value: unknown): string =>
+  rowProblems(value)
+    .map((line) => line.slice(0, line.indexOf(' ')))
+    .join(', ')
+
+/**
+ * Why `value`, a value stored in the files array, is not an entry core takes whole, or
+ * `undefined` when it is: an entry in either stored form (lww-map.ts) of a valid row
+ * (`isValidRow`, its id the entry's key; array entries of 10–13 fields) whose name keeps the
+ * name rules (names.ts). Anything the table would ignore as garbage is a problem too. For
+ * servers checking clients' rows; the answer is short and never quotes the value (a name
+ * may be megabytes).
+ *
+ * @example storedRowProblem([1, 'f1', 7, '..', null, 'folder', 0, 1, 1, null]) === "invalid name: reserved file name '..'"
+ */
+export function storedRowProblem(value: unknown): string | undefined {
+  const key = storedEntryKey(value, rowCodec)
+  if (key === undefined) return 'not a row entry'
+  let name: unknown
+  if (Array.isArray(value)) {
+    if (value.length < 10 || value.length > 13) return 'not a row entry'
+    if (!rowCodec.isValidEntry!(value, key))
+      return `invalid row: ${problemFields(rowCodec.fromEntry(value, key))}`
+    name = value[3]
+  } else {
+    const row = (value as LwwEntry<unknown>).val
+    if (!isValidRow(row)) return `invalid row: ${problemFields(row)}`
+    if (row.id !== key) return 'invalid row: id differs from the entry key'
+    name = row.name
+  }
+  const problem = nameProblem(name as string)
+  return problem === undefined ? undefined : `invalid name: ${problem}`
+}
+
+/**
+ * The key of `value` when the files table reads it as an entry (in either stored form, valid
+ * or not), `undefined` for anything it ignores as garbage.
+ */
+export const rowEntryKey = (value: unknown): string | undefined => storedEntryKey(value, rowCodec)
+
 /** Attach the files table to the main doc. */
 export function createFilesTable(
   doc: Y.Doc,
@@ -262,14 +311,16 @@ export function createFilesTable(
     has: (id) => map.has(id),
     set(row, origin) {
       if (!isValidRow(row)) throw new TypeError(`invalid file row: ${rowProblems(row).join('; ')}`)
-      map.set(row.id, row, origin)
+      // A row with an invalid stored name (from before servers checked names) is written back
+      // under the name it is shown by: servers refuse invalid names (names.ts).
+      map.set(row.id, isValidName(row.name) ? row : { ...row, name: safeName(row.name) }, origin)
     },
     update(id, patch, origin) {
       const row = map.get(id)
       if (!row) throw new TypeError(`update of a missing row ${id}`)
       const next = { ...row, ...patch, id }
       table.set(next, origin)
-      return next
+      return isValidName(next.name) ? next : map.get(id)!
     },
     delete: (ids, origin) => map.deleteMany(ids, origin),
     batch: (fn, origin) => map.batch(fn, origin),

@@ -21,7 +21,14 @@ export type { ErrnoCode } from './errors.js'
 export { FsError, isFsError } from './errors.js'
 export type { FileRow, FileRowChange, FilesTable, FileType } from './files-table.js'
 // Files table
-export { createFilesTable, FILES_TABLE_KEY, isValidRow, rowProblems } from './files-table.js'
+export {
+  createFilesTable,
+  FILES_TABLE_KEY,
+  isValidRow,
+  rowEntryKey,
+  rowProblems,
+  storedRowProblem,
+} from './files-table.js'
 export type { BulkEntry, BulkLoadResult } from './fs/bulk-load.js'
 export type { CommandScope } from './fs/command-scope.js'
 export { openCommandScope } from './fs/command-scope.js'
@@ -54,6 +61,8 @@ export type { FileSystemLimits } from './limits.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { LwwChange, LwwCodec, LwwEntry, LwwMap, StoredEntry } from './lww-map.js'
 export { attachLwwMap } from './lww-map.js'
+// Name rules
+export { isValidName, MAX_NAME_BYTES, nameProblem, safeName } from './names.js'
 export * as paths from './path.js'
 export type { FileSystemIndex, IndexSnapshot } from './path-index.js'
 // Runtime index

@@ -10,7 +10,10 @@ export interface FileSystemLimits {
   maxTotalSize: number
   /** Deepest path, in components. EINVAL beyond. */
   maxPathDepth: number
-  /** Longest name, UTF-8 bytes. ENAMETOOLONG beyond. */
+  /**
+   * Longest name, UTF-8 bytes. ENAMETOOLONG beyond. At most `MAX_NAME_BYTES` (255, names.ts):
+   * a larger value counts as 255, since servers refuse rows with longer names.
+   */
   maxNameLength: number
   /** Most rows (files, folders, symlinks, trash included). ENOSPC beyond. */
   maxNodeCount: number

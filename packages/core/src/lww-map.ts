@@ -238,6 +238,23 @@ function isObjectEntry(value: unknown): value is LwwEntry<unknown> {
   return typeof e.key === 'string' && isTs(e.ts) && 'val' in e
 }
 
+/**
+ * The key of a well-formed stored entry: an object entry `{ key, val, ts }`, or an array entry
+ * `[codec.tag, key, ts, …]` of `codec`; `undefined` for anything a map ignores as garbage. (Says
+ * nothing of the value: the map's `isValid` judges that.)
+ */
+export function storedEntryKey(
+  raw: unknown,
+  codec: Pick<LwwCodec<unknown>, 'tag'> | undefined,
+): string | undefined {
+  if (Array.isArray(raw)) {
+    if (codec === undefined || raw[0] !== codec.tag || !isTs(raw[2])) return undefined
+    const key: unknown = raw[1]
+    return typeof key === 'string' ? key : undefined
+  }
+  return isObjectEntry(raw) ? raw.key : undefined
+}
+
 /** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
 export function attachLwwMap<V>(
   array: Y.Array<StoredEntry<V>> | Y.Array<LwwEntry<V>>,
@@ -286,14 +303,7 @@ export function attachLwwMap<V>(
   const preApplied = new Set<unknown>()
 
   /** Key of a well-formed stored entry (either form), `undefined` for garbage. */
-  const keyOf = (raw: unknown): string | undefined => {
-    if (Array.isArray(raw)) {
-      if (codec === undefined || raw[0] !== codec.tag || !isTs(raw[2])) return undefined
-      const key: unknown = raw[1]
-      return typeof key === 'string' ? key : undefined
-    }
-    return isObjectEntry(raw) ? raw.key : undefined
-  }
+  const keyOf = (raw: unknown): string | undefined => storedEntryKey(raw, codec)
   const decode = (raw: unknown): Entry<V> | undefined => {
     const key = keyOf(raw)
     if (key === undefined) return undefined

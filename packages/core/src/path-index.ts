@@ -16,7 +16,10 @@
  *   showing the member with the latest `updatedAt` (ties by id) at the root,
  *   without writing anything;
  * - a trashed row hides itself and its whole subtree;
- * - siblings sharing a name get display suffixes (sibling-names.ts).
+ * - siblings sharing a name get display suffixes (sibling-names.ts);
+ * - a row whose stored name breaks the name rules (`.`, `..`, `/`, `\`, NUL,
+ *   over 255 bytes: a hostile peer or an old store) is shown under its safe
+ *   name (names.ts), then suffixed like any duplicate.
  *
  * (Over 400 lines: the rules above share one set of maps (rows, effective
  * parents, children, name maps, detached subtrees) that each incremental
@@ -27,7 +30,8 @@
 import { PlaintextCache } from './content/plaintext-cache.js'
 import type { FileRow, FileRowChange, FileRowChangeSource, FilesTable } from './files-table.js'
 import { type FileId, ROOT_ID } from './ids.js'
-import { disambiguateNames } from './sibling-names.js'
+import { isValidName, safeName } from './names.js'
+import { disambiguateNames, type NamedSibling } from './sibling-names.js'
 
 export interface FileSystemIndex {
   /** Id of the visible node at a normalised path (`ROOT_ID` for `/`), no symlink following. */
@@ -79,6 +83,9 @@ export interface IndexSnapshot {
 }
 
 const folderLike = (row: FileRow | undefined) => row !== undefined && row.type === 'folder'
+
+/** The name a row is listed under before duplicate suffixes: its stored name, or that name's safe form. */
+const shownName = (row: FileRow): string => (isValidName(row.name) ? row.name : safeName(row.name))
 
 /** Build the index for `table` and keep it in sync until `destroy()`. */
 export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
@@ -187,10 +194,11 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     sorted.delete(folder)
     const old = names.get(folder)
     if (old) for (const id of old.values()) if (display.get(id)?.folder === folder) display.delete(id)
-    const active: FileRow[] = []
+    const active: NamedSibling[] = []
     for (const id of kids.get(folder) ?? []) {
       const row = rowOf(id)
-      if (row && row.trashedAt === null) active.push(row)
+      if (row && row.trashedAt === null)
+        active.push(isValidName(row.name) ? row : { id, name: safeName(row.name), createdAt: row.createdAt })
     }
     dupFolders.delete(folder)
     if (active.length === 0) {
@@ -256,13 +264,14 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
       for (const id of touched) {
         const row = table.get(id)
         if (!row || row.trashedAt !== null || effOf(row) !== folder) continue
-        if (m?.has(row.name)) {
+        const name = shownName(row)
+        if (m?.has(name)) {
           recomputeNames(folder) // a name collision: suffixes needed
           m = undefined
           break
         }
-        m!.set(row.name, id)
-        display.set(id, { folder, name: row.name })
+        m!.set(name, id)
+        display.set(id, { folder, name })
       }
     }
   }
@@ -400,10 +409,11 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     const m = names.get(parent)
     if (m === undefined || row.trashedAt !== null) return true
     sorted.delete(parent)
-    if (dupFolders.has(parent) || m.has(row.name)) recomputeNames(parent)
+    const name = shownName(row)
+    if (dupFolders.has(parent) || m.has(name)) recomputeNames(parent)
     else {
-      m.set(row.name, id)
-      display.set(id, { folder: parent, name: row.name })
+      m.set(name, id)
+      display.set(id, { folder: parent, name })
     }
     return true
   }

@@ -11,9 +11,14 @@
  * Validation: the socket guard drops invalid updates before Hocuspocus sees
  * them; other callers of `storeUpdate` (the y-websocket path) are checked
  * there, so nothing malformed is ever stored, whichever path it comes in by.
- * Updates from read-only connections are not stored (Hocuspocus refuses
- * them). Updates that arrive through Redis were stored by the process that
- * received them and are not stored again.
+ * An update to a workspace's main doc whose rows core would not write (names
+ * `.`, `..`, with `/`, `\`, NUL, over 255 bytes; wrong types or shapes:
+ * protocol/row-check.ts) is refused here, on both paths: not stored, not
+ * applied (so no other client gets it), logged once with its size and the
+ * problem, never its contents, and its socket is closed with 4400 and the
+ * problem as the reason. Updates from read-only connections are not stored
+ * (Hocuspocus refuses them). Updates that arrive through Redis were stored by
+ * the process that received them and are not stored again.
  *
  * Compaction: after `compactEvery` appends to a document, and when a
  * document with appends is unloaded, its log is compacted in the background.
@@ -29,10 +34,21 @@ import { parseDocName } from '../doc-names.js'
 import type { Logger } from '../logger.js'
 import type { Compactor } from '../persistence/compactor.js'
 import type { DocumentStore } from '../persistence/document-store.js'
+import { rowUpdateProblem } from '../protocol/row-check.js'
 import { isEmptyUpdate, isValidUpdate, readHocuspocusUpdate } from '../protocol/sync-message.js'
 
 /** WebSocket close code for a malformed or invalid message. */
 export const CLOSE_INVALID_MESSAGE = 4400
+
+/**
+ * What a hook returns to end a refused message: a promise nobody settles. A new one each
+ * time, so that it is collected with the message (reactions on a shared one would pile up).
+ */
+const never = (): Promise<never> => new Promise<never>(() => undefined)
+
+/** A WebSocket close reason: at most 123 bytes (`ws` throws on longer ones). */
+export const closeReason = (text: string): string =>
+  Buffer.byteLength(text) <= 123 ? text : `${text.slice(0, 100)}…`
 
 export interface PersistenceOptions {
   store: DocumentStore
@@ -42,14 +58,27 @@ export interface PersistenceOptions {
   compactEvery?: number
 }
 
+export interface StoreUpdateOptions {
+  /** The caller already checked the update with `isValidUpdate` (the socket guard did). */
+  validated?: boolean
+  /** The document as loaded now, to place the update's rows (row-check.ts); main docs only. */
+  document?: Y.Doc
+}
+
 export interface Persistence {
   extension: Extension
   /**
-   * Validate and durably append one client update to `documentName`.
-   * Resolves `false` (nothing stored) for an invalid update; throws if the store fails.
-   * `validated`: the caller already checked it with `isValidUpdate` (the socket guard did).
+   * Validate and durably append one client update to `documentName`. Resolves with why it
+   * was refused (nothing stored, logged once): `invalid update` for bytes that are not a Yjs
+   * update, the rows' problem for a main-doc update with rows core would not write (a short
+   * text that quotes nothing: fit for a close reason); `undefined` once it is stored. Throws if
+   * the store fails.
    */
-  storeUpdate(documentName: string, update: Uint8Array, validated?: boolean): Promise<boolean>
+  storeUpdate(
+    documentName: string,
+    update: Uint8Array,
+    options?: StoreUpdateOptions,
+  ): Promise<string | undefined>
   /**
    * Durably append one (already validated) update to each of several
    * documents of one workspace, in one store transaction: all or none.
@@ -69,19 +98,34 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   const appends = new Map<string, number>()
   const inFlight = new Set<Promise<void>>()
 
+  // Sockets that sent a refused update: their later messages are dropped too.
+  const refusedSockets = new WeakSet<object>()
+
   function workspaceOf(documentName: string): string {
     const parsed = parseDocName(documentName)
     if (!parsed) throw new RangeError(`not a yfs document name: ${documentName}`)
     return parsed.workspace
   }
 
-  async function storeUpdate(documentName: string, update: Uint8Array, validated = false): Promise<boolean> {
-    if (!validated && !isValidUpdate(update)) return false
-    if (isEmptyUpdate(update)) return true
+  async function storeUpdate(
+    documentName: string,
+    update: Uint8Array,
+    options: StoreUpdateOptions = {},
+  ): Promise<string | undefined> {
+    const refuse = (problem: string): string => {
+      logger.warn('update refused', { doc: documentName, problem, bytes: update.byteLength })
+      return problem
+    }
+    if (!options.validated && !isValidUpdate(update)) return refuse('invalid update')
+    if (isEmptyUpdate(update)) return undefined
     const workspace = workspaceOf(documentName)
+    if (parseDocName(documentName)?.kind === 'main') {
+      const problem = rowUpdateProblem(update, options.document)
+      if (problem !== undefined) return refuse(problem)
+    }
     await tracked(store.append(workspace, documentName, update))
     counted(workspace, documentName)
-    return true
+    return undefined
   }
 
   /** Track an in-flight write (for `flush`). */
@@ -127,26 +171,28 @@ export function createPersistence(options: PersistenceOptions): Persistence {
       logger.debug('document loaded', { doc: documentName, ms: Math.round(performance.now() - started) })
     },
 
-    async beforeHandleMessage({ connection, update: message, documentName }: beforeHandleMessagePayload) {
+    async beforeHandleMessage(payload: beforeHandleMessagePayload) {
+      const { connection, update: message, documentName, document } = payload
+      if (refusedSockets.has(connection.webSocket)) return never()
       // The socket guard has decoded and validated this frame (protocol/guarded-socket.ts).
       const update = readHocuspocusUpdate(message)
       if (!update || connection.readOnly) return
-      let stored: boolean
+      let refusal: string | undefined
       try {
-        stored = await storeUpdate(documentName, update, true)
+        refusal = await storeUpdate(documentName, update, { validated: true, document })
       } catch (error) {
         // Not acked: the client resends after reconnecting.
         logger.error('append failed', { hook: 'beforeHandleMessage', doc: documentName, error })
         connection.webSocket.close(1011, 'storage error')
         throw Object.assign(new Error('storage error'), { reason: 'storage error' })
       }
-      if (!stored) {
-        logger.warn('invalid update', { hook: 'beforeHandleMessage', doc: documentName })
-        connection.webSocket.close(CLOSE_INVALID_MESSAGE, 'invalid update')
-        throw Object.assign(new Error('invalid update'), {
-          code: CLOSE_INVALID_MESSAGE,
-          reason: 'invalid update',
-        })
+      if (refusal !== undefined) {
+        refusedSockets.add(connection.webSocket)
+        connection.webSocket.close(CLOSE_INVALID_MESSAGE, closeReason(refusal))
+        // Throwing would make Hocuspocus log the error again, with a stack trace (console.error):
+        // a hook that never settles ends this message here instead. Nothing of it is applied,
+        // broadcast or acknowledged, and the socket is closing.
+        return never()
       }
     },
 

@@ -2,6 +2,7 @@
  * The admin API, behind `Authorization: Bearer <adminToken>`:
  *
  *   POST   /api/workspaces                 {"id"}           → 201 {id, created: true} | 200 {id, created: false}
+ *                                                             (400 with the reason for an invalid id, `constructor` included)
  *   GET    /api/workspaces                                  → 200 {workspaces: [id]}
  *   POST   /api/workspaces/:id/tokens      {"role"}         → 201 {token, workspace, role}   (404: no workspace)
  *   DELETE /api/tokens                     {"token"}        → 200 {revoked: boolean}
@@ -9,10 +10,10 @@
  * Without a configured admin token every route answers 404. Token values
  * appear only in the response that creates them, never in logs.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../logger.js'
-import { type DocumentStore, isValidWorkspaceId, ROLES, type Role } from '../persistence/document-store.js'
+import { type DocumentStore, ROLES, type Role, workspaceIdProblem } from '../persistence/document-store.js'
+import { createAdminCheck } from './admin-auth.js'
 import { HttpError, readJson, sendJson } from './json.js'
 import { requestUrl } from './request-url.js'
 
@@ -22,23 +23,14 @@ export interface AdminApiOptions {
   logger: Logger
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest()
-
 /** Returns a handler that answers `/api/*` requests and resolves `false` for anything else. */
 export function createAdminApi(options: AdminApiOptions) {
   const { store, logger } = options
-  const expected = options.adminToken ? digest(options.adminToken) : undefined
-
-  function authorized(request: IncomingMessage): boolean {
-    const header = request.headers.authorization ?? ''
-    const match = /^Bearer\s+(.+)$/i.exec(header)
-    if (!expected || !match) return false
-    return timingSafeEqual(digest(match[1]!.trim()), expected)
-  }
+  const check = createAdminCheck(options.adminToken)
 
   async function route(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    if (!expected) throw new HttpError(404, 'not found')
-    if (!authorized(request)) throw new HttpError(401, 'admin token required')
+    if (!options.adminToken) throw new HttpError(404, 'not found')
+    if (check(request) !== 'admin') throw new HttpError(401, 'admin token required')
     const method = request.method ?? 'GET'
 
     if (path === '/api/workspaces' && method === 'GET') {
@@ -46,9 +38,9 @@ export function createAdminApi(options: AdminApiOptions) {
     }
     if (path === '/api/workspaces' && method === 'POST') {
       const { id } = await readJson(request)
-      if (typeof id !== 'string' || !isValidWorkspaceId(id)) {
-        throw new HttpError(400, 'id must be 1-128 characters of [A-Za-z0-9._-]')
-      }
+      if (typeof id !== 'string') throw new HttpError(400, 'id must be a string')
+      const problem = workspaceIdProblem(id)
+      if (problem !== undefined) throw new HttpError(400, problem)
       const created = await store.createWorkspace(id)
       if (created) logger.info('workspace created', { workspace: id })
       return sendJson(response, created ? 201 : 200, { id, created })

@@ -96,12 +96,32 @@ export class StoreError extends Error {
 
 const WORKSPACE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
-/** Workspace ids: 1–128 of `[A-Za-z0-9._-]`, not starting with a dot or dash (no `/`: it separates doc names). */
-export function isValidWorkspaceId(id: string): boolean {
-  return WORKSPACE_ID.test(id)
+// Hocuspocus keeps each socket's documents in plain objects keyed by document name, and a main
+// doc's name is its workspace id: `constructor`, `toString`, … would find Object.prototype's
+// member there, and the workspace could never be opened. (Ids starting with `_` are refused anyway.)
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+/**
+ * Why `id` cannot be a workspace id, or `undefined` when it can: 1–128 of `[A-Za-z0-9._-]`, not
+ * starting with a dot or dash (no `/`: it separates doc names), and not a name of
+ * `Object.prototype` (`constructor`, `toString`, `hasOwnProperty`, …). Quotes the id only when
+ * it is a valid pattern (short).
+ */
+export function workspaceIdProblem(id: string): string | undefined {
+  if (!WORKSPACE_ID.test(id))
+    return 'id must be 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit'
+  if (PROTOTYPE_NAMES.has(id))
+    return `id '${id}' is reserved (a member name of JavaScript's Object.prototype)`
+  return undefined
 }
 
-/** Throws RangeError unless `id` is a valid workspace id. */
+/** True when `id` is a valid workspace id (see `workspaceIdProblem`). */
+export function isValidWorkspaceId(id: string): boolean {
+  return workspaceIdProblem(id) === undefined
+}
+
+/** Throws RangeError (`invalid workspace id: <why>`) unless `id` is a valid workspace id. */
 export function assertWorkspaceId(id: string): void {
-  if (!isValidWorkspaceId(id)) throw new RangeError(`invalid workspace id: ${JSON.stringify(id)}`)
+  const problem = workspaceIdProblem(id)
+  if (problem !== undefined) throw new RangeError(`invalid workspace id: ${problem}`)
 }

@@ -9,8 +9,10 @@
  * handled one at a time per socket: `[varUint type] …` with type 0 sync
  * (step 1 → reply step 2; step 2 / update → validate, store, then apply),
  * 1 awareness, 3 query awareness. Auth failures, malformed frames and
- * invalid updates close the socket with 4401 / 4400 and a reason. Updates of
- * read-only (read token) sockets are dropped, as Hocuspocus does.
+ * invalid updates close the socket with 4401 / 4400 and a reason (for an
+ * update persistence refused, its problem: invalid rows, see
+ * extensions/persistence.ts). Updates of read-only (read token) sockets are
+ * dropped, as Hocuspocus does.
  *
  * The same bounds as on Hocuspocus sockets (protocol/limits.ts): the
  * document name and token lengths, frames and bytes that arrive before the
@@ -29,7 +31,7 @@ import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import { AuthError } from '../auth/auth-error.js'
 import type { Authorizer, Grant } from '../auth/authorizer.js'
-import type { Persistence } from '../extensions/persistence.js'
+import { closeReason, type Persistence } from '../extensions/persistence.js'
 import { requestUrl } from '../http/request-url.js'
 import type { Logger } from '../logger.js'
 import { encodeAwarenessEntries, ownEntries, readAwarenessUpdate } from '../protocol/awareness-guard.js'
@@ -148,7 +150,12 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
     }
   }
 
-  async function handleFrame(document: Document, conn: YwsConnection, data: Uint8Array): Promise<void> {
+  /** Handle one frame; resolves with why its update was refused (persistence logged it), if it was. */
+  async function handleFrame(
+    document: Document,
+    conn: YwsConnection,
+    data: Uint8Array,
+  ): Promise<string | undefined> {
     const decoder = decoding.createDecoder(data)
     const type = decoding.readVarUint(decoder)
     if (type === MESSAGE_SYNC) {
@@ -165,7 +172,8 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
       }
       const update = decoding.readVarUint8Array(decoder)
       if (conn.readOnly) return
-      if (!(await persistence.storeUpdate(document.name, update))) throw new Error('invalid update')
+      const refusal = await persistence.storeUpdate(document.name, update, { document })
+      if (refusal !== undefined) return refusal
       Y.applyUpdate(document, update, conn)
       return
     }
@@ -251,7 +259,11 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
       chain = chain.then(async () => {
         if (failed) return
         try {
-          await handleFrame(document, conn, data)
+          const refusal = await handleFrame(document, conn, data)
+          if (refusal !== undefined) {
+            failed = true
+            socket.close(CLOSE_INVALID, closeReason(refusal))
+          }
         } catch (error) {
           failed = true
           refuse(socket, error instanceof Refusal ? error : new Refusal(CLOSE_MALFORMED, 'invalid message'))

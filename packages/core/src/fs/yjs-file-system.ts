@@ -55,6 +55,7 @@ import { textCodec } from '../content/text-codec.js'
 import { createFilesTable, type FilesTable } from '../files-table.js'
 import type { FileVersion } from '../history/file-history.js'
 import { DEFAULT_LIMITS, type FileSystemLimits } from '../limits.js'
+import { MAX_NAME_BYTES } from '../names.js'
 import * as paths from '../path.js'
 import { createFileSystemIndex, type FileSystemIndex } from '../path-index.js'
 import type { BulkEntry, BulkLoadResult } from './bulk-load.js'
@@ -127,6 +128,8 @@ export class YjsFileSystem implements IFileSystem {
     const doc = options.doc ?? new Y.Doc()
     const clock = options.clock ?? Date.now
     const limits = { ...DEFAULT_LIMITS, ...options.limits }
+    // Longer names would be refused by servers and shown cut (names.ts).
+    limits.maxNameLength = Math.min(limits.maxNameLength, MAX_NAME_BYTES)
     // Rows of consecutive writes reach the doc together, one transaction per task (lww-map.ts).
     const table = createFilesTable(doc, { clock, deferLocalWrites: options.deferRowWrites ?? true })
     const index = createFileSystemIndex(table)
