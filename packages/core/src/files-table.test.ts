@@ -183,28 +183,33 @@ describe('files table entries', () => {
 })
 
 describe('lazy rows (a peer loading a stored table)', () => {
-  // A valid entry with any slot patched or the tail cut: what peers may send.
+  // A valid entry, with group stamps or without, with any slot patched or the tail cut: what peers may send.
+  const slots = Array.from({ length: 16 }, (_, k) => String(k + 3))
   const entries = fc
     .tuple(
       validRow,
       fc.integer(),
-      fc.dictionary(fc.constantFrom('3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13'), edgy, {
-        maxKeys: 2,
-      }),
-      fc.option(fc.integer({ min: 3, max: 14 }), { nil: undefined }),
+      fc.option(fc.array(fc.nat(1000), { minLength: 5, maxLength: 5 }), { nil: undefined }),
+      fc.dictionary(fc.constantFrom(...slots), edgy, { maxKeys: 2 }),
+      fc.option(fc.integer({ min: 3, max: 19 }), { nil: undefined }),
     )
-    .map(([row, ts, patch, cut]) => {
-      const e: unknown[] = rowCodec.toEntry(row.id, ts, row)!
+    .map(([row, ts, ages, patch, cut]) => {
+      const stamps = ages?.map((age) => ts - age)
+      const e: unknown[] = rowCodec.toEntry(row.id, ts, row, stamps)!
       for (const [slot, v] of Object.entries(patch)) e[Number(slot)] = v
       return cut === undefined ? e : e.slice(0, cut)
     })
+  /** Slots 13–17: absent, or five integers ≥ 0 (`ts - stamp` per group). */
+  const validStamps = (e: readonly unknown[]) =>
+    e.length <= 13 ||
+    (e.length === 18 && Array.from(e.slice(13)).every((v) => Number.isInteger(v) && (v as number) >= 0))
 
-  it('isValidEntry is isValidRow of the decoded row, on entries with any slot changed', () => {
+  it('isValidEntry is isValidRow of the decoded row with valid stamps, on entries with any slot changed', () => {
     fc.assert(
       fc.property(entries, (e) => {
         const key = e[1] as string
         const row = rowCodec.fromEntry(e, key)
-        expect(rowCodec.isValidEntry!(e, key)).toBe(isValidRow(row) && row.id === key)
+        expect(rowCodec.isValidEntry!(e, key)).toBe(isValidRow(row) && row.id === key && validStamps(e))
       }),
       { numRuns: 3000 },
     )

@@ -20,6 +20,17 @@
  * (`rowCodec`); older rows are object entries `{ key: id, val: row, ts }`, and a row with
  * keys this version does not know is still written that way, so nothing is dropped.
  * Readers accept both.
+ *
+ * Rows merge per field group (`ROW_GROUPS`, lww-map.ts "Groups"): placement (name and
+ * parent, one register, so a move is atomic), trash state, mode, symlink target, and
+ * content metadata (size, mtime, content version). A content edit writes only the last
+ * group's stamp, a rename only the first's, so concurrent actions on different groups
+ * all survive. Stamps are stored after the row fields as `ts - stamp` per group (slots
+ * 13–17, so `mode`, `target`, `sv` take their slots, `undefined` when absent); an entry
+ * without them (every group changed at once, and every entry written before groups) has
+ * every group at its `ts`. Readers from before groups read such an entry as the whole
+ * row it holds, and a row merged from several entries is written back as one entry
+ * (`writeBack`), so they read what everyone else reads.
  */
 import type * as Y from 'yjs'
 import type { FileId } from './ids.js'
@@ -29,6 +40,7 @@ import {
   type LwwChangeSource,
   type LwwCodec,
   type LwwEntry,
+  type LwwGroups,
   type LwwMap,
   type LwwObserver,
   type StoredEntry,
@@ -102,11 +114,64 @@ export interface FilesTable {
    */
   forEachPlacement(fn: (id: FileId, parentId: FileId | null, type: FileType, size: number) => void): void
   readonly size: number
+  /** When `group` of the row last changed (its stamp, a hybrid-clock ms); `undefined` for no row. */
+  stampOf(id: FileId, group: RowGroup): number | undefined
   /** Local and remote row changes, once per transaction. */
   observe(fn: FilesTableObserver): () => void
   /** Every valid row entry a peer added (winning the LWW or not), as it arrives. */
   observeRemoteEntries(fn: (row: FileRow, source: FileRowChangeSource) => void): () => void
   destroy(): void
+}
+
+/**
+ * The field groups of a row, in stamp order (see the module comment). `id`, `type` and
+ * `createdAt` never change.
+ */
+export const ROW_GROUPS = ['placement', 'trash', 'mode', 'target', 'content'] as const
+
+export type RowGroup = (typeof ROW_GROUPS)[number]
+
+const PLACEMENT = 0
+const TRASH = 1
+const MODE = 2
+const TARGET = 3
+const CONTENT = 4
+/** Slot of the first group stamp in an array entry. */
+const STAMPS_AT = 13
+const ENTRY_WITH_STAMPS = STAMPS_AT + ROW_GROUPS.length
+
+const rowGroups: LwwGroups<FileRow> = {
+  count: ROW_GROUPS.length,
+  differs(a, b, g) {
+    switch (g) {
+      case PLACEMENT:
+        return a.name !== b.name || a.parentId !== b.parentId
+      case TRASH:
+        return a.trashedAt !== b.trashedAt
+      case MODE:
+        return a.mode !== b.mode
+      case TARGET:
+        return a.target !== b.target
+      default:
+        return a.size !== b.size || a.updatedAt !== b.updatedAt || a.sv !== b.sv
+    }
+  },
+  combine(parts) {
+    const row: FileRow = { ...parts[PLACEMENT]! }
+    row.trashedAt = parts[TRASH]!.trashedAt
+    const { mode } = parts[MODE]!
+    if (mode === undefined) delete row.mode
+    else row.mode = mode
+    const { target } = parts[TARGET]!
+    if (target === undefined) delete row.target
+    else row.target = target
+    const content = parts[CONTENT]!
+    row.size = content.size
+    row.updatedAt = content.updatedAt
+    if (content.sv === undefined) delete row.sv
+    else row.sv = content.sv
+    return row
+  },
 }
 
 /** True for the keys of `FileRow` (a switch: no lookup per key). */
@@ -135,7 +200,8 @@ const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number
 /**
  * Rows as array entries, format 1: the fields in a fixed order after the map's `[tag, key, ts]`,
  * the id being the key; the optional `mode`, `target`, `sv` last, `undefined` when absent and
- * trailing ones left out. A row with other keys is refused (written as an object entry).
+ * trailing ones left out unless group stamps follow (slots 13–17: `ts - stamp`, integers ≥ 0).
+ * A row with other keys is refused (written as an object entry, stamps in its `gs`).
  * `isValidEntry` is `isValidRow(fromEntry(e, key))` checked on the entry itself, so a peer's
  * first load keeps rows undecoded until read (lww-map.ts, "Lazy winners").
  *
@@ -145,9 +211,29 @@ const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number
  */
 export const rowCodec: LwwCodec<FileRow> = {
   tag: 1,
-  toEntry(key, ts, row) {
+  toEntry(key, ts, row, stamps) {
     for (const k in row) if (!isRowKey(k)) return undefined
     const { name, parentId, type, size, createdAt, updatedAt, trashedAt, mode, target, sv } = row
+    // Stamps only when a group is older than the entry: without them every group is at `ts`.
+    if (stamps !== undefined && stamps.some((stamp) => stamp !== ts)) {
+      const e: unknown[] = [
+        1,
+        key,
+        ts,
+        name,
+        parentId,
+        type,
+        size,
+        createdAt,
+        updatedAt,
+        trashedAt,
+        mode,
+        target,
+        sv,
+      ]
+      for (const stamp of stamps) e.push(ts - stamp)
+      return e
+    }
     if (sv !== undefined)
       return [1, key, ts, name, parentId, type, size, createdAt, updatedAt, trashedAt, mode, target, sv]
     if (target !== undefined)
@@ -174,8 +260,17 @@ export const rowCodec: LwwCodec<FileRow> = {
     }
     return row
   },
+  stampsOf(e) {
+    if (e.length !== ENTRY_WITH_STAMPS) return undefined
+    const ts = e[2] as number
+    const stamps: number[] = []
+    for (let i = STAMPS_AT; i < ENTRY_WITH_STAMPS; i++) stamps.push(ts - (e[i] as number))
+    return stamps
+  },
   isValidEntry(e, key) {
     if (key.length === 0) return false
+    if (e.length > STAMPS_AT && e.length !== ENTRY_WITH_STAMPS) return false
+    for (let i = STAMPS_AT; i < e.length; i++) if (!isCount(e[i])) return false
     const name = e[3]
     const parentId = e[4]
     const type = e[5]
@@ -259,7 +354,7 @@ const problemFields = (value: unknown): string =>
 /**
  * Why `value`, a value stored in the files array, is not an entry core takes whole, or
  * `undefined` when it is: an entry in either stored form (lww-map.ts) of a valid row
- * (`isValidRow`, its id the entry's key; array entries of 10–13 fields) whose name keeps the
+ * (`isValidRow`, its id the entry's key; array entries of 10–13 fields, or 18 with group stamps) whose name keeps the
  * name rules (names.ts). Anything the table would ignore as garbage is a problem too. For
  * servers checking clients' rows; the answer is short and never quotes the value (a name
  * may be megabytes).
@@ -271,7 +366,8 @@ export function storedRowProblem(value: unknown): string | undefined {
   if (key === undefined) return 'not a row entry'
   let name: unknown
   if (Array.isArray(value)) {
-    if (value.length < 10 || value.length > 13) return 'not a row entry'
+    if (value.length < 10 || (value.length > STAMPS_AT && value.length !== ENTRY_WITH_STAMPS))
+      return 'not a row entry'
     if (!rowCodec.isValidEntry!(value, key))
       return `invalid row: ${problemFields(rowCodec.fromEntry(value, key))}`
     name = value[3]
@@ -292,10 +388,20 @@ export function storedRowProblem(value: unknown): string | undefined {
 export const rowEntryKey = (value: unknown): string | undefined => storedEntryKey(value, rowCodec)
 
 /** Attach the files table to the main doc. */
-export function createFilesTable(
-  doc: Y.Doc,
-  options: { clock?: () => number; deferLocalWrites?: boolean } = {},
-): FilesTable {
+export interface FilesTableOptions {
+  clock?: () => number
+  deferLocalWrites?: boolean
+  /**
+   * Write a row merged from several entries by a peer's change back as one entry (see the module
+   * comment). For replicas that may write; never for a server's or a read-only replica's table.
+   */
+  writeBack?: boolean
+}
+
+/** Origin of the table's write-backs of merged rows (see `FilesTableOptions.writeBack`). */
+export const WRITE_BACK_ORIGIN = Symbol('yfs-row-write-back')
+
+export function createFilesTable(doc: Y.Doc, options: FilesTableOptions = {}): FilesTable {
   const yarray = doc.getArray<StoredEntry<FileRow>>(FILES_TABLE_KEY)
   // Peers may send anything: an entry counts only if its value is a valid row for its key.
   // Checked once per entry as it arrives (local rows are checked in `set`), not on reads.
@@ -344,6 +450,7 @@ export function createFilesTable(
     get size() {
       return map.size
     },
+    stampOf: (id, group) => map.stampOf(id, ROW_GROUPS.indexOf(group)),
     observe: (fn) => map.observe(fn as LwwObserver<FileRow>),
     observeRemoteEntries: (fn) =>
       map.observeEntries((_key, row, tr) => {

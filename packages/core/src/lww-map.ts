@@ -86,6 +86,21 @@
  * writer's origin (a change of origin stores the earlier ones first). Stored,
  * they are not applied a second time (`preApplied`).
  *
+ * Groups (`groups` option). A value may be made of field groups that writers
+ * change independently (a file's name and its content): each entry then
+ * carries a stamp per group (when that group last changed, as the writer
+ * knew it; an entry without stamps, from an older writer, has every group at
+ * its `ts`), and a key's value takes each group from the entry with the
+ * newest stamp for it (equal stamps: the newer entry, then the tie-break
+ * above), so two concurrent writes of different groups both survive. A local
+ * write stamps the groups it changes with its `ts` and keeps the stamps of
+ * the others, so it supersedes every entry it has seen. An entry is stale
+ * (swept) only once it supplies no group. With `writeBack`, a value merged
+ * from several entries by a peer's change is written back as one entry (its
+ * stamps unchanged) after that transaction: readers that pick one entry per
+ * key (older versions) then read the merged value too, and the entries it
+ * merged become stale.
+ *
  * (Over 400 lines, half of it this comment and the types: every operation
  * reads and updates the same state (winners, stale entries, deferred and own
  * entries, the current transaction's changes), which one closure keeps
@@ -119,8 +134,16 @@ export type StoredEntry<V> = LwwEntry<V> | readonly unknown[]
 export interface LwwCodec<V> {
   /** Slot 0 of every array entry; array entries with another tag are ignored (a format this reader does not know). */
   readonly tag: number
-  /** The array entry of a value, or `undefined` to store this value as an object entry instead. */
-  toEntry(key: string, ts: number, val: V): unknown[] | undefined
+  /**
+   * The array entry of a value, or `undefined` to store this value as an object entry instead.
+   * `stamps`: the entry's group stamps (with the `groups` option), for the codec to store.
+   */
+  toEntry(key: string, ts: number, val: V, stamps?: readonly number[]): unknown[] | undefined
+  /**
+   * With the `groups` option: the group stamps an array entry carries, `undefined` when it
+   * carries none (every group at its `ts`). Must not throw on any input.
+   */
+  stampsOf?(entry: readonly unknown[]): readonly number[] | undefined
   /**
    * The value of an array entry (fields from slot 3), for `isValid` to check. Must not throw
    * on any input: peers send anything. `fromEntry(toEntry(k, ts, v), k)` must equal `v` field for field.
@@ -166,6 +189,11 @@ export interface LwwMap<V> {
   /** Calls `fn` for every winner (no iterator or tuple per entry). */
   forEach(fn: (val: V, key: string) => void): void
   /**
+   * When group `g` of `key`'s value last changed (its stamp; the entry's `ts` without groups);
+   * `undefined` for an absent key.
+   */
+  stampOf(key: string, g: number): number | undefined
+  /**
    * Calls `fn` for every winner with its value, or with its stored array entry
    * (`[tag, key, ts, ...fields]`, valid) while that winner is not decoded yet: for a pass over
    * every row that reads a few fields, without a value object per row.
@@ -185,6 +213,16 @@ export interface LwwMap<V> {
   destroy(): void
 }
 
+/** Field groups of a value, merged one by one (see "Groups" in the module comment). */
+export interface LwwGroups<V> {
+  /** Number of groups (≥ 2). */
+  readonly count: number
+  /** True when `a` and `b` differ in group `g`. */
+  differs(a: V, b: V, g: number): boolean
+  /** The value that takes group `g` from `parts[g]`, for every group (other fields from `parts[0]`). */
+  combine(parts: readonly V[]): V
+}
+
 export interface LwwMapOptions<V = unknown> {
   /** Wall clock in ms; injectable for deterministic tests. */
   clock?: () => number
@@ -197,6 +235,12 @@ export interface LwwMapOptions<V = unknown> {
   staleRatio?: number
   /** Store the entries of local writes made outside a Yjs transaction later, many in one transaction (see the module comment). */
   deferLocalWrites?: boolean
+  /** Merge values per field group (see the module comment). */
+  groups?: LwwGroups<V>
+  /** With `groups`: write a value merged from several entries by a peer's change back as one entry. */
+  writeBack?: boolean
+  /** Origin of the write-back transactions. */
+  writeBackOrigin?: unknown
 }
 
 // Read once, at load: just-bash's sandbox blocks reading these globals while a script runs (it
@@ -219,7 +263,19 @@ interface Entry<V> {
   val: V
   ts: number
   raw: unknown
+  /** Group stamps (with `groups`); `undefined`: every group at `ts`. */
+  stamps?: readonly number[]
+  /**
+   * A value merged from several entries (with `groups`): the entry supplying each group. Such a
+   * record is not stored anywhere (`raw` is `MERGED`); its `ts` is the newest of its parts'.
+   */
+  parts?: readonly Entry<V>[]
 }
+
+/** The `raw` of a merged record: no stored entry is this value. */
+const MERGED = Symbol('merged')
+
+const stampOf = (e: Entry<unknown>, g: number): number => e.stamps?.[g] ?? e.ts
 
 // Equal timestamps are ordered by the JSON of the value (object entries) or of the whole array
 // entry: both are the same on every replica (a writer's own value may list its keys in another
@@ -229,6 +285,16 @@ const tieKey = (e: Entry<unknown>): string => JSON.stringify(Array.isArray(e.raw
 function beats<V>(a: Entry<V>, b: Entry<V>): boolean {
   return a.ts > b.ts || (a.ts === b.ts && tieKey(a) > tieKey(b))
 }
+
+/** Whether `a` supplies group `g` rather than `b`: the newer stamp, then the newer entry. */
+function beatsIn<V>(a: Entry<V>, b: Entry<V>, g: number): boolean {
+  const sa = stampOf(a, g)
+  const sb = stampOf(b, g)
+  return sa > sb || (sa === sb && beats(a, b))
+}
+
+const isStamps = (v: unknown, count: number): v is number[] =>
+  Array.isArray(v) && v.length === count && v.every(isTs)
 
 const isTs = (ts: unknown): ts is number => typeof ts === 'number' && Number.isFinite(ts)
 
@@ -265,6 +331,9 @@ export function attachLwwMap<V>(
   const clock = options.clock ?? Date.now
   const isValid = options.isValid
   const codec = options.codec
+  const groups = options.groups
+  // Without groups a value is one group: its stamp is the entry's ts, and the logic below is plain LWW.
+  const G = groups?.count ?? 1
   // Entries that failed `isValid` (rare: a buggy or hostile peer), and the ones this map
   // pushed in the current transaction (checked by the caller already), in push order: the
   // handler meets them in that order (clock order), so `ownEntry` finds each at `ownAt`.
@@ -279,10 +348,17 @@ export function attachLwwMap<V>(
       }
     return undefined
   }
-  const isRejected = (e: Entry<V> | readonly unknown[]): boolean =>
-    rejected.size > 0 && !Array.isArray(e) && rejected.has(e as Entry<V>)
+  const isRejected = (e: Entry<V> | readonly unknown[]): boolean => {
+    if (rejected.size === 0 || Array.isArray(e)) return false
+    const r = e as Entry<V>
+    return rejected.has(r) || (r.parts !== undefined && r.parts.some((p) => rejected.has(p)))
+  }
   const shown = (e: Entry<V> | undefined): V | undefined =>
-    e === undefined || (rejected.size > 0 && rejected.has(e)) ? undefined : e.val
+    e === undefined ||
+    (rejected.size > 0 &&
+      (rejected.has(e) || (e.parts !== undefined && e.parts.some((p) => rejected.has(p)))))
+      ? undefined
+      : e.val
   const minStale = options.minStale ?? 64
   const staleRatio = options.staleRatio ?? 0.25
   // A winner is its record, or (lazy winners, initial load only) its valid array entry not decoded yet.
@@ -304,16 +380,23 @@ export function attachLwwMap<V>(
 
   /** Key of a well-formed stored entry (either form), `undefined` for garbage. */
   const keyOf = (raw: unknown): string | undefined => storedEntryKey(raw, codec)
+  /** The group stamps a stored entry carries (with groups); `undefined` for none. */
+  const stampsIn = (raw: unknown): readonly number[] | undefined => {
+    if (groups === undefined) return undefined
+    if (Array.isArray(raw)) return codec?.stampsOf?.(raw)
+    const gs = (raw as { gs?: unknown }).gs
+    return isStamps(gs, G) ? gs : undefined
+  }
   const decode = (raw: unknown): Entry<V> | undefined => {
     const key = keyOf(raw)
     if (key === undefined) return undefined
     if (Array.isArray(raw)) {
       // `keyOf` checked the tag, so the codec exists; `isValid` checks the value.
       const val = (codec as LwwCodec<V>).fromEntry(raw, key) as V
-      return { key, val, ts: raw[2] as number, raw }
+      return { key, val, ts: raw[2] as number, raw, stamps: stampsIn(raw) }
     }
     const e = raw as LwwEntry<V>
-    return { key, val: e.val, ts: e.ts, raw }
+    return { key, val: e.val, ts: e.ts, raw, stamps: stampsIn(raw) }
   }
   /** The record of `key`'s winner, decoding (once) a lazy one. */
   const winnerOf = (key: string): Entry<V> | undefined => {
@@ -324,6 +407,7 @@ export function attachLwwMap<V>(
       val: (codec as LwwCodec<V>).fromEntry(w, key) as V,
       ts: w[2] as number,
       raw: w,
+      stamps: stampsIn(w),
     }
     winners.set(key, e)
     return e
@@ -332,11 +416,47 @@ export function attachLwwMap<V>(
   const recordOf = (key: string, e: Entry<V> | readonly unknown[]): Entry<V> =>
     Array.isArray(e) ? winnerOf(key)! : (e as Entry<V>)
   /** The entry this map wrote for `val`: an array entry when the codec takes it. */
-  const encode = (key: string, val: V, ts: number): Entry<V> => {
-    const raw = codec?.toEntry(key, ts, val)
-    if (raw !== undefined) return { key, val, ts, raw }
-    return { key, val, ts, raw: { key, val, ts } }
+  const encode = (key: string, val: V, ts: number, stamps?: readonly number[]): Entry<V> => {
+    const raw = codec?.toEntry(key, ts, val, stamps)
+    if (raw !== undefined) return { key, val, ts, raw, stamps }
+    return { key, val, ts, raw: stamps ? { key, val, ts, gs: stamps } : { key, val, ts }, stamps }
   }
+
+  // --- groups (see the module comment); with one group these reduce to plain LWW ---
+
+  /** The entry supplying each group of a winner. */
+  const partsOf = (w: Entry<V>): readonly Entry<V>[] => w.parts ?? Array.from({ length: G }, () => w)
+  /** The distinct entries among `parts`. */
+  const distinct = (parts: readonly Entry<V>[]): Entry<V>[] => [...new Set(parts)]
+  /** The winner record of `parts`: the entry itself when one supplies every group. */
+  const slotOf = (key: string, parts: readonly Entry<V>[]): Entry<V> => {
+    const first = parts[0]!
+    if (parts.every((p) => p === first)) return first
+    let ts = first.ts
+    for (const p of parts) if (p.ts > ts) ts = p.ts
+    const val = groups!.combine(parts.map((p) => p.val))
+    return { key, val, ts, raw: MERGED, stamps: parts.map((p, g) => stampOf(p, g)), parts }
+  }
+  /** The parts that `candidates` make: per group, the entry that supplies it. */
+  const bestParts = (candidates: readonly Entry<V>[]): Entry<V>[] => {
+    const parts: Entry<V>[] = []
+    for (let g = 0; g < G; g++) {
+      let best = candidates[0]!
+      for (const c of candidates) if (beatsIn(c, best, g)) best = c
+      parts.push(best)
+    }
+    return parts
+  }
+  /** Stamps of a local write of `val` over `cur`: the groups it changes get `ts`, the others keep theirs. */
+  const stampsFor = (cur: Entry<V> | undefined, val: V, ts: number): number[] | undefined => {
+    if (groups === undefined) return undefined
+    const stamps: number[] = []
+    for (let g = 0; g < G; g++)
+      stamps.push(cur === undefined || groups.differs(cur.val, val, g) ? ts : stampOf(cur, g))
+    return stamps
+  }
+  // Keys a peer's change left merged from several entries: written back after that transaction.
+  const mergedKeys = new Set<string>()
 
   const addStale = (e: Entry<V>) => {
     const cur = staleByKey.get(e.key)
@@ -383,13 +503,27 @@ export function attachLwwMap<V>(
     if (isValid !== undefined && mine === undefined && !isValid(e.key, e.val)) rejected.add(e)
     else if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
     const cur = winnerOf(e.key)
-    if (!cur || beats(e, cur)) {
+    if (!cur) {
       winners.set(e.key, e)
-      if (cur) addStale(cur)
-      noteChange(e.key, shown(cur), e)
-    } else {
-      addStale(e)
+      noteChange(e.key, undefined, e)
+      return
     }
+    const was = partsOf(cur)
+    let parts: Entry<V>[] | undefined
+    for (let g = 0; g < G; g++)
+      if (beatsIn(e, was[g]!, g)) {
+        parts ??= was.slice()
+        parts[g] = e
+      }
+    if (parts === undefined) {
+      addStale(e)
+      return
+    }
+    const slot = slotOf(e.key, parts)
+    winners.set(e.key, slot)
+    for (const p of distinct(was)) if (!parts.includes(p)) addStale(p)
+    if (slot.parts !== undefined && current !== undefined && !current.local) mergedKeys.add(e.key)
+    noteChange(e.key, shown(cur), slot)
   }
   const remove = (raw: unknown) => {
     const key = keyOf(raw)
@@ -400,20 +534,31 @@ export function attachLwwMap<V>(
       removeStale(stale)
       return
     }
-    const e = winnerOf(key)
-    if (e === undefined || e.raw !== raw) return
-    const before = shown(e)
-    if (rejected.size > 0) rejected.delete(e)
-    // The winner is gone (deleted key, or swept by a peer that already saw a
-    // newer entry we have not received yet): promote the best stale entry.
+    const w = winnerOf(key)
+    if (w === undefined) return
+    const was = distinct(partsOf(w))
+    const gone = was.find((p) => p.raw === raw)
+    if (gone === undefined) return
+    const before = shown(w)
+    if (rejected.size > 0) rejected.delete(gone)
+    // A part is gone (deleted key, or swept by a peer that already saw a newer entry we have not
+    // received yet): the value is made again from the other parts and the stale entries.
     winners.delete(key)
-    let best: Entry<V> | undefined
-    for (const s of staleOf(key)) if (!best || beats(s, best)) best = s
-    if (best) {
-      removeStale(best)
-      winners.set(key, best)
+    const candidates = was.filter((p) => p !== gone)
+    for (const s of [...staleOf(key)]) {
+      removeStale(s)
+      candidates.push(s)
     }
-    noteChange(key, before, best)
+    if (candidates.length === 0) {
+      noteChange(key, before, undefined)
+      return
+    }
+    const parts = bestParts(candidates)
+    const slot = slotOf(key, parts)
+    winners.set(key, slot)
+    for (const c of candidates) if (!parts.includes(c)) addStale(c)
+    if (slot.parts !== undefined && current !== undefined && !current.local) mergedKeys.add(key)
+    noteChange(key, before, slot)
   }
 
   // Initial load: walk the items instead of copying the array (`toArray`). A valid array entry
@@ -484,8 +629,46 @@ export function attachLwwMap<V>(
     ownAt = 0
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
     if (done.size > 0) for (const fn of observers) fn(done, transaction)
+    if (mergedKeys.size > 0) {
+      if (options.writeBack) scheduleWriteBack()
+      else mergedKeys.clear()
+    }
   }
   yarray.observe(handler)
+
+  // Merged values written back as one entry each (see the module comment): after the peer's
+  // transaction (written inside it, they would travel as the peer's), stamps kept, so the entry
+  // supplies exactly the groups its parts did and supersedes them.
+  let writeBackScheduled = false
+  const scheduleWriteBack = () => {
+    if (writeBackScheduled) return
+    writeBackScheduled = true
+    later(() => {
+      writeBackScheduled = false
+      const keys = [...mergedKeys]
+      mergedKeys.clear()
+      if (!yarray.doc) return
+      const writes: Entry<V>[] = []
+      for (const key of keys) {
+        const w = winners.get(key)
+        if (w === undefined || Array.isArray(w) || (w as Entry<V>).parts === undefined) continue
+        const merged = w as Entry<V>
+        if (shown(merged) === undefined) continue
+        writes.push(merged)
+      }
+      if (writes.length === 0) return
+      transact((tr) => {
+        sweepIfNeeded(tr)
+        const entries: StoredEntry<V>[] = []
+        for (const merged of writes) {
+          const entry = encode(merged.key, merged.val, nextTs(), merged.stamps)
+          own.push(entry)
+          entries.push(entry.raw as StoredEntry<V>)
+        }
+        append(entries)
+      }, options.writeBackOrigin)
+    })
+  }
 
   let pending: StoredEntry<V>[] | undefined
   // Own entries appended in the current run (see the module comment).
@@ -588,15 +771,16 @@ export function attachLwwMap<V>(
   /** A local write outside any transaction: applied now, stored by `flush`. */
   const setDeferred = (key: string, val: V, origin: unknown) => {
     if (deferred.length > 0 && origin !== deferredOrigin) flush()
-    const e = encode(key, val, nextTs())
+    const cur = winnerOf(key)
+    const ts = nextTs()
+    const e = encode(key, val, ts, stampsFor(cur, val, ts))
     deferred.push(e)
     deferredOrigin = origin
     const source: LwwChangeSource = { local: true, origin }
     if (entryObservers.size > 0) for (const fn of entryObservers) fn(key, val, source)
-    // `nextTs` is above every timestamp seen: the new entry wins.
-    const cur = winnerOf(key)
+    // `nextTs` is above every timestamp seen and the stamps keep the others': the new entry supplies every group.
     winners.set(key, e)
-    if (cur) addStale(cur)
+    if (cur) for (const p of distinct(partsOf(cur))) addStale(p)
     const before = shown(cur)
     if (before !== val && observers.size > 0) {
       const done = new Map<string, LwwChange<V>>([[key, { before, after: val }]])
@@ -642,14 +826,15 @@ export function attachLwwMap<V>(
     get: (key) => shown(winnerOf(key)),
     has(key) {
       const e = winners.get(key)
-      return e !== undefined && !(rejected.size > 0 && !Array.isArray(e) && rejected.has(e as Entry<V>))
+      return e !== undefined && !isRejected(e)
     },
     set(key, val, origin) {
       if (deferLocal && pending === undefined && yarray.doc && mayDefer(yarray.doc))
         return setDeferred(key, val, origin)
       transact((tr) => {
         sweepIfNeeded(tr)
-        const entry = encode(key, val, nextTs())
+        const ts = nextTs()
+        const entry = encode(key, val, ts, stampsFor(winnerOf(key), val, ts))
         own.push(entry)
         if (pending) pending.push(entry.raw as StoredEntry<V>)
         else append([entry.raw as StoredEntry<V>])
@@ -692,6 +877,10 @@ export function attachLwwMap<V>(
       winners.forEach((e, key) => {
         if (!isRejected(e)) fn(recordOf(key, e).val, key)
       })
+    },
+    stampOf(key, g) {
+      const w = winnerOf(key)
+      return w === undefined ? undefined : stampOf(w, g)
     },
     scan(fn) {
       winners.forEach((e, key) => {

@@ -13,8 +13,8 @@
  * - a row whose parent row is missing (permanently deleted, or not arrived
  *   yet) or is not a folder appears at the root (orphan);
  * - a parent cycle (A moved X into Y while B moved Y into X) is broken by
- *   showing the member with the latest `updatedAt` (ties by id) at the root,
- *   without writing anything;
+ *   showing the member moved last (the newest placement stamp, files-table.ts;
+ *   ties by id) at the root, without writing anything;
  * - a trashed row hides itself and its whole subtree;
  * - siblings sharing a name get display suffixes (sibling-names.ts);
  * - a row whose stored name breaks the name rules (`.`, `..`, `/`, `\`, NUL,
@@ -173,14 +173,15 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
     }
     return undefined
   }
+  const movedAt = (id: FileId): number => table.stampOf(id, 'placement') ?? 0
   const pickBreaker = (cycle: FileId[]): FileId => {
     let best = cycle[0]!
-    let bestRow = table.get(best)!
+    let bestAt = movedAt(best)
     for (const id of cycle) {
-      const row = table.get(id)!
-      if (row.updatedAt > bestRow.updatedAt || (row.updatedAt === bestRow.updatedAt && id > best)) {
+      const at = movedAt(id)
+      if (at > bestAt || (at === bestAt && id > best)) {
         best = id
-        bestRow = row
+        bestAt = at
       }
     }
     return best
@@ -439,8 +440,9 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
         ) {
           touch(dirty, effOf(after), id)
         }
-        // The cycle rule orders by updatedAt: recheck cycles only when some exist.
-        if (before.updatedAt !== after.updatedAt && breakers.size > 0) {
+        // The cycle rule orders by placement stamps, which a merge can change without changing
+        // the fields: recheck cycles, only when some exist.
+        if (breakers.size > 0) {
           structural = true
           recheck.add(id)
         }

@@ -8,12 +8,21 @@
  * - edits made straight on a doc (an editor binding) update the file's row
  *   (size, mtime) on the next microtask and get a history version at most
  *   once per `historyIntervalMs`;
- * - feeds the last-seen tracker (last-seen.ts).
+ * - feeds the last-seen tracker (last-seen.ts);
+ * - keeps rows describing the content: two replicas that change a file's
+ *   content at once both announce it in the row's content group, and one
+ *   announcement wins (files-table.ts), so the row's size and version miss
+ *   the other change. Every change of a peer's (a row entry, winning or not,
+ *   or content arriving) schedules a check, after `announceDelayMs` so rows
+ *   in flight can land: when the row does not cover every version announced
+ *   and the loaded doc does, this instance announces the doc's size and
+ *   version. Replicas holding the same content announce the same values.
  *
  * The pool's hooks and the table's remote-entry observer are wired to these
  * functions by the `YjsFileSystem` constructor.
  */
 import * as Y from 'yjs'
+import { contentVersionOf, decodeContentVersion } from '../content/content-versions.js'
 import type { FileRow } from '../files-table.js'
 import { compactContentState, hasUnversionedChanges, listStoredVersions } from '../history/file-history.js'
 import type { FileId } from '../ids.js'
@@ -22,6 +31,10 @@ import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { contentPatch } from './write-content.js'
 
 const COMPACT_ABOVE_BYTES = 16 * 1024
+
+// Read once, at load: just-bash's sandbox blocks reading timer globals while a script runs.
+const hostSetTimeout = setTimeout
+const hostClearTimeout = clearTimeout
 
 /** Pool `onOpen`: watch the doc for changes. */
 export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {
@@ -33,6 +46,7 @@ export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {
     // Edits made straight on the doc (an editor binding) update the row here;
     // our own writes update it themselves, remote edits come with the peer's row update.
     if (tr.local && tr.origin !== FS_ORIGIN && !ctx.readOnly) scheduleSizeUpdate(ctx, id)
+    if (!tr.local) scheduleAnnounceCheck(ctx, id)
   }
   doc.on('afterTransaction', onTransaction)
   const detach = ctx.seen.attach(id, doc)
@@ -81,6 +95,37 @@ export function onRemoteRow(ctx: FsContext, row: FileRow): void {
   if (row.type !== 'file') return
   if (row.sv !== undefined && !ctx.lazyContent) ctx.announced.add(row.id, row.sv)
   if (ctx.pool.peek(row.id) === undefined) ctx.index.plaintext.delete(row.id)
+  else scheduleAnnounceCheck(ctx, row.id)
+}
+
+/** Check, after `announceDelayMs`, that the row of `id` announces what peers wrote (see the module comment). */
+function scheduleAnnounceCheck(ctx: FsContext, id: FileId): void {
+  if (ctx.readOnly || ctx.lazyContent || ctx.announceChecks.has(id)) return
+  ctx.announceChecks.set(
+    id,
+    hostSetTimeout(() => {
+      ctx.announceChecks.delete(id)
+      announceIfBehind(ctx, id)
+    }, ctx.announceDelayMs),
+  )
+}
+
+function announceIfBehind(ctx: FsContext, id: FileId): void {
+  const row = ctx.table.get(id)
+  const doc = ctx.pool.peek(id)
+  if (row?.type !== 'file' || doc === undefined) return
+  // The row covers every announced change: nothing was lost.
+  if (row.sv !== undefined && ctx.announced.coveredBy(id, decodeContentVersion(row.sv))) return
+  // Some announced change has not arrived here yet: its arrival schedules another check.
+  if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc)))) return
+  if (row.sv === contentVersionOf(doc)) return
+  ctx.table.update(id, contentPatch(ctx, id, contentSize(ctx, doc, row.name)), FS_ORIGIN)
+}
+
+/** Cancel pending announcement checks (the filesystem is destroyed). */
+export function cancelAnnounceChecks(ctx: FsContext): void {
+  for (const timer of ctx.announceChecks.values()) hostClearTimeout(timer)
+  ctx.announceChecks.clear()
 }
 
 function versionEditsOnClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {

@@ -192,10 +192,11 @@ async function move(
   ctx.table.batch(() => {
     if (existing !== undefined && existing !== loc.id)
       ctx.table.update(existing, { trashedAt: now }, FS_ORIGIN)
+    // Placement only (POSIX: a rename leaves mtime alone): a concurrent content edit elsewhere
+    // writes the content group and both survive (files-table.ts).
     const patch: Partial<FileRow> = {
       name,
       parentId: parentId === ROOT_ID ? null : parentId,
-      updatedAt: now,
     }
     if (row.type === 'file' && fromCodec !== toCodec) {
       const doc = ctx.pool.peek(loc.id)

@@ -75,6 +75,12 @@ export interface CreateFileSystemOptions {
    * one call and fill the plaintext cache; anything it cannot serve is opened as usual.
    */
   loadContent?: (ids: FileId[]) => Promise<(Uint8Array | undefined)[]>
+  /**
+   * With `connect`: how long after a peer's row or content change this instance waits before
+   * it checks that the file's row describes the content everyone announced, and announces it
+   * itself when a concurrent announcement lost (content-lifecycle.ts). Default 250 ms.
+   */
+  announceDelayMs?: number
 }
 
 export interface FsContext {
@@ -112,6 +118,9 @@ export interface FsContext {
   readonly loadContent: CreateFileSystemOptions['loadContent']
   /** Ids being fetched by loadContent, so concurrent reads share one request. */
   readonly fetching: Map<FileId, Promise<void>>
+  /** Pending checks that a file's row announces its content (content-lifecycle.ts), by file. */
+  readonly announceChecks: Map<FileId, ReturnType<typeof setTimeout>>
+  readonly announceDelayMs: number
   /** Tail of the mutation queue (see `exclusive`). */
   queue: Promise<unknown>
   /** Set while a transaction's or bulk load's rows land, so their events carry its id. */

@@ -3,7 +3,7 @@
  * change only metadata, `chmod` and `utimes`.
  *
  * Everything comes from the row: mode (defaults 644, 755, 777 for links),
- * size, mtime (`updatedAt`, which renames and moves also change). `ino` is
+ * size, mtime (`updatedAt`: content changes and `utimes`, not renames). `ino` is
  * a hash of the file id, so it is the same on every replica; `dev` is one
  * number for the whole workspace. The root has no row: a folder, mtime 0.
  */

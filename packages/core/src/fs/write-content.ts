@@ -118,7 +118,12 @@ export function contentPatch(
   const doc = ctx.pool.peek(id)
   const sv = doc ? contentVersionOf(doc) : ctx.writtenSv.get(id)
   ctx.writtenSv.delete(id)
-  if (sv !== undefined) patch.sv = sv
+  if (sv !== undefined) {
+    patch.sv = sv
+    // Our own announcements count too: if this one loses to a concurrent one, the row no longer
+    // covers it, and an instance holding both changes announces them (content-lifecycle.ts).
+    ctx.announced.add(id, sv)
+  }
   return patch
 }
 

@@ -38,8 +38,10 @@
  *   moves between `/tmp` and the workspace work (a move is copy, then
  *   remove, as across two filesystems). Shared folders with those names are
  *   hidden behind the layer.
- * - mtime (`updatedAt`) also changes on rename/move, which is what the
- *   concurrent-move rule of the path index orders by.
+ * - Rows merge per field group (files-table.ts): a rename or move, a chmod,
+ *   an rm or restore and a content write change only their own fields, so
+ *   concurrent ones on different replicas all survive; as in POSIX, a rename
+ *   does not change mtime.
  * - A file whose content was written by a codec this filesystem lacks (a
  *   `.md` file on a filesystem created without `markdownCodec`) is ENOSYS
  *   to read (unless empty) and to write, with the missing codec named; it is
@@ -69,7 +71,13 @@ import {
   takeCheckpoint,
 } from './checkpoints.js'
 import { codecFor } from './content-codecs.js'
-import { compactContent, onContentClose, onContentOpen, onRemoteRow } from './content-lifecycle.js'
+import {
+  cancelAnnounceChecks,
+  compactContent,
+  onContentClose,
+  onContentOpen,
+  onRemoteRow,
+} from './content-lifecycle.js'
 import { cp, mv } from './copy-move.js'
 import { createEventHub, type FsEventHandler, type FsEventType } from './events.js'
 import {
@@ -131,7 +139,12 @@ export class YjsFileSystem implements IFileSystem {
     // Longer names would be refused by servers and shown cut (names.ts).
     limits.maxNameLength = Math.min(limits.maxNameLength, MAX_NAME_BYTES)
     // Rows of consecutive writes reach the doc together, one transaction per task (lww-map.ts).
-    const table = createFilesTable(doc, { clock, deferLocalWrites: options.deferRowWrites ?? true })
+    // A row merged from concurrent entries is written back as one by replicas that may write (files-table.ts).
+    const table = createFilesTable(doc, {
+      clock,
+      deferLocalWrites: options.deferRowWrites ?? true,
+      writeBack: !(options.readOnly ?? false),
+    })
     const index = createFileSystemIndex(table)
     const ctx: FsContext = {
       doc,
@@ -165,6 +178,8 @@ export class YjsFileSystem implements IFileSystem {
       storeContent: options.connect ? options.storeContent : undefined,
       loadContent: options.connect ? options.loadContent : undefined,
       fetching: new Map(),
+      announceChecks: new Map(),
+      announceDelayMs: options.announceDelayMs ?? 250,
       queue: Promise.resolve(),
       transactionId: undefined,
       unsubscribe: undefined,
@@ -415,6 +430,7 @@ export class YjsFileSystem implements IFileSystem {
   /** Stop observing; the docs stay usable by their owner. */
   destroy(): void {
     this.#ctx.unsubscribe?.()
+    cancelAnnounceChecks(this.#ctx)
     this.pool.destroy()
     this.index.destroy()
     this.table.destroy()

@@ -135,6 +135,8 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
       ...(options.author ? { author: options.author(i) } : {}),
       idleMs: options.idleMs ?? Number.POSITIVE_INFINITY,
       maxIdle: options.maxIdle ?? Number.POSITIVE_INFINITY,
+      // No network delays to wait out: rows announce content as soon as a change settles (content-lifecycle.ts).
+      announceDelayMs: 0,
       connect(content) {
         const guid = content.guid
         // Initial sync: the hub's state (every update sent so far), then the local store.
@@ -188,8 +190,10 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
         for (let i = 0; i < n; i++) network.receive(i)
         // Everything went through the hub: the peer-to-peer queues hold nothing new.
         for (const row of links) for (const queue of row) queue.length = 0
-        // Let queued size updates and version records (microtasks, timers at 0) run, then go again.
+        // Let queued size updates, version records, content announcements (microtasks, timers at 0)
+        // and write-backs of merged rows (setImmediate) run, then go again.
         await new Promise((resolve) => setTimeout(resolve, 0))
+        await new Promise((resolve) => setImmediate(resolve))
         if (network.pending() === 0) return
       }
       throw new Error('replica network did not settle after 10 rounds')
