@@ -159,7 +159,27 @@ describe('files table entries', () => {
     const extra = { ...valid, id: 'x', futureField: [1, { a: 2 }] } as unknown as FileRow
     table.set(extra)
     expect(arr.toArray().slice(1)).toEqual([
-      [1, 'old', 100, 'a.md', null, 'file', 9, 1, 2, null],
+      // Only the content group changed: the others keep the old entry's stamp (ts 1), stored as `ts - stamp`.
+      [
+        1,
+        'old',
+        100,
+        'a.md',
+        null,
+        'file',
+        9,
+        1,
+        2,
+        null,
+        undefined,
+        undefined,
+        undefined,
+        99,
+        99,
+        99,
+        99,
+        0,
+      ],
       { key: 'x', val: extra, ts: 101 },
     ])
     const peer = new Y.Doc()

@@ -406,7 +406,11 @@ export function createFilesTable(doc: Y.Doc, options: FilesTableOptions = {}): F
   // Peers may send anything: an entry counts only if its value is a valid row for its key.
   // Checked once per entry as it arrives (local rows are checked in `set`), not on reads.
   const map: LwwMap<FileRow> = attachLwwMap<FileRow>(yarray, {
-    ...options,
+    clock: options.clock,
+    deferLocalWrites: options.deferLocalWrites,
+    writeBack: options.writeBack,
+    writeBackOrigin: WRITE_BACK_ORIGIN,
+    groups: rowGroups,
     codec: rowCodec,
     isValid: (key, v): v is FileRow => isValidRow(v) && v.id === key,
   })

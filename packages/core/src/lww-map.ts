@@ -419,7 +419,9 @@ export function attachLwwMap<V>(
   const encode = (key: string, val: V, ts: number, stamps?: readonly number[]): Entry<V> => {
     const raw = codec?.toEntry(key, ts, val, stamps)
     if (raw !== undefined) return { key, val, ts, raw, stamps }
-    return { key, val, ts, raw: stamps ? { key, val, ts, gs: stamps } : { key, val, ts }, stamps }
+    // Stamps only when a group is older than the entry: without them every group is at `ts`.
+    const older = stamps !== undefined && stamps.some((stamp) => stamp !== ts)
+    return { key, val, ts, raw: older ? { key, val, ts, gs: stamps } : { key, val, ts }, stamps }
   }
 
   // --- groups (see the module comment); with one group these reduce to plain LWW ---
