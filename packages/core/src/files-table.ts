@@ -215,7 +215,7 @@ export const rowCodec: LwwCodec<FileRow> = {
     for (const k in row) if (!isRowKey(k)) return undefined
     const { name, parentId, type, size, createdAt, updatedAt, trashedAt, mode, target, sv } = row
     // Stamps only when a group is older than the entry: without them every group is at `ts`.
-    if (stamps !== undefined && stamps.some((stamp) => stamp !== ts)) {
+    if (stamps?.some((stamp) => stamp !== ts)) {
       const e: unknown[] = [
         1,
         key,
@@ -287,6 +287,14 @@ export const rowCodec: LwwCodec<FileRow> = {
     }
     return true
   },
+}
+
+/** `rowCodec` as versions before groups wrote and read it: whole rows, stamps neither written nor read. */
+const wholeRowCodec: LwwCodec<FileRow> = {
+  tag: rowCodec.tag,
+  toEntry: (key, ts, row) => rowCodec.toEntry(key, ts, row),
+  fromEntry: rowCodec.fromEntry,
+  isValidEntry: rowCodec.isValidEntry,
 }
 
 /**
@@ -396,6 +404,12 @@ export interface FilesTableOptions {
    * comment). For replicas that may write; never for a server's or a read-only replica's table.
    */
   writeBack?: boolean
+  /**
+   * `false`: read and write rows whole, one last-writer-wins value each, as versions before
+   * groups did (no stamps written, stamps read ignored). Only to test workspaces shared with
+   * such versions. Default true.
+   */
+  groups?: boolean
 }
 
 /** Origin of the table's write-backs of merged rows (see `FilesTableOptions.writeBack`). */
@@ -410,8 +424,7 @@ export function createFilesTable(doc: Y.Doc, options: FilesTableOptions = {}): F
     deferLocalWrites: options.deferLocalWrites,
     writeBack: options.writeBack,
     writeBackOrigin: WRITE_BACK_ORIGIN,
-    groups: rowGroups,
-    codec: rowCodec,
+    ...(options.groups === false ? { codec: wholeRowCodec } : { groups: rowGroups, codec: rowCodec }),
     isValid: (key, v): v is FileRow => isValidRow(v) && v.id === key,
   })
 

@@ -351,12 +351,10 @@ export function attachLwwMap<V>(
   const isRejected = (e: Entry<V> | readonly unknown[]): boolean => {
     if (rejected.size === 0 || Array.isArray(e)) return false
     const r = e as Entry<V>
-    return rejected.has(r) || (r.parts !== undefined && r.parts.some((p) => rejected.has(p)))
+    return rejected.has(r) || r.parts?.some((p) => rejected.has(p))
   }
   const shown = (e: Entry<V> | undefined): V | undefined =>
-    e === undefined ||
-    (rejected.size > 0 &&
-      (rejected.has(e) || (e.parts !== undefined && e.parts.some((p) => rejected.has(p)))))
+    e === undefined || (rejected.size > 0 && (rejected.has(e) || e.parts?.some((p) => rejected.has(p))))
       ? undefined
       : e.val
   const minStale = options.minStale ?? 64
@@ -420,7 +418,7 @@ export function attachLwwMap<V>(
     const raw = codec?.toEntry(key, ts, val, stamps)
     if (raw !== undefined) return { key, val, ts, raw, stamps }
     // Stamps only when a group is older than the entry: without them every group is at `ts`.
-    const older = stamps !== undefined && stamps.some((stamp) => stamp !== ts)
+    const older = stamps?.some((stamp) => stamp !== ts)
     return { key, val, ts, raw: older ? { key, val, ts, gs: stamps } : { key, val, ts }, stamps }
   }
 
@@ -457,8 +455,22 @@ export function attachLwwMap<V>(
       stamps.push(cur === undefined || groups.differs(cur.val, val, g) ? ts : stampOf(cur, g))
     return stamps
   }
-  // Keys a peer's change left merged from several entries: written back after that transaction.
-  const mergedKeys = new Set<string>()
+  // Keys a peer's transaction added or removed entries of (with `writeBack`): after it, each is
+  // written back as one entry when the entry an older reader picks (the newest) does not hold the
+  // value this map reads.
+  const touchedKeys = new Set<string>()
+  const writeBack = groups !== undefined && options.writeBack === true
+  /** The entry a reader without groups picks for `key`: the newest of all its entries. */
+  const plainWinner = (key: string, w: Entry<V>): Entry<V> => {
+    let best = w.parts === undefined ? w : w.parts[0]!
+    for (const p of w.parts ?? []) if (beats(p, best)) best = p
+    for (const s of staleOf(key)) if (beats(s, best)) best = s
+    return best
+  }
+  const differsAnywhere = (a: V, b: V): boolean => {
+    for (let g = 0; g < G; g++) if (groups!.differs(a, b, g)) return true
+    return false
+  }
 
   const addStale = (e: Entry<V>) => {
     const cur = staleByKey.get(e.key)
@@ -501,6 +513,7 @@ export function attachLwwMap<V>(
     const mine = own.length > 0 ? ownEntry(raw) : undefined
     const e = mine ?? decode(raw)
     if (!e) return // garbage from a peer: ignore, never crash
+    if (writeBack && current !== undefined && !current.local) touchedKeys.add(e.key)
     if (e.ts > lastTs) lastTs = e.ts
     if (isValid !== undefined && mine === undefined && !isValid(e.key, e.val)) rejected.add(e)
     else if (current && entryObservers.size > 0) for (const fn of entryObservers) fn(e.key, e.val, current)
@@ -524,7 +537,6 @@ export function attachLwwMap<V>(
     const slot = slotOf(e.key, parts)
     winners.set(e.key, slot)
     for (const p of distinct(was)) if (!parts.includes(p)) addStale(p)
-    if (slot.parts !== undefined && current !== undefined && !current.local) mergedKeys.add(e.key)
     noteChange(e.key, shown(cur), slot)
   }
   const remove = (raw: unknown) => {
@@ -536,6 +548,7 @@ export function attachLwwMap<V>(
       removeStale(stale)
       return
     }
+    if (writeBack && current !== undefined && !current.local) touchedKeys.add(key)
     const w = winnerOf(key)
     if (w === undefined) return
     const was = distinct(partsOf(w))
@@ -559,7 +572,6 @@ export function attachLwwMap<V>(
     const slot = slotOf(key, parts)
     winners.set(key, slot)
     for (const c of candidates) if (!parts.includes(c)) addStale(c)
-    if (slot.parts !== undefined && current !== undefined && !current.local) mergedKeys.add(key)
     noteChange(key, before, slot)
   }
 
@@ -631,39 +643,37 @@ export function attachLwwMap<V>(
     ownAt = 0
     for (const [key, c] of done) if (c.before === c.after) done.delete(key)
     if (done.size > 0) for (const fn of observers) fn(done, transaction)
-    if (mergedKeys.size > 0) {
-      if (options.writeBack) scheduleWriteBack()
-      else mergedKeys.clear()
-    }
+    if (touchedKeys.size > 0) scheduleWriteBack()
   }
   yarray.observe(handler)
 
-  // Merged values written back as one entry each (see the module comment): after the peer's
-  // transaction (written inside it, they would travel as the peer's), stamps kept, so the entry
-  // supplies exactly the groups its parts did and supersedes them.
+  // Values written back as one entry each (see the module comment): after the peer's transaction
+  // (written inside it, they would travel as the peer's), stamps kept, so the entry supplies
+  // exactly the groups its parts did and supersedes them.
   let writeBackScheduled = false
   const scheduleWriteBack = () => {
     if (writeBackScheduled) return
     writeBackScheduled = true
     later(() => {
       writeBackScheduled = false
-      const keys = [...mergedKeys]
-      mergedKeys.clear()
+      const keys = [...touchedKeys]
+      touchedKeys.clear()
       if (!yarray.doc) return
       const writes: Entry<V>[] = []
       for (const key of keys) {
-        const w = winners.get(key)
-        if (w === undefined || Array.isArray(w) || (w as Entry<V>).parts === undefined) continue
-        const merged = w as Entry<V>
-        if (shown(merged) === undefined) continue
-        writes.push(merged)
+        const w = winnerOf(key)
+        if (w === undefined || shown(w) === undefined) continue
+        const plain = plainWinner(key, w)
+        if (plain === w || (isRejected(plain) === false && !differsAnywhere(plain.val, w.val))) continue
+        writes.push(w)
       }
       if (writes.length === 0) return
       transact((tr) => {
         sweepIfNeeded(tr)
         const entries: StoredEntry<V>[] = []
-        for (const merged of writes) {
-          const entry = encode(merged.key, merged.val, nextTs(), merged.stamps)
+        for (const w of writes) {
+          const stamps = Array.from({ length: G }, (_, g) => stampOf(w, g))
+          const entry = encode(w.key, w.val, nextTs(), stamps)
           own.push(entry)
           entries.push(entry.raw as StoredEntry<V>)
         }

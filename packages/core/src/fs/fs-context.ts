@@ -81,6 +81,11 @@ export interface CreateFileSystemOptions {
    * itself when a concurrent announcement lost (content-lifecycle.ts). Default 250 ms.
    */
   announceDelayMs?: number
+  /**
+   * `false`: rows are read and written whole, one last-writer-wins value each, as versions
+   * before per-group rows did (files-table.ts). Only to test workspaces shared with them.
+   */
+  rowGroups?: boolean
 }
 
 export interface FsContext {

@@ -143,7 +143,8 @@ export class YjsFileSystem implements IFileSystem {
     const table = createFilesTable(doc, {
       clock,
       deferLocalWrites: options.deferRowWrites ?? true,
-      writeBack: !(options.readOnly ?? false),
+      writeBack: !(options.readOnly ?? false) && options.rowGroups !== false,
+      groups: options.rowGroups,
     })
     const index = createFileSystemIndex(table)
     const ctx: FsContext = {

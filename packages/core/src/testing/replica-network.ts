@@ -77,6 +77,8 @@ export interface ReplicaNetworkOptions {
   maxIdle?: number
   /** Content codecs of every replica (e.g. `[markdownCodec]`). */
   codecs?: ContentCodec[]
+  /** Per replica: rows whole, as versions before per-group rows (`rowGroups: false`). */
+  wholeRows?: (replica: number) => boolean
 }
 
 export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions = {}): ReplicaNetwork {
@@ -137,6 +139,7 @@ export function createReplicaNetwork(n: number, options: ReplicaNetworkOptions =
       maxIdle: options.maxIdle ?? Number.POSITIVE_INFINITY,
       // No network delays to wait out: rows announce content as soon as a change settles (content-lifecycle.ts).
       announceDelayMs: 0,
+      rowGroups: !options.wholeRows?.(i),
       connect(content) {
         const guid = content.guid
         // Initial sync: the hub's state (every update sent so far), then the local store.
