@@ -351,7 +351,7 @@ export function attachLwwMap<V>(
   const isRejected = (e: Entry<V> | readonly unknown[]): boolean => {
     if (rejected.size === 0 || Array.isArray(e)) return false
     const r = e as Entry<V>
-    return rejected.has(r) || r.parts?.some((p) => rejected.has(p))
+    return rejected.has(r) || r.parts?.some((p) => rejected.has(p)) === true
   }
   const shown = (e: Entry<V> | undefined): V | undefined =>
     e === undefined || (rejected.size > 0 && (rejected.has(e) || e.parts?.some((p) => rejected.has(p))))
