@@ -33,6 +33,8 @@ export interface ServerConfig {
   appDir?: string
   /** Instance name in logs and health output. */
   name?: string
+  /** Close MCP sessions (`/mcp`) with no request for this long (ms). Default 30 minutes. */
+  mcpIdleTimeoutMs?: number
 }
 
 export const DEFAULTS = {

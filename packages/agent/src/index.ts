@@ -4,7 +4,7 @@ export { capText } from './cap-text.js'
 export { errorResult, ToolError } from './errors.js'
 export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
-export type { McpHttpHandler, McpHttpOptions, McpSessionResolver } from './mcp/http.js'
+export type { McpHttpHandler, McpHttpOptions, McpHttpSessionOptions, McpSessionResolver } from './mcp/http.js'
 export {
   createMcpHttpHandler,
   DEFAULT_MCP_IDLE_TIMEOUT_MS,

@@ -6,6 +6,10 @@
  * this server's own WebSocket, so people and other agents see the changes
  * live and the server stores them like any client's. Read tokens are
  * refused (403): the tools write.
+ *
+ * Invariant: a session's workspace connection (one WebSocket to this server,
+ * and the documents it loads) lives exactly as long as the session: it is
+ * closed on `DELETE`, idle timeout, a refused initialize and `close()`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHttpHandler, createServerStores, McpHttpRefusal } from '@yfs/agent'
@@ -16,11 +20,16 @@ export interface McpEndpoint {
   close(): Promise<void>
 }
 
-export function createMcpEndpoint(options: {
+export interface McpEndpointOptions {
   store: DocumentStore
+  /** This server's own WebSocket URL, once it listens. */
   wsUrl: () => string | undefined
-}): McpEndpoint {
-  const providers = new Set<{ close(): Promise<void> }>()
+  /** Close sessions with no request for this long (default 30 minutes). */
+  idleTimeoutMs?: number
+}
+
+/** The `/mcp` request handler of the sync server; `close()` ends every session and its connection. */
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const handler = createMcpHttpHandler(async (req) => {
     const auth = req.headers.authorization
     const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined
@@ -31,15 +40,10 @@ export function createMcpEndpoint(options: {
     const url = options.wsUrl()
     if (!url) throw new McpHttpRefusal(503, 'the server is not listening yet')
     const stores = createServerStores({ url, token })
-    providers.add(stores)
-    return { stores, store: grant.workspace }
-  })
+    return { stores, store: grant.workspace, release: () => stores.close() }
+  }, options)
   return {
     handle: handler,
-    async close() {
-      await handler.close()
-      for (const p of providers) await p.close()
-      providers.clear()
-    },
+    close: () => handler.close(),
   }
 }

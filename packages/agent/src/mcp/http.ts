@@ -6,6 +6,10 @@
  * A client that goes away without `DELETE` would keep its session (and its
  * private workspace) forever, so sessions with no request for
  * `idleTimeoutMs` are closed; a later request with that id gets 404.
+ *
+ * Invariant: whatever a session's resolver opened (`release`) is released
+ * exactly once, however the session ends: `DELETE`, idle timeout, an
+ * initialize the transport refuses, a failure while opening, or `close()`.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -45,12 +49,20 @@ export class McpHttpRefusal extends Error {
   }
 }
 
+/** Session options plus what to release when the session ends (resources the resolver opened for it). */
+export interface McpHttpSessionOptions extends McpSessionOptions {
+  /** Called once when the session ends, however it ends. */
+  release?: () => Promise<void> | void
+}
+
 /**
  * Session options, fixed or derived from the request that opens the session
  * (e.g. from its bearer token). Later requests of a session must present the
  * same `authorization` header as the one that opened it.
  */
-export type McpSessionResolver = (req: IncomingMessage) => Promise<McpSessionOptions> | McpSessionOptions
+export type McpSessionResolver = (
+  req: IncomingMessage,
+) => Promise<McpHttpSessionOptions> | McpHttpSessionOptions
 
 const credentialOf = (req: IncomingMessage) => req.headers.authorization ?? ''
 
@@ -74,7 +86,11 @@ export function createMcpHttpHandler(
 ): McpHttpHandler {
   const resolve: McpSessionResolver = typeof options === 'function' ? options : () => options
   const sessions = new Map<string, HttpSession>()
+  // Every transport not yet closed (initialized or not), and releases still running.
+  const open = new Set<StreamableHTTPServerTransport>()
+  const releasing = new Set<Promise<void>>()
   let sweeper: NodeJS.Timeout | undefined
+  let closed = false
   const sweep = () => {
     const now = Date.now()
     for (const s of sessions.values())
@@ -101,29 +117,50 @@ export function createMcpHttpHandler(
       const existing = id ? sessions.get(id) : undefined
       if (existing && existing.credential !== credentialOf(req))
         return reply(res, 403, 'this MCP session was opened with another credential')
-      if (existing) existing.lastSeen = Date.now()
-      let transport = existing?.transport
-      if (!transport) {
-        if (id) return reply(res, 404, 'unknown MCP session')
-        if (req.method !== 'POST' || !isInitializeRequest(body))
-          return reply(res, 400, 'start a session with an initialize request')
-        const sessionOptions = await resolve(req)
-        const credential = credentialOf(req)
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => {
-            sessions.set(sid, { transport: created, credential, lastSeen: Date.now() })
-            watchIdle()
-          },
-        })
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId)
-        }
+      if (existing) {
+        existing.lastSeen = Date.now()
+        return await existing.transport.handleRequest(req, res, body)
+      }
+      if (id) return reply(res, 404, 'unknown MCP session')
+      if (closed) return reply(res, 503, 'the MCP server is shutting down')
+      if (req.method !== 'POST' || !isInitializeRequest(body))
+        return reply(res, 400, 'start a session with an initialize request')
+      const sessionOptions = await resolve(req)
+      const credential = credentialOf(req)
+      let released = false
+      const release = () => {
+        if (released) return
+        released = true
+        const done = Promise.resolve()
+          .then(() => sessionOptions.release?.())
+          .catch(() => undefined)
+          .finally(() => releasing.delete(done))
+        releasing.add(done)
+      }
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, { transport: created, credential, lastSeen: Date.now() })
+          watchIdle()
+        },
+      })
+      open.add(created)
+      created.onclose = () => {
+        open.delete(created)
+        if (created.sessionId) sessions.delete(created.sessionId)
+        release()
+      }
+      try {
         const session = await createMcpSession(sessionOptions)
         await session.server.connect(created)
-        transport = created
+        await created.handleRequest(req, res, body)
+      } finally {
+        // Refused (bad headers, bad initialize) or failed: nobody can reach this session again.
+        if (!created.sessionId || !sessions.has(created.sessionId)) {
+          await created.close()
+          release()
+        }
       }
-      await transport.handleRequest(req, res, body)
     } catch (error) {
       // One client's garbage must not take the server down.
       const status = error instanceof McpHttpRefusal ? error.status : 400
@@ -132,10 +169,12 @@ export function createMcpHttpHandler(
   }
   return Object.assign(handler, {
     async close() {
+      closed = true
       clearInterval(sweeper)
       sweeper = undefined
-      for (const s of sessions.values()) await s.transport.close()
+      for (const t of [...open]) await t.close()
       sessions.clear()
+      await Promise.all([...releasing])
     },
   })
 }
