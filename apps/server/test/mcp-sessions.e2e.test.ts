@@ -60,7 +60,10 @@ describe('MCP sessions release their workspace connections', () => {
     await client.connect(transport)
     try {
       await client.callTool({ name: 'write_file', arguments: { path: 'vfs:///ok.txt', content: 'ok' } })
-      const r = (await client.callTool({ name: 'bash', arguments: { script: 'cat /ok.txt' } })) as {
+      const r = (await client.callTool({
+        name: 'bash',
+        arguments: { script: 'cat /ok.txt' },
+      })) as unknown as {
         structuredContent: { stdout: string }
       }
       expect(r.structuredContent.stdout).toBe('ok')
