@@ -7,6 +7,11 @@
  * private workspace) forever, so sessions with no request for
  * `idleTimeoutMs` are closed; a later request with that id gets 404.
  *
+ * Every request (POST, GET stream, DELETE, preflight) first passes the
+ * Origin/Host check (origin-guard.ts: 403 naming the header), then, with a
+ * `token`, the bearer check (401). Allowed cross-origin callers get CORS
+ * headers naming their own origin, never `*`.
+ *
  * Invariant: whatever a session's resolver opened (`release`) is released
  * exactly once, however the session ends: `DELETE`, idle timeout, an
  * initialize the transport refuses, a failure while opening, or `close()`.
@@ -15,6 +20,8 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { bearerToken, generateToken, sameSecret } from './bearer.js'
+import { checkOriginAndHost, type OriginPolicy } from './origin-guard.js'
 import { createMcpSession, type McpSessionOptions } from './server.js'
 
 const MAX_BODY = 4 * 1024 * 1024
@@ -30,8 +37,13 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'))
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' })
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
@@ -66,15 +78,25 @@ export type McpSessionResolver = (
 
 const credentialOf = (req: IncomingMessage) => req.headers.authorization ?? ''
 
+const CORS_HEADERS = {
+  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-allow-headers':
+    'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id',
+  'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
+  'access-control-max-age': '600',
+}
+
 interface HttpSession {
   transport: StreamableHTTPServerTransport
   credential: string
   lastSeen: number
 }
 
-export interface McpHttpOptions {
+export interface McpHttpOptions extends OriginPolicy {
   /** Close sessions with no request for this long (default 30 minutes). */
   idleTimeoutMs?: number
+  /** When set, every request must carry `Authorization: Bearer <token>` (else 401). */
+  token?: string
 }
 
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000
@@ -82,7 +104,7 @@ export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000
 /** A request handler for `/mcp` that keeps one transport and session per MCP session id. */
 export function createMcpHttpHandler(
   options: McpSessionOptions | McpSessionResolver,
-  { idleTimeoutMs = DEFAULT_MCP_IDLE_TIMEOUT_MS }: McpHttpOptions = {},
+  { idleTimeoutMs = DEFAULT_MCP_IDLE_TIMEOUT_MS, token, publicUrl, allowedOrigins }: McpHttpOptions = {},
 ): McpHttpHandler {
   const resolve: McpSessionResolver = typeof options === 'function' ? options : () => options
   const sessions = new Map<string, HttpSession>()
@@ -109,13 +131,33 @@ export function createMcpHttpHandler(
     sweeper = setInterval(sweep, Math.max(10, Math.min(idleTimeoutMs / 2, 60_000)))
     sweeper.unref()
   }
+  const policy: OriginPolicy = { publicUrl, allowedOrigins }
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     try {
+      // A web page the user visits must not reach this server (DNS rebinding, cross-site requests).
+      const verdict = checkOriginAndHost(req.headers, req.socket.localPort ?? 0, policy)
+      if (!verdict.ok) return reply(res, 403, verdict.message)
+      if (req.headers.origin) {
+        res.setHeader('access-control-allow-origin', req.headers.origin)
+        res.setHeader('vary', 'Origin')
+        for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v)
+        if (req.method === 'OPTIONS') {
+          res.writeHead(204)
+          return void res.end()
+        }
+      }
+      if (token !== undefined) {
+        const given = bearerToken(req)
+        const challenge = { 'www-authenticate': 'Bearer' }
+        if (given === undefined)
+          return reply(res, 401, 'missing token: send Authorization: Bearer <token>', challenge)
+        if (!sameSecret(given, token)) return reply(res, 401, 'invalid token', challenge)
+      }
       const sessionId = req.headers['mcp-session-id']
       const id = Array.isArray(sessionId) ? sessionId[0] : sessionId
       const body = req.method === 'POST' ? await readJson(req) : undefined
       const existing = id ? sessions.get(id) : undefined
-      if (existing && existing.credential !== credentialOf(req))
+      if (existing && !sameSecret(credentialOf(req), existing.credential))
         return reply(res, 403, 'this MCP session was opened with another credential')
       if (existing) {
         existing.lastSeen = Date.now()
@@ -179,11 +221,25 @@ export function createMcpHttpHandler(
   })
 }
 
-/** Serve MCP at http://host:port/mcp until closed. */
+/** A standalone MCP HTTP server (`listenMcpHttp`). */
+export interface McpHttpServer {
+  server: HttpServer
+  url: string
+  /** The bearer token every request must carry (given, or generated at start). */
+  token: string
+  close(): Promise<void>
+}
+
+/**
+ * Serve MCP at http://host:port/mcp until closed: on 127.0.0.1 unless told
+ * otherwise, every request checked for Origin/Host and for the bearer
+ * `token` (a random one when not given).
+ */
 export async function listenMcpHttp(
   options: McpSessionOptions & McpHttpOptions & { port?: number; host?: string },
-): Promise<{ server: HttpServer; url: string; close(): Promise<void> }> {
-  const handler = createMcpHttpHandler(options, options)
+): Promise<McpHttpServer> {
+  const token = options.token ?? generateToken()
+  const handler = createMcpHttpHandler(options, { ...options, token })
   const server = createServer((req, res) => {
     if (req.url?.split('?')[0] === '/mcp') void handler(req, res)
     else {
@@ -191,12 +247,22 @@ export async function listenMcpHttp(
       res.end(req.url === '/healthz' ? 'ok' : 'not found')
     }
   })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  const host = options.host ?? '127.0.0.1'
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
+  // A wildcard or IPv6 bind is still reached as 127.0.0.1 from this machine.
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
   return {
     server,
-    url: `http://${options.host ?? '127.0.0.1'}:${port}/mcp`,
+    url: `http://${urlHost}:${port}/mcp`,
+    token,
     async close() {
       await handler.close()
       await new Promise<void>((resolve) => server.close(() => resolve()))
