@@ -1,0 +1,39 @@
+/**
+ * A bash worker thread: runs one just-bash script at a time on a proxied
+ * workspace filesystem (fs-proxy.ts), so a script that computes for long,
+ * or a single slow command, never blocks the main thread's event loop.
+ *
+ * Invariant: each run is a fresh `Bash` (no shell state survives a run);
+ * the run's result or failure is the last message on its port, which is
+ * then closed.
+ */
+import { parentPort } from 'node:worker_threads'
+import { Bash } from 'just-bash'
+import { createFsProxy } from './fs-proxy.js'
+import { type HostToWorker, type RunMessage, toWire, type WorkerToHost } from './protocol.js'
+
+if (!parentPort) throw new Error('bash-worker: not started as a worker thread')
+
+parentPort.on('message', async (run: RunMessage) => {
+  const { port, syncPort } = run
+  const send = (message: WorkerToHost) => port.postMessage(message)
+  const proxy = createFsProxy(port, syncPort, run.flag, run.methods)
+  const controller = new AbortController()
+  port.on('message', (message: HostToWorker) => {
+    if (message.type === 'abort') controller.abort()
+    else proxy.settle(message)
+  })
+  try {
+    const bash = new Bash({ fs: proxy.fs, cwd: run.cwd, env: run.env, executionLimits: run.limits })
+    const result = await bash.exec(run.script, {
+      signal: controller.signal,
+      ...(run.stdin ? { stdin: run.stdin } : {}),
+    })
+    send({ type: 'done', stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode })
+  } catch (error) {
+    send({ type: 'failed', error: toWire(error) })
+  } finally {
+    port.close()
+    syncPort.close()
+  }
+})
