@@ -23,6 +23,7 @@
 import { type ConflictRegion, type FsEvent, isFsError, openCommandScope, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { runInWorker, type ShellJob, type ShellOutcome } from './bash-worker/run.js'
+import { capText } from './cap-text.js'
 import { createRecordingFs } from './recording-fs.js'
 
 export interface ExecOptions {
@@ -31,6 +32,12 @@ export interface ExecOptions {
   /** Wall-clock limit in ms (default 30 s). */
   timeout?: number
   stdin?: string
+  /**
+   * Cut stdout and stderr each to this many characters (with capText's note)
+   * before they leave the shell's thread: a script printing 64 MiB does not
+   * make the main thread copy 64 MiB only for a tool to show 15,000 characters.
+   */
+  maxOutputChars?: number
 }
 
 export interface ExecResult {
@@ -93,7 +100,14 @@ async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
       signal: controller.signal,
       ...(job.stdin ? { stdin: job.stdin } : {}),
     })
-    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, timedOut: controller.signal.aborted }
+    const cap = (text: string) =>
+      job.maxOutputChars === undefined ? text : capText(text, job.maxOutputChars)
+    return {
+      stdout: cap(r.stdout),
+      stderr: cap(r.stderr),
+      exitCode: r.exitCode,
+      timedOut: controller.signal.aborted,
+    }
   } finally {
     clearTimeout(timer)
   }
@@ -135,6 +149,7 @@ export function createJustBashBackend(
           ...(options.stdin ? { stdin: options.stdin } : {}),
           limits: executionLimits,
           timeout,
+          ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
         }).catch((error: unknown) => ({ ...shellErrorResult(error), timedOut: false }))
         await scope.close()
         const timedOut = result.timedOut

@@ -60,6 +60,19 @@ describe('the bash worker', () => {
     expect(over.stdout).not.toContain('never')
   })
 
+  it('a huge output is cut in the worker (true counts in the note), not copied whole to this thread', async () => {
+    const exec = createJustBashBackend(createFileSystem())
+    const { value, gapMs } = await maxEventLoopGap(() =>
+      exec.run('x=a; for k in $(seq 1 25); do x="$x$x"; done; echo "$x"', [], { maxOutputChars: 1000 }),
+    )
+    const total = 2 ** 25 + 1
+    expect(value.stdout).toBe(
+      `${'a'.repeat(1000)}\n… [output cut: ${total - 1000} of ${total} characters not shown]`,
+    )
+    expect(value.exitCode).toBe(0)
+    expect(gapMs).toBeLessThan(100)
+  })
+
   it('a script stuck in one long command is stopped at its timeout, and the next run works', async () => {
     const exec = createJustBashBackend(createFileSystem())
     const started = performance.now()

@@ -67,6 +67,8 @@ export interface RunMessage {
   env: Record<string, string>
   stdin?: string
   limits: ExecutionLimits
+  /** Cut stdout and stderr to this many characters before sending them (capText). */
+  maxOutputChars?: number
   /** The FS_METHODS and FS_VOID_METHODS the host filesystem has (optional ones may be missing). */
   methods: (FsMethod | FsVoidMethod)[]
   port: MessagePort

@@ -41,6 +41,8 @@ export interface ShellJob {
   stdin?: string
   limits: ExecutionLimits
   timeout: number
+  /** Cut stdout and stderr to this many characters in the worker (capText). */
+  maxOutputChars?: number
 }
 
 export interface ShellOutcome {
@@ -161,6 +163,7 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     env: job.env,
     ...(job.stdin ? { stdin: job.stdin } : {}),
     limits: job.limits,
+    ...(job.maxOutputChars === undefined ? {} : { maxOutputChars: job.maxOutputChars }),
     methods: [...methods, ...voidMethods],
     port: channel.port2,
     syncPort: sync.port2,

@@ -9,6 +9,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { Bash } from 'just-bash'
+import { capText } from '../cap-text.js'
 import { createFsProxy } from './fs-proxy.js'
 import { type HostToWorker, type RunMessage, toWire, type WorkerToHost } from './protocol.js'
 
@@ -29,7 +30,10 @@ parentPort.on('message', async (run: RunMessage) => {
       signal: controller.signal,
       ...(run.stdin ? { stdin: run.stdin } : {}),
     })
-    send({ type: 'done', stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode })
+    // Cut here: a huge output would otherwise be copied to the main thread, stalling it.
+    const cap = (text: string) =>
+      run.maxOutputChars === undefined ? text : capText(text, run.maxOutputChars)
+    send({ type: 'done', stdout: cap(result.stdout), stderr: cap(result.stderr), exitCode: result.exitCode })
   } catch (error) {
     send({ type: 'failed', error: toWire(error) })
   } finally {
