@@ -7,6 +7,7 @@
  * the run's result or failure is the last message on its port, which is
  * then closed.
  */
+import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { Bash } from 'just-bash'
 import { capText } from '../cap-text.js'
@@ -14,6 +15,16 @@ import { createFsProxy } from './fs-proxy.js'
 import { type HostToWorker, type RunMessage, toWire, type WorkerToHost } from './protocol.js'
 
 if (!parentPort) throw new Error('bash-worker: not started as a worker thread')
+
+// On Linux a nice value is per thread (pid 0: the calling thread): a busy script gives way to the
+// thread that serves clients whenever both want the CPU. Elsewhere it would renice the process.
+if (process.platform === 'linux') {
+  try {
+    setPriority(0, 10)
+  } catch {
+    // Not allowed here (some sandboxes): the script runs at normal priority.
+  }
+}
 
 parentPort.on('message', async (run: RunMessage) => {
   const { port, syncPort } = run
