@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createMcpCommand } from '@yfs/agent'
+import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
@@ -113,6 +113,19 @@ export function createProgram(): Command {
     .addOption(
       new Option('--app <dir>', 'built web app served at /').env('YFS_APP_DIR').default(DEFAULT_APP_DIR),
     )
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'the URL clients use to reach this server (its host and origin are allowed at /mcp)',
+      )
+        .env('YFS_PUBLIC_URL')
+        .argParser(originArgument),
+    )
+    .addOption(
+      new Option('--allow-origin <origin>', 'also accept /mcp requests from this web origin (repeatable)')
+        .env('YFS_ALLOW_ORIGINS')
+        .argParser(collectOrigins),
+    )
     .action(async (flags) => {
       const logger = createLogger({ level: flags.logLevel as LogLevel })
       const store = await openStore(flags)
@@ -125,6 +138,8 @@ export function createProgram(): Command {
         maxMessageBytes: flags.maxMessageBytes,
         name: flags.name,
         appDir: flags.app,
+        publicUrl: flags.publicUrl,
+        allowedOrigins: flags.allowOrigin,
       })
       stopOnSignals(server, store, logger)
       await server.listen(flags.port, flags.host)

@@ -39,6 +39,12 @@ export interface ServerConfig {
   extensions?: Extension[]
   /** Bounds on what one client may send (protocol/limits.ts); each defaults to `DEFAULT_LIMITS`. */
   limits?: Partial<ServerLimits>
+  /** Close MCP sessions (`/mcp`) with no request for this long (ms). Default 30 minutes. */
+  mcpIdleTimeoutMs?: number
+  /** The URL people and agents use to reach this server (behind a proxy, or by a LAN name): `/mcp` accepts it as Host and Origin. */
+  publicUrl?: string
+  /** More web origins allowed to call `/mcp` (besides loopback on the listening port and `publicUrl`). */
+  allowedOrigins?: string[]
 }
 
 export const DEFAULTS = {

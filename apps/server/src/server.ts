@@ -140,7 +140,13 @@ export function createServer(config: ServerConfig): YfsServer {
   const handleWebApp = createWebApp({ dir: config.appDir })
   // Agent tools over MCP; their workspaces connect back to this server's own socket.
   let ownUrl: string | undefined
-  const mcp = createMcpEndpoint({ store, wsUrl: () => ownUrl })
+  const mcp = createMcpEndpoint({
+    store,
+    wsUrl: () => ownUrl,
+    idleTimeoutMs: config.mcpIdleTimeoutMs,
+    publicUrl: config.publicUrl,
+    allowedOrigins: config.allowedOrigins,
+  })
 
   function stats(): ServerStats {
     const memory = process.memoryUsage()

@@ -8,6 +8,13 @@
  * of other writers during the run (another tool call, another session on a
  * shared store, a person) are left out (see recording-fs.ts).
  *
+ * The shell runs in a worker thread (bash-worker/): a script that computes
+ * for long, or one slow command, does not hold this thread's event loop
+ * (other clients of a server keep being served); the workspace stays here
+ * and the worker reaches it by messages, one per fs call. `inProcess: true`
+ * runs the shell on this thread instead (for comparison, and where worker
+ * threads are not available).
+ *
  * Each run starts in `cwd` (default `/`) with `HOME=/` and `TMPDIR=/tmp`:
  * both exist in every workspace (`/tmp` is the instance-local scratch folder,
  * see core's local-layer.ts), so `cd`, `~/x` and `$TMPDIR/x` never point at
@@ -15,6 +22,8 @@
  */
 import { type ConflictRegion, type FsEvent, isFsError, openCommandScope, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
+import { runInWorker, type ShellJob, type ShellOutcome } from './bash-worker/run.js'
+import { capText } from './cap-text.js'
 import { createRecordingFs } from './recording-fs.js'
 
 export interface ExecOptions {
@@ -23,6 +32,12 @@ export interface ExecOptions {
   /** Wall-clock limit in ms (default 30 s). */
   timeout?: number
   stdin?: string
+  /**
+   * Cut stdout and stderr each to this many characters (with capText's note)
+   * before they leave the shell's thread: a script printing 64 MiB does not
+   * make the main thread copy 64 MiB only for a tool to show 15,000 characters.
+   */
+  maxOutputChars?: number
 }
 
 export interface ExecResult {
@@ -75,11 +90,44 @@ function shellErrorResult(error: unknown): { stdout: string; stderr: string; exi
   return { stdout: '', stderr: `bash: ${error.path}: ${said}\n`, exitCode: 1 }
 }
 
+/** just-bash on this thread: the script holds the event loop between its awaits. */
+async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), job.timeout)
+  try {
+    const bash = new Bash({ fs: job.fs, cwd: job.cwd, env: job.env, executionLimits: job.limits })
+    const r = await bash.exec(job.script, {
+      signal: controller.signal,
+      ...(job.stdin ? { stdin: job.stdin } : {}),
+    })
+    const cap = (text: string) =>
+      job.maxOutputChars === undefined ? text : capText(text, job.maxOutputChars)
+    return {
+      stdout: cap(r.stdout),
+      stderr: cap(r.stderr),
+      exitCode: r.exitCode,
+      timedOut: controller.signal.aborted,
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface JustBashBackendOptions {
+  /** Run the shell on this thread instead of a worker thread (default false). */
+  inProcess?: boolean
+}
+
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)
 
 /** just-bash on a YjsFileSystem: each run is a fresh shell (no state leaks between tool calls). */
-export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBashLimits> = {}): ExecBackend {
+export function createJustBashBackend(
+  fs: YjsFileSystem,
+  limits: Partial<JustBashLimits> = {},
+  { inProcess = false }: JustBashBackendOptions = {},
+): ExecBackend {
   const executionLimits = { ...DEFAULT_EXEC_LIMITS, ...limits }
+  const runShell = inProcess ? runInProcess : runInWorker
   return {
     async run(command, args, options = {}) {
       const script = [command, ...args.map(quote)].join(' ')
@@ -90,25 +138,21 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
       const off = fs.watch((e) => {
         if (e.origin === 'local') events.push(e)
       })
-      const controller = new AbortController()
       const timeout = options.timeout ?? 30_000
-      const timer = setTimeout(() => controller.abort(), timeout)
       try {
-        const bash = new Bash({
+        const result = await runShell({
           fs: scope.fs,
+          script,
           cwd: options.cwd ?? '/',
           // Folders that exist in every workspace: `cd`, `~` and mktemp-style `$TMPDIR/x` work.
           env: { HOME: '/', TMPDIR: '/tmp', ...options.env },
-          executionLimits,
-        })
-        const result = await bash
-          .exec(script, {
-            signal: controller.signal,
-            ...(options.stdin ? { stdin: options.stdin } : {}),
-          })
-          .catch(shellErrorResult)
+          ...(options.stdin ? { stdin: options.stdin } : {}),
+          limits: executionLimits,
+          timeout,
+          ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
+        }).catch((error: unknown) => ({ ...shellErrorResult(error), timedOut: false }))
         await scope.close()
-        const timedOut = controller.signal.aborted
+        const timedOut = result.timedOut
         const changed = new Set<string>()
         const merges: ExecMerge[] = []
         for (const e of events.filter(recording.owns)) {
@@ -133,7 +177,6 @@ export function createJustBashBackend(fs: YjsFileSystem, limits: Partial<JustBas
       } finally {
         // Held truncations of a failed run still apply (idempotent after the close above).
         await scope.close()
-        clearTimeout(timer)
         off()
       }
     },

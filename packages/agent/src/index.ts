@@ -4,20 +4,29 @@ export { capText } from './cap-text.js'
 export { errorResult, ToolError } from './errors.js'
 export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
-export type { McpHttpHandler, McpHttpOptions, McpSessionResolver } from './mcp/http.js'
+export { bearerToken, generateToken, sameSecret } from './mcp/bearer.js'
+export type {
+  McpHttpHandler,
+  McpHttpOptions,
+  McpHttpServer,
+  McpHttpSessionOptions,
+  McpSessionResolver,
+} from './mcp/http.js'
 export {
   createMcpHttpHandler,
   DEFAULT_MCP_IDLE_TIMEOUT_MS,
   listenMcpHttp,
   McpHttpRefusal,
 } from './mcp/http.js'
+export type { OriginPolicy, OriginVerdict } from './mcp/origin-guard.js'
+export { checkOriginAndHost, normalizeOrigin } from './mcp/origin-guard.js'
 export type { McpSession, McpSessionOptions } from './mcp/server.js'
 export { createMcpSession, SERVER_INFO } from './mcp/server.js'
 export type { ServerStoresOptions } from './mcp/server-stores.js'
 export { createServerStores } from './mcp/server-stores.js'
 export type { StoreProvider } from './mcp/stores.js'
 export { createMemoryStores } from './mcp/stores.js'
-export { createMcpCommand } from './mcp-command.js'
+export { collectOrigins, createMcpCommand, originArgument } from './mcp-command.js'
 export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
 export { createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
 export type {

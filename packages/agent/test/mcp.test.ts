@@ -117,19 +117,24 @@ describe('MCP over stdio', () => {
   })
 })
 
+/** The bearer header a listenMcpHttp server requires. */
+const bearer = (served: { token: string }) => ({ authorization: `Bearer ${served.token}` })
+
 describe('MCP over Streamable HTTP', () => {
   let url: string
+  let auth: Record<string, string>
   let close: () => Promise<void>
   const clients: Client[] = []
   const connect = async () => {
     const c = new Client({ name: 'test', version: '1.0.0' })
-    await c.connect(new StreamableHTTPClientTransport(new URL(url)))
+    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } }))
     clients.push(c)
     return c
   }
   beforeAll(async () => {
     const served = await listenMcpHttp({ stores: createMemoryStores(), port: 0 })
     url = served.url
+    auth = bearer(served)
     close = served.close
   })
   afterAll(async () => {
@@ -162,13 +167,13 @@ describe('MCP over Streamable HTTP', () => {
   it('garbage requests get an error and do not break the server', async () => {
     const r1 = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
       body: '{not json',
     })
     expect(r1.status).toBe(400)
     const r2 = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'mcp-session-id': 'nope' },
+      headers: { 'content-type': 'application/json', 'mcp-session-id': 'nope', ...auth },
       body: '{}',
     })
     expect(r2.status).toBe(404)
@@ -209,7 +214,9 @@ describe('MCP session lifetime over HTTP', () => {
     const { stores, state } = countingStores()
     const served = await listenMcpHttp({ stores, port: 0 })
     try {
-      const transport = new StreamableHTTPClientTransport(new URL(served.url))
+      const transport = new StreamableHTTPClientTransport(new URL(served.url), {
+        requestInit: { headers: bearer(served) },
+      })
       const c = new Client({ name: 'test', version: '1.0.0' })
       await c.connect(transport)
       await call(c, 'write_file', { path: 'vfs:///a.txt', content: 'x' })
@@ -226,7 +233,9 @@ describe('MCP session lifetime over HTTP', () => {
     const { stores, state } = countingStores()
     const served = await listenMcpHttp({ stores, port: 0, idleTimeoutMs: 150 })
     try {
-      const transport = new StreamableHTTPClientTransport(new URL(served.url))
+      const transport = new StreamableHTTPClientTransport(new URL(served.url), {
+        requestInit: { headers: bearer(served) },
+      })
       const c = new Client({ name: 'test', version: '1.0.0' })
       await c.connect(transport)
       expect((await call(c, 'write_file', { path: 'vfs:///a.txt', content: 'x' })).isError).toBeFalsy()
@@ -238,6 +247,7 @@ describe('MCP session lifetime over HTTP', () => {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
           'mcp-session-id': sessionId,
+          ...bearer(served),
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
       })

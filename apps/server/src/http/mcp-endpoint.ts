@@ -5,10 +5,16 @@
  * its tools work in that token's workspace, opened through `@yfs/client` on
  * this server's own WebSocket, so people and other agents see the changes
  * live and the server stores them like any client's. Read tokens are
- * refused (403): the tools write.
+ * refused (403): the tools write. Before any of that, every request passes
+ * the Origin/Host check of @yfs/agent (403 naming the header): loopback on
+ * this server's port, `publicUrl`, and `allowedOrigins`.
+ *
+ * Invariant: a session's workspace connection (one WebSocket to this server,
+ * and the documents it loads) lives exactly as long as the session: it is
+ * closed on `DELETE`, idle timeout, a refused initialize and `close()`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createMcpHttpHandler, createServerStores, McpHttpRefusal } from '@yfs/agent'
+import { bearerToken, createMcpHttpHandler, createServerStores, McpHttpRefusal } from '@yfs/agent'
 import type { DocumentStore } from '../persistence/document-store.js'
 
 export interface McpEndpoint {
@@ -16,14 +22,22 @@ export interface McpEndpoint {
   close(): Promise<void>
 }
 
-export function createMcpEndpoint(options: {
+export interface McpEndpointOptions {
   store: DocumentStore
+  /** This server's own WebSocket URL, once it listens. */
   wsUrl: () => string | undefined
-}): McpEndpoint {
-  const providers = new Set<{ close(): Promise<void> }>()
+  /** Close sessions with no request for this long (default 30 minutes). */
+  idleTimeoutMs?: number
+  /** This server's public URL: its host is allowed as Host and its origin as Origin. */
+  publicUrl?: string
+  /** More web origins allowed to call `/mcp`. */
+  allowedOrigins?: readonly string[]
+}
+
+/** The `/mcp` request handler of the sync server; `close()` ends every session and its connection. */
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const handler = createMcpHttpHandler(async (req) => {
-    const auth = req.headers.authorization
-    const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined
+    const token = bearerToken(req)
     if (!token) throw new McpHttpRefusal(401, 'missing token: send Authorization: Bearer <workspace token>')
     const grant = await options.store.resolveToken(token)
     if (!grant) throw new McpHttpRefusal(401, 'invalid token')
@@ -31,15 +45,10 @@ export function createMcpEndpoint(options: {
     const url = options.wsUrl()
     if (!url) throw new McpHttpRefusal(503, 'the server is not listening yet')
     const stores = createServerStores({ url, token })
-    providers.add(stores)
-    return { stores, store: grant.workspace }
-  })
+    return { stores, store: grant.workspace, release: () => stores.close() }
+  }, options)
   return {
     handle: handler,
-    async close() {
-      await handler.close()
-      for (const p of providers) await p.close()
-      providers.clear()
-    },
+    close: () => handler.close(),
   }
 }

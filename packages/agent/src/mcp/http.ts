@@ -6,11 +6,22 @@
  * A client that goes away without `DELETE` would keep its session (and its
  * private workspace) forever, so sessions with no request for
  * `idleTimeoutMs` are closed; a later request with that id gets 404.
+ *
+ * Every request (POST, GET stream, DELETE, preflight) first passes the
+ * Origin/Host check (origin-guard.ts: 403 naming the header), then, with a
+ * `token`, the bearer check (401). Allowed cross-origin callers get CORS
+ * headers naming their own origin, never `*`.
+ *
+ * Invariant: whatever a session's resolver opened (`release`) is released
+ * exactly once, however the session ends: `DELETE`, idle timeout, an
+ * initialize the transport refuses, a failure while opening, or `close()`.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { bearerToken, generateToken, sameSecret } from './bearer.js'
+import { checkOriginAndHost, type OriginPolicy } from './origin-guard.js'
 import { createMcpSession, type McpSessionOptions } from './server.js'
 
 const MAX_BODY = 4 * 1024 * 1024
@@ -26,8 +37,13 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'))
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' })
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
@@ -45,14 +61,30 @@ export class McpHttpRefusal extends Error {
   }
 }
 
+/** Session options plus what to release when the session ends (resources the resolver opened for it). */
+export interface McpHttpSessionOptions extends McpSessionOptions {
+  /** Called once when the session ends, however it ends. */
+  release?: () => Promise<void> | void
+}
+
 /**
  * Session options, fixed or derived from the request that opens the session
  * (e.g. from its bearer token). Later requests of a session must present the
  * same `authorization` header as the one that opened it.
  */
-export type McpSessionResolver = (req: IncomingMessage) => Promise<McpSessionOptions> | McpSessionOptions
+export type McpSessionResolver = (
+  req: IncomingMessage,
+) => Promise<McpHttpSessionOptions> | McpHttpSessionOptions
 
 const credentialOf = (req: IncomingMessage) => req.headers.authorization ?? ''
+
+const CORS_HEADERS = {
+  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-allow-headers':
+    'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id',
+  'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version',
+  'access-control-max-age': '600',
+}
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport
@@ -60,9 +92,11 @@ interface HttpSession {
   lastSeen: number
 }
 
-export interface McpHttpOptions {
+export interface McpHttpOptions extends OriginPolicy {
   /** Close sessions with no request for this long (default 30 minutes). */
   idleTimeoutMs?: number
+  /** When set, every request must carry `Authorization: Bearer <token>` (else 401). */
+  token?: string
 }
 
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000
@@ -70,11 +104,15 @@ export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000
 /** A request handler for `/mcp` that keeps one transport and session per MCP session id. */
 export function createMcpHttpHandler(
   options: McpSessionOptions | McpSessionResolver,
-  { idleTimeoutMs = DEFAULT_MCP_IDLE_TIMEOUT_MS }: McpHttpOptions = {},
+  { idleTimeoutMs = DEFAULT_MCP_IDLE_TIMEOUT_MS, token, publicUrl, allowedOrigins }: McpHttpOptions = {},
 ): McpHttpHandler {
   const resolve: McpSessionResolver = typeof options === 'function' ? options : () => options
   const sessions = new Map<string, HttpSession>()
+  // Every transport not yet closed (initialized or not), and releases still running.
+  const open = new Set<StreamableHTTPServerTransport>()
+  const releasing = new Set<Promise<void>>()
   let sweeper: NodeJS.Timeout | undefined
+  let closed = false
   const sweep = () => {
     const now = Date.now()
     for (const s of sessions.values())
@@ -93,37 +131,78 @@ export function createMcpHttpHandler(
     sweeper = setInterval(sweep, Math.max(10, Math.min(idleTimeoutMs / 2, 60_000)))
     sweeper.unref()
   }
+  const policy: OriginPolicy = { publicUrl, allowedOrigins }
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     try {
+      // A web page the user visits must not reach this server (DNS rebinding, cross-site requests).
+      const verdict = checkOriginAndHost(req.headers, req.socket.localPort ?? 0, policy)
+      if (!verdict.ok) return reply(res, 403, verdict.message)
+      if (req.headers.origin) {
+        res.setHeader('access-control-allow-origin', req.headers.origin)
+        res.setHeader('vary', 'Origin')
+        for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v)
+        if (req.method === 'OPTIONS') {
+          res.writeHead(204)
+          return void res.end()
+        }
+      }
+      if (token !== undefined) {
+        const given = bearerToken(req)
+        const challenge = { 'www-authenticate': 'Bearer' }
+        if (given === undefined)
+          return reply(res, 401, 'missing token: send Authorization: Bearer <token>', challenge)
+        if (!sameSecret(given, token)) return reply(res, 401, 'invalid token', challenge)
+      }
       const sessionId = req.headers['mcp-session-id']
       const id = Array.isArray(sessionId) ? sessionId[0] : sessionId
       const body = req.method === 'POST' ? await readJson(req) : undefined
       const existing = id ? sessions.get(id) : undefined
-      if (existing && existing.credential !== credentialOf(req))
+      if (existing && !sameSecret(credentialOf(req), existing.credential))
         return reply(res, 403, 'this MCP session was opened with another credential')
-      if (existing) existing.lastSeen = Date.now()
-      let transport = existing?.transport
-      if (!transport) {
-        if (id) return reply(res, 404, 'unknown MCP session')
-        if (req.method !== 'POST' || !isInitializeRequest(body))
-          return reply(res, 400, 'start a session with an initialize request')
-        const sessionOptions = await resolve(req)
-        const credential = credentialOf(req)
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => {
-            sessions.set(sid, { transport: created, credential, lastSeen: Date.now() })
-            watchIdle()
-          },
-        })
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId)
-        }
+      if (existing) {
+        existing.lastSeen = Date.now()
+        return await existing.transport.handleRequest(req, res, body)
+      }
+      if (id) return reply(res, 404, 'unknown MCP session')
+      if (closed) return reply(res, 503, 'the MCP server is shutting down')
+      if (req.method !== 'POST' || !isInitializeRequest(body))
+        return reply(res, 400, 'start a session with an initialize request')
+      const sessionOptions = await resolve(req)
+      const credential = credentialOf(req)
+      let released = false
+      const release = () => {
+        if (released) return
+        released = true
+        const done = Promise.resolve()
+          .then(() => sessionOptions.release?.())
+          .catch(() => undefined)
+          .finally(() => releasing.delete(done))
+        releasing.add(done)
+      }
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, { transport: created, credential, lastSeen: Date.now() })
+          watchIdle()
+        },
+      })
+      open.add(created)
+      created.onclose = () => {
+        open.delete(created)
+        if (created.sessionId) sessions.delete(created.sessionId)
+        release()
+      }
+      try {
         const session = await createMcpSession(sessionOptions)
         await session.server.connect(created)
-        transport = created
+        await created.handleRequest(req, res, body)
+      } finally {
+        // Refused (bad headers, bad initialize) or failed: nobody can reach this session again.
+        if (!created.sessionId || !sessions.has(created.sessionId)) {
+          await created.close()
+          release()
+        }
       }
-      await transport.handleRequest(req, res, body)
     } catch (error) {
       // One client's garbage must not take the server down.
       const status = error instanceof McpHttpRefusal ? error.status : 400
@@ -132,19 +211,35 @@ export function createMcpHttpHandler(
   }
   return Object.assign(handler, {
     async close() {
+      closed = true
       clearInterval(sweeper)
       sweeper = undefined
-      for (const s of sessions.values()) await s.transport.close()
+      for (const t of [...open]) await t.close()
       sessions.clear()
+      await Promise.all([...releasing])
     },
   })
 }
 
-/** Serve MCP at http://host:port/mcp until closed. */
+/** A standalone MCP HTTP server (`listenMcpHttp`). */
+export interface McpHttpServer {
+  server: HttpServer
+  url: string
+  /** The bearer token every request must carry (given, or generated at start). */
+  token: string
+  close(): Promise<void>
+}
+
+/**
+ * Serve MCP at http://host:port/mcp until closed: on 127.0.0.1 unless told
+ * otherwise, every request checked for Origin/Host and for the bearer
+ * `token` (a random one when not given).
+ */
 export async function listenMcpHttp(
   options: McpSessionOptions & McpHttpOptions & { port?: number; host?: string },
-): Promise<{ server: HttpServer; url: string; close(): Promise<void> }> {
-  const handler = createMcpHttpHandler(options, options)
+): Promise<McpHttpServer> {
+  const token = options.token ?? generateToken()
+  const handler = createMcpHttpHandler(options, { ...options, token })
   const server = createServer((req, res) => {
     if (req.url?.split('?')[0] === '/mcp') void handler(req, res)
     else {
@@ -152,12 +247,22 @@ export async function listenMcpHttp(
       res.end(req.url === '/healthz' ? 'ok' : 'not found')
     }
   })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  const host = options.host ?? '127.0.0.1'
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
+  // A wildcard or IPv6 bind is still reached as 127.0.0.1 from this machine.
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
   return {
     server,
-    url: `http://${options.host ?? '127.0.0.1'}:${port}/mcp`,
+    url: `http://${urlHost}:${port}/mcp`,
+    token,
     async close() {
       await handler.close()
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -32,8 +32,12 @@ export const bashTool = defineTool({
       input.cwd === undefined ? '/' : posix(/^vfs:/i.test(input.cwd) ? input.cwd : `vfs:///${input.cwd}`)
     if (!(await fs.stat(cwd).catch(orMissing))?.isDirectory)
       throw new ToolError('ENOTDIR', `cwd ${vfs(cwd)} is not a folder of the workspace`, vfs(cwd))
-    const r = await exec.run(input.script, [], { cwd, timeout: input.timeout_ms ?? 30_000 })
     const half = Math.floor(options.maxOutputChars / 2)
+    const r = await exec.run(input.script, [], {
+      cwd,
+      timeout: input.timeout_ms ?? 30_000,
+      maxOutputChars: half,
+    })
     const stdout = capText(r.stdout, half)
     const stderr = capText(r.stderr, half)
     const filesChanged = r.filesChanged.map((p) => `vfs://${p}`)

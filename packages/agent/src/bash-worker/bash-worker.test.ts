@@ -1,0 +1,142 @@
+/**
+ * just-bash in a worker thread (the default exec backend) against a real
+ * YjsFileSystem on this thread: the script's computing never holds this
+ * thread's event loop, a script stuck in one command is stopped at its
+ * timeout, and what a script sees and reports is what the same script sees
+ * in-process (errors, /bin /dev /proc, `ls` with a glob, files changed).
+ */
+import { createFileSystem, paths } from '@yfs/core'
+import { describe, expect, it } from 'vitest'
+import { createJustBashBackend, type ExecResult } from '../exec-backend.js'
+import { resolveVirtualPath } from './fs-proxy.js'
+
+/** The largest lateness of a 5 ms timer on this thread while `work` runs. */
+async function maxEventLoopGap<T>(work: () => Promise<T>): Promise<{ value: T; gapMs: number }> {
+  let last = performance.now()
+  let gapMs = 0
+  const timer = setInterval(() => {
+    const now = performance.now()
+    gapMs = Math.max(gapMs, now - last - 5)
+    last = now
+  }, 5)
+  try {
+    return { value: await work(), gapMs }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+// Largest timer lateness allowed on a loaded 2-core box. A script churning 64 MiB strings slows
+// the whole process (page faults, memory bandwidth) even from a worker: measured 5–152 ms at load
+// 4–6 with another job saturating a core, against 0.2–20 s for the same scripts in-process.
+const MAX_GAP_MS = 200
+// An fs-bound loop runs every fs call here: each is short (≤ 25 ms measured), but they keep this
+// thread busy, so the scheduler's noise on a loaded box adds up more (in-process: 1–2 s).
+const MAX_FS_LOOP_GAP_MS = 300
+
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion
+const DOUBLING = 'x=a; for k in $(seq 1 26); do x="$x$x"; done; echo "${x:0:3}"'
+
+describe('the bash worker', () => {
+  it('an fs-bound loop does not hold the event loop (in-process it holds it for the whole run)', async () => {
+    const script = 'mkdir /d; for i in $(seq 1 300); do echo "line $i" > /d/f$i.txt; done; ls /d | wc -l'
+    const worker = await maxEventLoopGap(() => createJustBashBackend(createFileSystem()).run(script, []))
+    expect(worker.value).toMatchObject({ stdout: '300\n', exitCode: 0 })
+    expect(worker.value.filesChanged).toHaveLength(301)
+    expect(worker.gapMs).toBeLessThan(MAX_FS_LOOP_GAP_MS)
+    // The same script on this thread: its fs calls never yield, so the loop is blocked throughout.
+    const inProcess = await maxEventLoopGap(() =>
+      createJustBashBackend(createFileSystem(), {}, { inProcess: true }).run(script, []),
+    )
+    expect(inProcess.value).toMatchObject({ stdout: '300\n', exitCode: 0 })
+    expect(inProcess.gapMs).toBeGreaterThan(worker.gapMs)
+  })
+
+  it('a CPU-bound script (a 64 MiB string) does not hold the event loop, and gives bash’s result', async () => {
+    const { value, gapMs } = await maxEventLoopGap(() =>
+      createJustBashBackend(createFileSystem()).run(DOUBLING, []),
+    )
+    expect(value).toMatchObject({ stdout: 'aaa\n', stderr: '', exitCode: 0 })
+    expect(gapMs).toBeLessThan(MAX_GAP_MS)
+    // One doubling more passes just-bash's string limit: its documented error, not a crash.
+    const over = await createJustBashBackend(createFileSystem()).run(
+      'x=a; for k in $(seq 1 27); do x="$x$x"; done; echo never',
+      [],
+    )
+    expect(over.exitCode).not.toBe(0)
+    expect(over.stderr).toMatch(/string.*limit exceeded/)
+    expect(over.stdout).not.toContain('never')
+  })
+
+  it('a huge output is cut in the worker (true counts in the note), not copied whole to this thread', async () => {
+    const exec = createJustBashBackend(createFileSystem())
+    const { value, gapMs } = await maxEventLoopGap(() =>
+      exec.run('x=a; for k in $(seq 1 25); do x="$x$x"; done; echo "$x"', [], { maxOutputChars: 1000 }),
+    )
+    const total = 2 ** 25 + 1
+    expect(value.stdout).toBe(
+      `${'a'.repeat(1000)}\n… [output cut: ${total - 1000} of ${total} characters not shown]`,
+    )
+    expect(value.exitCode).toBe(0)
+    expect(gapMs).toBeLessThan(MAX_GAP_MS)
+  })
+
+  it('a script stuck in one long command is stopped at its timeout, and the next run works', async () => {
+    const exec = createJustBashBackend(createFileSystem())
+    const started = performance.now()
+    const { value, gapMs } = await maxEventLoopGap(() =>
+      exec.run('x=a; for k in $(seq 1 26); do x="$x$x"; done; [[ $x == *b* ]]; echo late > /late.txt', [], {
+        timeout: 500,
+      }),
+    )
+    expect(value).toMatchObject({ timedOut: true, exitCode: 124, filesChanged: [] })
+    expect(value.stderr).toContain('timed out after 500 ms')
+    expect(performance.now() - started).toBeLessThan(10_000)
+    expect(gapMs).toBeLessThan(MAX_GAP_MS)
+    expect(await exec.run('echo ok', [])).toMatchObject({ stdout: 'ok\n', exitCode: 0 })
+  })
+
+  it('a script sees and reports what it would in-process', async () => {
+    const scripts = [
+      'cat /missing.txt; echo "rc=$?"',
+      'echo x > /nofolder/f.txt',
+      'mkdir -p /a/b && echo hi > /a/b/c.txt && ln -s /a/b/c.txt /link && cat /link && ls -la /a/b | wc -l',
+      "ls '/a/*' /a; ls /bin | wc -l; cat /proc/version; ls /dev; echo x > /dev/null; echo rc=$?",
+      'cd /a && pwd && cd ~ && pwd && echo $TMPDIR && echo tmp > $TMPDIR/t && cat /tmp/t',
+      'printf "b\\na\\n" > /s.txt && sort /s.txt && sed -i s/a/z/ /s.txt && cat /s.txt && rm /s.txt && stat /s.txt',
+      'head -c 4 /a/b/c.txt | od -c | head -1; echo -n é > /u.txt; wc -c < /u.txt',
+      'find / -name "*.txt" -not -path "/tmp/*" | sort; mv /a /m; cp -r /m /n; ls -R /n',
+    ]
+    const run = async (inProcess: boolean) => {
+      const exec = createJustBashBackend(createFileSystem(), {}, { inProcess })
+      const out: Partial<ExecResult>[] = []
+      for (const s of scripts) {
+        const { stdout, stderr, exitCode, filesChanged } = await exec.run(s, [])
+        out.push({ stdout, stderr, exitCode, filesChanged })
+      }
+      return out
+    }
+    const [worker, inProcess] = [await run(false), await run(true)]
+    for (let i = 0; i < scripts.length; i++) expect(worker[i], scripts[i]).toEqual(inProcess[i])
+    expect(worker[1]).toMatchObject({
+      exitCode: 1,
+      stderr: 'bash: /nofolder/f.txt: No such file or directory\n',
+    })
+    expect(worker[3]!.stdout).toContain('Linux version')
+  })
+
+  it('resolves paths in the worker exactly as @yfs/core does', () => {
+    const cases: [string, string][] = [
+      ['/', 'a'],
+      ['/a/b', '../c'],
+      ['/a', '../../..'],
+      ['/a', '/x//y/./z/'],
+      ['/a/', 'b/'],
+      ['/', ''],
+      ['/a/b', '.'],
+      ['/a', '...'],
+    ]
+    for (const [base, path] of cases)
+      expect(resolveVirtualPath(base, path), `${base} ${path}`).toBe(paths.resolve(base, path))
+  })
+})

@@ -1,0 +1,81 @@
+/**
+ * A small pool of bash worker threads for this process. Starting a worker
+ * (a V8 isolate, tsx, just-bash) costs a few hundred ms, so workers are kept
+ * between runs; each runs one script at a time.
+ *
+ * Invariants: at most `maxWorkers` run at once (more runs wait in order);
+ * at most `maxIdle` idle workers are kept, unref'd so they never keep the
+ * process alive; a worker that was terminated or crashed is never reused.
+ * Workers get an empty environment (no secrets of this process) and a heap
+ * limit, so a runaway script dies alone instead of taking the server down.
+ */
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+
+const WORKER_URL = new URL('./worker.mjs', import.meta.url)
+
+/** Heap limit of one bash worker (MB): above just-bash's own string and live-bytes limits. */
+export const WORKER_HEAP_MB = 1024
+
+export interface WorkerPool {
+  /** A worker for one run (waits while `maxWorkers` are busy). */
+  acquire(): Promise<Worker>
+  /** Give a worker back after a run; `healthy: false` terminates it. */
+  release(worker: Worker, healthy: boolean): void
+  /** Terminate idle workers (running ones finish first). */
+  close(): Promise<void>
+}
+
+export function createWorkerPool({
+  maxWorkers = Math.max(2, Math.min(4, availableParallelism())),
+  maxIdle = 2,
+} = {}): WorkerPool {
+  const idle: Worker[] = []
+  const waiting: ((w: Worker) => void)[] = []
+  let running = 0
+  const spawn = () => {
+    const worker = new Worker(WORKER_URL, {
+      env: {},
+      stdout: true,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    })
+    // Nothing a script does may reach this process's stdout (the MCP stdio channel).
+    worker.stdout.resume()
+    // A crash is reported to the run in progress (run.ts); an idle worker's is only dropped.
+    worker.on('error', () => undefined)
+    worker.once('exit', () => {
+      const i = idle.indexOf(worker)
+      if (i !== -1) idle.splice(i, 1)
+    })
+    return worker
+  }
+  return {
+    acquire() {
+      if (running >= maxWorkers) return new Promise((resolve) => waiting.push(resolve))
+      running++
+      const worker = idle.pop() ?? spawn()
+      worker.ref()
+      return Promise.resolve(worker)
+    },
+    release(worker, healthy) {
+      if (!healthy) void worker.terminate()
+      const next = waiting.shift()
+      if (next) {
+        const w = healthy ? worker : (idle.pop() ?? spawn())
+        w.ref()
+        return next(w)
+      }
+      running--
+      if (!healthy) return
+      if (idle.length >= maxIdle) {
+        void worker.terminate()
+        return
+      }
+      worker.unref()
+      idle.push(worker)
+    },
+    async close() {
+      await Promise.all(idle.splice(0).map((w) => w.terminate()))
+    },
+  }
+}

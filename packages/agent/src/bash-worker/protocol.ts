@@ -1,0 +1,136 @@
+/**
+ * The messages between the exec backend (main thread) and a bash worker,
+ * and how values cross: errors keep their errno fields (`code`, `syscall`,
+ * `path`, `dest`) and message, stats and directory entries become plain
+ * objects (structured clone drops prototypes and custom error fields).
+ *
+ * Invariant: the worker may ask only for the IFileSystem methods listed in
+ * FS_METHODS; the host refuses any other name.
+ */
+import type { MessagePort } from 'node:worker_threads'
+import type { BashOptions } from 'just-bash'
+
+/** just-bash's execution limits (its own type is not exported by name). */
+export type ExecutionLimits = NonNullable<BashOptions['executionLimits']>
+
+/** IFileSystem methods a worker may call, async over the port. */
+export const FS_METHODS = [
+  'readFile',
+  'readFileBuffer',
+  'readFileBytes',
+  'writeFile',
+  'appendFile',
+  'exists',
+  'stat',
+  'lstat',
+  'mkdir',
+  'readdir',
+  'readdirWithFileTypes',
+  'rm',
+  'cp',
+  'mv',
+  'chmod',
+  'symlink',
+  'link',
+  'readlink',
+  'realpath',
+  'utimes',
+] as const
+
+export type FsMethod = (typeof FS_METHODS)[number]
+
+/**
+ * Synchronous IFileSystem methods just-bash calls without using a result:
+ * `mkdirSync`/`writeFileSync` while a shell starts (/bin, /dev, /proc of the
+ * instance-local layer). The worker sends them without waiting; the host
+ * runs them in order, before the calls sent after them.
+ */
+export const FS_VOID_METHODS = ['mkdirSync', 'writeFileSync'] as const
+
+export type FsVoidMethod = (typeof FS_VOID_METHODS)[number]
+
+/** An error as it crosses the thread boundary. */
+export interface WireError {
+  name: string
+  message: string
+  code?: string
+  syscall?: string
+  path?: string
+  dest?: string
+}
+
+/** One script to run: sent with the run's own port (fs calls, abort, result) and sync channel. */
+export interface RunMessage {
+  type: 'run'
+  script: string
+  cwd: string
+  env: Record<string, string>
+  stdin?: string
+  limits: ExecutionLimits
+  /** Cut stdout and stderr to this many characters before sending them (capText). */
+  maxOutputChars?: number
+  /** The FS_METHODS and FS_VOID_METHODS the host filesystem has (optional ones may be missing). */
+  methods: (FsMethod | FsVoidMethod)[]
+  port: MessagePort
+  /** Synchronous calls (getAllPaths): the worker waits on `flag` until the host answered on `syncPort`. */
+  syncPort: MessagePort
+  flag: Int32Array
+}
+
+/** Worker → host on the run's port. */
+export type WorkerToHost =
+  | { type: 'fs'; id: number; method: FsMethod; args: unknown[] }
+  | { type: 'fs-void'; method: FsVoidMethod; args: unknown[] }
+  | { type: 'done'; stdout: string; stderr: string; exitCode: number }
+  | { type: 'failed'; error: WireError }
+
+/** Host → worker on the run's port. */
+export type HostToWorker =
+  | { type: 'fs-result'; id: number; ok: true; value: unknown }
+  | { type: 'fs-result'; id: number; ok: false; error: WireError }
+  | { type: 'abort' }
+
+/** Host → worker on the sync port, after which the host sets `flag` and wakes the worker. */
+export type SyncReply = { ok: true; value: unknown } | { ok: false; error: WireError }
+
+/** The fields of an error worth keeping across threads. */
+export function toWire(error: unknown): WireError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) }
+  const e = error as Error & Partial<Record<'code' | 'syscall' | 'path' | 'dest', unknown>>
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  return {
+    name: e.name,
+    message: e.message,
+    ...(text(e.code) !== undefined ? { code: text(e.code) } : {}),
+    ...(text(e.syscall) !== undefined ? { syscall: text(e.syscall) } : {}),
+    ...(text(e.path) !== undefined ? { path: text(e.path) } : {}),
+    ...(text(e.dest) !== undefined ? { dest: text(e.dest) } : {}),
+  }
+}
+
+type Plain = Record<string, unknown>
+
+/** A method's result as plain data (stats and dirents may be class instances or have getters). */
+export function toPlain(method: FsMethod, value: unknown): unknown {
+  if ((method === 'stat' || method === 'lstat') && value && typeof value === 'object') {
+    const s = value as Plain
+    const out: Plain = {
+      isFile: s.isFile,
+      isDirectory: s.isDirectory,
+      isSymbolicLink: s.isSymbolicLink,
+      mode: s.mode,
+      size: s.size,
+      mtime: s.mtime,
+    }
+    for (const k of ['dev', 'ino', 'identity']) if (s[k] !== undefined) out[k] = s[k]
+    return out
+  }
+  if (method === 'readdirWithFileTypes' && Array.isArray(value))
+    return value.map((d: Plain) => ({
+      name: d.name,
+      isFile: d.isFile,
+      isDirectory: d.isDirectory,
+      isSymbolicLink: d.isSymbolicLink,
+    }))
+  return value
+}

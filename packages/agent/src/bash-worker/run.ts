@@ -1,0 +1,186 @@
+/**
+ * Running one just-bash script in a worker thread (pool.ts) against a
+ * filesystem of this thread: the host side of fs-proxy.ts. Every fs call
+ * of the script is one message, served here between other work, so the
+ * event loop of this thread is never held by the script; only the fs
+ * calls themselves run here.
+ *
+ * Timeouts: at `timeout` the script is asked to stop (just-bash's abort
+ * signal, keeping what it printed); a script stuck in one long command
+ * that does not stop within ABORT_GRACE_MS has its worker terminated.
+ *
+ * Invariant: when the returned promise settles, no fs call of the run is
+ * still running here and the run's ports are closed.
+ */
+import { MessageChannel } from 'node:worker_threads'
+import { type ErrnoCode, FsError } from '@yfs/core'
+import type { IFileSystem } from 'just-bash'
+import { createWorkerPool, WORKER_HEAP_MB } from './pool.js'
+import {
+  type ExecutionLimits,
+  FS_METHODS,
+  FS_VOID_METHODS,
+  type FsMethod,
+  type FsVoidMethod,
+  type RunMessage,
+  type SyncReply,
+  toPlain,
+  toWire,
+  type WireError,
+  type WorkerToHost,
+} from './protocol.js'
+
+/** How long a script asked to stop may take before its worker is terminated. */
+export const ABORT_GRACE_MS = 1000
+
+export interface ShellJob {
+  fs: IFileSystem
+  script: string
+  cwd: string
+  env: Record<string, string>
+  stdin?: string
+  limits: ExecutionLimits
+  timeout: number
+  /** Cut stdout and stderr to this many characters in the worker (capText). */
+  maxOutputChars?: number
+}
+
+export interface ShellOutcome {
+  stdout: string
+  stderr: string
+  exitCode: number
+  timedOut: boolean
+}
+
+const pool = createWorkerPool()
+
+// An in-process run on this thread blocks these globals while its script runs (see fs-proxy.ts).
+const { store: atomicsStore, notify: atomicsNotify } = Atomics
+
+/** A worker's error as thrown here: an FsError again when it was one (errno code, path). */
+function fromWire(wire: WireError): Error {
+  if (wire.name === 'FsError' && wire.code && wire.syscall !== undefined && wire.path !== undefined) {
+    const error = new FsError(wire.code as ErrnoCode, wire.syscall, wire.path, wire.dest)
+    error.message = wire.message
+    return error
+  }
+  const error = new Error(wire.message)
+  error.name = wire.name
+  return error
+}
+
+/** Run `job.script` in a pooled worker; rejects only with the error the shell itself threw. */
+export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
+  const worker = await pool.acquire()
+  const has = (m: string) => typeof (job.fs as unknown as Record<string, unknown>)[m] === 'function'
+  const methods = FS_METHODS.filter(has)
+  const voidMethods = FS_VOID_METHODS.filter(has)
+  const channel = new MessageChannel()
+  const sync = new MessageChannel()
+  const flag = new Int32Array(new SharedArrayBuffer(4))
+  const inflight = new Set<Promise<void>>()
+  const fsRecord = job.fs as unknown as Record<FsMethod | FsVoidMethod, (...args: unknown[]) => unknown>
+
+  let healthy = true
+  let timedOut = false
+  let settle!: (outcome: { ok: true; value: ShellOutcome } | { ok: false; error: Error }) => void
+  const ended = new Promise<Parameters<typeof settle>[0]>((resolve) => {
+    settle = resolve
+  })
+
+  channel.port1.on('message', (message: WorkerToHost) => {
+    if (message.type === 'done')
+      return settle({
+        ok: true,
+        value: { stdout: message.stdout, stderr: message.stderr, exitCode: message.exitCode, timedOut },
+      })
+    if (message.type === 'failed') return settle({ ok: false, error: fromWire(message.error) })
+    if (message.type === 'fs-void') {
+      try {
+        if (voidMethods.includes(message.method)) fsRecord[message.method](...message.args)
+      } catch {
+        // Setting up /bin, /dev, /proc of the local layer: nothing for a script to see fail.
+      }
+      return
+    }
+    const { id, method, args } = message
+    const served = (async () => {
+      try {
+        if (!methods.includes(method)) throw new Error(`bash worker: no fs method ${String(method)}`)
+        const value = toPlain(method, await fsRecord[method](...args))
+        channel.port1.postMessage({ type: 'fs-result', id, ok: true, value })
+      } catch (error) {
+        channel.port1.postMessage({ type: 'fs-result', id, ok: false, error: toWire(error) })
+      }
+    })()
+    inflight.add(served)
+    void served.finally(() => inflight.delete(served))
+  })
+  sync.port1.on('message', () => {
+    let reply: SyncReply
+    try {
+      reply = { ok: true, value: job.fs.getAllPaths() }
+    } catch (error) {
+      reply = { ok: false, error: toWire(error) }
+    }
+    sync.port1.postMessage(reply)
+    atomicsStore(flag, 0, 1)
+    atomicsNotify(flag, 0)
+  })
+  const onError = (error: Error) => {
+    healthy = false
+    const oom = (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+    settle({
+      ok: true,
+      value: {
+        stdout: '',
+        stderr: oom
+          ? `bash: out of memory: the script used more than ${WORKER_HEAP_MB} MB and was stopped\n`
+          : `bash: the shell stopped: ${error.message}\n`,
+        exitCode: oom ? 137 : 1,
+        timedOut,
+      },
+    })
+  }
+  const onExit = () => onError(new Error('the shell worker exited'))
+  worker.on('error', onError)
+  worker.on('exit', onExit)
+
+  let kill: NodeJS.Timeout | undefined
+  const timer = setTimeout(() => {
+    timedOut = true
+    channel.port1.postMessage({ type: 'abort' })
+    kill = setTimeout(() => {
+      healthy = false
+      settle({ ok: true, value: { stdout: '', stderr: '', exitCode: 124, timedOut: true } })
+    }, ABORT_GRACE_MS)
+  }, job.timeout)
+
+  const run: RunMessage = {
+    type: 'run',
+    script: job.script,
+    cwd: job.cwd,
+    env: job.env,
+    ...(job.stdin ? { stdin: job.stdin } : {}),
+    limits: job.limits,
+    ...(job.maxOutputChars === undefined ? {} : { maxOutputChars: job.maxOutputChars }),
+    methods: [...methods, ...voidMethods],
+    port: channel.port2,
+    syncPort: sync.port2,
+    flag,
+  }
+  worker.postMessage(run, [channel.port2, sync.port2])
+
+  const outcome = await ended
+  clearTimeout(timer)
+  clearTimeout(kill)
+  worker.off('error', onError)
+  worker.off('exit', onExit)
+  channel.port1.close()
+  sync.port1.close()
+  // A terminated worker may leave calls running here: they finish before the run's scope closes.
+  await Promise.all([...inflight])
+  pool.release(worker, healthy)
+  if (!outcome.ok) throw outcome.error
+  return outcome.value
+}
