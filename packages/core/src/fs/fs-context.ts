@@ -82,6 +82,12 @@ export interface CreateFileSystemOptions {
    */
   announceDelayMs?: number
   /**
+   * How long a held truncation waits for the write that replaces it (held-truncations.ts):
+   * `writeFile(f, '')` of a non-empty file, then a write of f, is one write. Default 1000 ms;
+   * 0 applies truncations at once.
+   */
+  holdTruncationsMs?: number
+  /**
    * `false`: rows are read and written whole, one last-writer-wins value each, as versions
    * before per-group rows did (files-table.ts). Only to test workspaces shared with them.
    */
@@ -126,6 +132,9 @@ export interface FsContext {
   /** Pending checks that a file's row announces its content (content-lifecycle.ts), by file. */
   readonly announceChecks: Map<FileId, ReturnType<typeof setTimeout>>
   readonly announceDelayMs: number
+  /** Truncations held back for the write that replaces them, by file (held-truncations.ts). */
+  readonly held: Map<FileId, ReturnType<typeof setTimeout>>
+  readonly holdTruncationsMs: number
   /** Tail of the mutation queue (see `exclusive`). */
   queue: Promise<unknown>
   /** Set while a transaction's or bulk load's rows land, so their events carry its id. */

@@ -135,6 +135,8 @@ export async function runTransaction(
       idleMs: Number.POSITIVE_INFINITY,
       maxIdle: Number.POSITIVE_INFINITY,
       connect: (doc) => ({ whenSynced: copyContentInto(ctx, doc), destroy() {} }),
+      // A transaction's ops are explicit: an empty `writeFile` empties the file, held by nobody.
+      holdTruncationsMs: 0,
     })
     try {
       for (let i = 0; i < ops.length; i++) {

@@ -89,6 +89,15 @@ import {
   saveVersion,
 } from './file-versions.js'
 import { type CreateFileSystemOptions, FS_ORIGIN, type FsContext } from './fs-context.js'
+import {
+  applyHeldTruncations,
+  beforeLook,
+  dropHeldTruncations,
+  holdTruncation,
+  isEmptyContent,
+  isHeld,
+  takeTruncation,
+} from './held-truncations.js'
 import { LastSeenTracker } from './last-seen.js'
 import { LocalLayer } from './local-layer.js'
 import { MemoryFs } from './memory-fs.js'
@@ -181,6 +190,8 @@ export class YjsFileSystem implements IFileSystem {
       fetching: new Map(),
       announceChecks: new Map(),
       announceDelayMs: options.announceDelayMs ?? 250,
+      held: new Map(),
+      holdTruncationsMs: options.holdTruncationsMs ?? 1000,
       queue: Promise.resolve(),
       transactionId: undefined,
       unsubscribe: undefined,
@@ -218,27 +229,28 @@ export class YjsFileSystem implements IFileSystem {
   // ----------------------------------------------------------------- reads
 
   readFile(path: string, options?: ReadFileOptions): Promise<string> {
-    return readFile(this.#ctx, path, options)
+    return this.#look(path, () => readFile(this.#ctx, path, options))
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
-    return readFileBuffer(this.#ctx, path)
+    return this.#look(path, () => readFileBuffer(this.#ctx, path))
   }
 
   readFileBytes(path: string): Promise<never> {
-    return readFileBytes(this.#ctx, path)
+    return this.#look(path, () => readFileBytes(this.#ctx, path))
   }
 
   exists(path: string): Promise<boolean> {
+    // Resolves the path only: nothing of the content shows, so a held truncation stays held.
     return exists(this.#ctx, path)
   }
 
   stat(path: string): Promise<FsStat> {
-    return stat(this.#ctx, path)
+    return this.#look(path, () => stat(this.#ctx, path))
   }
 
   lstat(path: string): Promise<FsStat> {
-    return lstat(this.#ctx, path)
+    return this.#look(path, () => lstat(this.#ctx, path))
   }
 
   readdir(path: string): Promise<string[]> {
@@ -250,6 +262,7 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   readlink(path: string): Promise<string> {
+    // Resolves the path only: nothing of the content shows, so a held truncation stays held.
     return readlink(this.#ctx, path)
   }
 
@@ -258,6 +271,7 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   realpath(path: string): Promise<string> {
+    // Resolves the path only: nothing of the content shows, so a held truncation stays held.
     return realpath(this.#ctx, path)
   }
 
@@ -267,8 +281,44 @@ export class YjsFileSystem implements IFileSystem {
 
   // ---------------------------------------------------------------- writes
 
+  /**
+   * Write a whole file. Truncating a non-empty file (`writeFile(f, '')`, how a shell opens
+   * `> f`) is held back until the write that follows, which replaces it as one write merged
+   * with what changed since this instance last read f (held-truncations.ts); reads of f apply
+   * it first, and it applies by itself after `holdTruncationsMs`.
+   */
   writeFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
-    return writeFile(this.#ctx, path, content, options)
+    const ctx = this.#ctx
+    if (isEmptyContent(content)) return this.#truncate(path, options)
+    if (ctx.held.size === 0) return writeFile(ctx, path, content, options)
+    takeTruncation(ctx, path)
+    return applyHeldTruncations(ctx).then(() => writeFile(ctx, path, content, options))
+  }
+
+  async #truncate(path: string, options?: WriteFileOptions): Promise<void> {
+    const ctx = this.#ctx
+    // Truncated again before anything was written (`: > f` twice): still one held truncation.
+    if (isHeld(ctx, path)) return
+    await applyHeldTruncations(ctx)
+    if (holdTruncation(ctx, path)) return
+    return writeFile(ctx, path, '', options)
+  }
+
+  /** Apply held truncations now (a shell command has ended: `: > f` alone empties f for everyone at once). */
+  flushTruncations(): Promise<void> {
+    return applyHeldTruncations(this.#ctx)
+  }
+
+  /** Run a call that looks at `path` after applying its held truncation, if any. */
+  #look<T>(path: string, run: () => Promise<T>): Promise<T> {
+    if (this.#ctx.held.size === 0) return run()
+    return beforeLook(this.#ctx, path).then(run)
+  }
+
+  /** Run a change after applying every held truncation (changes keep their order). */
+  #change<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#ctx.held.size === 0) return run()
+    return applyHeldTruncations(this.#ctx).then(run)
   }
 
   /**
@@ -285,16 +335,26 @@ export class YjsFileSystem implements IFileSystem {
    * if (r.conflict) await fs.diff('/notes.md', r.replacedVersion!.id)
    */
   write(path: string, content: FileContent, options: WriteOptions = {}): Promise<WriteReport> {
-    return write(this.#ctx, path, content, options)
+    takeTruncation(this.#ctx, path)
+    return this.#change(() => write(this.#ctx, path, content, options))
   }
 
   /** Encoded Yjs snapshot of a file's content doc now: a `base` for a later `write` (`{ snapshot }`). */
   contentSnapshot(path: string): Promise<Uint8Array> {
-    return contentSnapshot(this.#ctx, path)
+    return this.#look(path, () => contentSnapshot(this.#ctx, path))
   }
 
   appendFile(path: string, content: FileContent, options?: WriteFileOptions): Promise<void> {
-    return appendFile(this.#ctx, path, content, options)
+    const ctx = this.#ctx
+    if (ctx.held.size === 0) return appendFile(ctx, path, content, options)
+    if (isHeld(ctx, path)) {
+      // `>>` first appends nothing (the truncation stays held); an append after a held
+      // truncation is the write that replaces it.
+      if (isEmptyContent(content)) return Promise.resolve()
+      takeTruncation(ctx, path)
+      return applyHeldTruncations(ctx).then(() => writeFile(ctx, path, content, options))
+    }
+    return applyHeldTruncations(ctx).then(() => appendFile(ctx, path, content, options))
   }
 
   /** Synchronous write used by just-bash only for system paths (command stubs, /dev, /proc). */
@@ -303,7 +363,7 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   mkdir(path: string, options?: MkdirOptions): Promise<void> {
-    return mkdir(this.#ctx, path, options)
+    return this.#change(() => mkdir(this.#ctx, path, options))
   }
 
   /** Synchronous mkdir (folders have no content doc); just-bash calls it while setting up. */
@@ -312,27 +372,27 @@ export class YjsFileSystem implements IFileSystem {
   }
 
   rm(path: string, options?: RmOptions): Promise<void> {
-    return rm(this.#ctx, path, options)
+    return this.#change(() => rm(this.#ctx, path, options))
   }
 
   cp(src: string, dest: string, options?: CpOptions): Promise<void> {
-    return cp(this.#ctx, src, dest, options)
+    return this.#change(() => cp(this.#ctx, src, dest, options))
   }
 
   mv(src: string, dest: string): Promise<void> {
-    return mv(this.#ctx, src, dest)
+    return this.#change(() => mv(this.#ctx, src, dest))
   }
 
   chmod(path: string, mode: number): Promise<void> {
-    return chmod(this.#ctx, path, mode)
+    return this.#change(() => chmod(this.#ctx, path, mode))
   }
 
   utimes(path: string, atime: Date, mtime: Date): Promise<void> {
-    return utimes(this.#ctx, path, atime, mtime)
+    return this.#change(() => utimes(this.#ctx, path, atime, mtime))
   }
 
   symlink(target: string, linkPath: string): Promise<void> {
-    return symlink(this.#ctx, target, linkPath)
+    return this.#change(() => symlink(this.#ctx, target, linkPath))
   }
 
   link(existingPath: string, newPath: string): Promise<void> {
@@ -346,7 +406,7 @@ export class YjsFileSystem implements IFileSystem {
    * so the newest version is always the current content.
    */
   history(path: string): Promise<FileVersion[]> {
-    return fileHistory(this.#ctx, path)
+    return this.#look(path, () => fileHistory(this.#ctx, path))
   }
 
   /**
@@ -354,27 +414,27 @@ export class YjsFileSystem implements IFileSystem {
    * `save` version if the file changed since its last version. Returns the newest version.
    */
   saveVersion(path: string): Promise<FileVersion> {
-    return saveVersion(this.#ctx, path)
+    return this.#change(() => saveVersion(this.#ctx, path))
   }
 
   /** Text (or, for binary versions, bytes) of one version. Throws ENOENT for an unknown version id. */
   readVersionContent(path: string, versionId: string): Promise<{ text?: string; bytes?: Uint8Array }> {
-    return readVersionContent(this.#ctx, path, versionId)
+    return this.#look(path, () => readVersionContent(this.#ctx, path, versionId))
   }
 
   /** Text of one version (binary versions come back latin1-encoded, one char per byte). */
   readVersion(path: string, versionId: string): Promise<string> {
-    return readVersion(this.#ctx, path, versionId)
+    return this.#look(path, () => readVersion(this.#ctx, path, versionId))
   }
 
   /** Unified diff between two versions; `toVersion` omitted = the current content. */
   diff(path: string, fromVersion: string, toVersion?: string): Promise<string> {
-    return diffVersions(this.#ctx, path, fromVersion, toVersion)
+    return this.#look(path, () => diffVersions(this.#ctx, path, fromVersion, toVersion))
   }
 
   /** Write an old version's content as a new change (history is never rewritten). Returns the new version. */
   restore(path: string, versionId: string): Promise<FileVersion> {
-    return restoreVersion(this.#ctx, path, versionId)
+    return this.#change(() => restoreVersion(this.#ctx, path, versionId))
   }
 
   // ---------------------------------------------------------- transactions
@@ -388,7 +448,7 @@ export class YjsFileSystem implements IFileSystem {
    * await fs.writeTree([{ path: '/src/a.ts', content: 'x' }, { path: '/empty', folder: true }])
    */
   writeTree(entries: readonly BulkEntry[]): Promise<BulkLoadResult> {
-    return writeTree(this.#ctx, entries)
+    return this.#change(() => writeTree(this.#ctx, entries))
   }
 
   /**
@@ -397,17 +457,19 @@ export class YjsFileSystem implements IFileSystem {
    */
   transaction(ops: readonly FsOp[]): Promise<TransactionResult> {
     // The ops run on a staging YjsFileSystem; the transaction needs its state as well.
-    return runTransaction(this.#ctx, ops, (options) => {
-      const fs = new YjsFileSystem(options)
-      return { fs, ctx: fs.#ctx }
-    })
+    return this.#change(() =>
+      runTransaction(this.#ctx, ops, (options) => {
+        const fs = new YjsFileSystem(options)
+        return { fs, ctx: fs.#ctx }
+      }),
+    )
   }
 
   // ----------------------------------------------------------- checkpoints
 
   /** Record the tree and every file's content (as a version) under `label`. */
   checkpoint(label: string): Promise<CheckpointInfo> {
-    return takeCheckpoint(this.#ctx, label)
+    return this.#change(() => takeCheckpoint(this.#ctx, label))
   }
 
   /** Checkpoints, oldest first. */
@@ -417,7 +479,7 @@ export class YjsFileSystem implements IFileSystem {
 
   /** What changed from checkpoint `a` to checkpoint `b` (or to the live workspace when `b` is omitted). */
   diffCheckpoint(a: string, b?: string): Promise<CheckpointDiff> {
-    return diffCheckpoint(this.#ctx, a, b)
+    return this.#change(() => diffCheckpoint(this.#ctx, a, b))
   }
 
   /**
@@ -425,13 +487,14 @@ export class YjsFileSystem implements IFileSystem {
    * sync to every peer. A safety checkpoint of the current state is taken first.
    */
   restoreCheckpoint(id: string): Promise<{ safetyCheckpoint: CheckpointInfo }> {
-    return restoreCheckpoint(this.#ctx, id)
+    return this.#change(() => restoreCheckpoint(this.#ctx, id))
   }
 
   /** Stop observing; the docs stay usable by their owner. */
   destroy(): void {
     this.#ctx.unsubscribe?.()
     cancelAnnounceChecks(this.#ctx)
+    dropHeldTruncations(this.#ctx)
     this.pool.destroy()
     this.index.destroy()
     this.table.destroy()
