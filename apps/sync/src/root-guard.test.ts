@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   assertParentInside,
+  isInside,
   RootGuardError,
   symlinkEscapeReason,
   toHostPath,
@@ -18,6 +19,17 @@ const outside = join(base, 'outside')
 mkdirSync(root)
 mkdirSync(outside)
 afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+describe('isInside', () => {
+  it('is true below the root, also for names that start with dots, and false above it', () => {
+    expect(isInside(root, root)).toBe(true)
+    expect(isInside(root, join(root, '..notes'))).toBe(true)
+    expect(isInside(root, join(root, '..%2Fescape.txt'))).toBe(true)
+    expect(isInside(root, join(root, 'a', '...'))).toBe(true)
+    expect(isInside(root, base)).toBe(false)
+    expect(isInside(root, join(outside, 'x'))).toBe(false)
+  })
+})
 
 describe('toHostPath', () => {
   it('maps virtual paths inside the root and back', () => {

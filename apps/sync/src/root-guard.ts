@@ -45,7 +45,8 @@ export function invalidNameReason(name: string): string | undefined {
 /** True when `candidate` is `root` or below it (both absolute, normalised). */
 export function isInside(root: string, candidate: string): boolean {
   const rel = relative(root, candidate)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+  // `..` as the first segment leaves the root; a name that merely starts with dots (`..notes`) does not.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
 /**

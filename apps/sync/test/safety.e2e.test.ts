@@ -79,7 +79,8 @@ describe('the root guard', () => {
   it('refuses workspace names and symlinks that would leave the folder, and reports them', async () => {
     const { ws, dir, outside, client } = await setup('escape')
     const daemon = await env.startSync(ws, dir)
-    // A peer can put any name in a row; core only validates its own writes.
+    // Rows whose names break the rules (stored before servers checked them) are shown by core under
+    // a safe name (names.ts): the daemon writes them inside the folder under that name.
     const now = Date.now()
     const hostile = (name: string, extra: object = {}) =>
       client.fs.table.set({
@@ -101,11 +102,10 @@ describe('the root guard', () => {
     await client.fs.writeFile('/fine.txt', 'fine\n')
     await waitFor(() => existsSync(join(dir, 'fine.txt')), 'fine.txt on disk')
     await daemon.sync.idle()
-    expect(readdirSync(dir).sort()).toEqual(['.yfs-sync', 'fine.txt'])
+    expect(readdirSync(dir).sort()).toEqual(['%2E%2E', '..%2Fescape.txt', '.yfs-sync', 'a%5Cb', 'fine.txt'])
     expect(readdirSync(outside)).toEqual([])
     const skipped = daemon.events.filter((e) => e.type === 'skip').map((e) => (e as { path: string }).path)
-    expect(skipped).toEqual(expect.arrayContaining(['/up-link', '/abs-link', '/a\\b']))
-    expect(skipped).toEqual(expect.arrayContaining(['/..', '/../escape.txt']))
+    expect(skipped).toEqual(expect.arrayContaining(['/up-link', '/abs-link']))
     await daemon.stop()
   })
 
