@@ -523,6 +523,21 @@ export function attachLwwMap<V>(
       noteChange(e.key, undefined, e)
       return
     }
+    if (cur.parts === undefined) {
+      // The usual case, one entry supplying every group: no arrays unless the new one takes only some.
+      let taken = 0
+      for (let g = 0; g < G; g++) if (beatsIn(e, cur, g)) taken++
+      if (taken === 0) {
+        addStale(e)
+        return
+      }
+      if (taken === G) {
+        winners.set(e.key, e)
+        addStale(cur)
+        noteChange(e.key, shown(cur), e)
+        return
+      }
+    }
     const was = partsOf(cur)
     let parts: Entry<V>[] | undefined
     for (let g = 0; g < G; g++)
