@@ -171,6 +171,22 @@ const nodes: Record<string, NodeSerializer> = {
   },
   list_item(state, node) {
     if (node.attrs.checked !== null) state.write(node.attrs.checked ? '[x] ' : '[ ] ')
+    const first = node.firstChild
+    const second = node.childCount > 1 ? node.child(1) : undefined
+    // `- - a` parses as an item whose paragraph is empty, then a list (the schema wants a
+    // paragraph first). Written as is, the empty paragraph would end the marker's line (`-`,
+    // a blank line, then the list), which reads back as an empty item and a separate list.
+    if (
+      first?.type.name === 'paragraph' &&
+      first.childCount === 0 &&
+      (second?.type.name === 'bullet_list' || second?.type.name === 'ordered_list') &&
+      node.attrs.checked === null
+    ) {
+      node.forEach((child, _, i) => {
+        if (i > 0) state.render(child, node, i)
+      })
+      return
+    }
     state.renderContent(node)
   },
   paragraph(state, node) {
