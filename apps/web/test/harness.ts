@@ -36,7 +36,7 @@ import { randomBytes } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
@@ -47,7 +47,14 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** The built app `startServer` serves. */
 export const APP_DIR = join(REPO_ROOT, 'apps/web/dist')
 /** Where `screenshot` writes. */
-export const SCREENSHOT_DIR = join(REPO_ROOT, 'docs/screenshots')
+/**
+ * Where tests write their screenshots: an ignored folder (`.screenshots/`), so running the tests
+ * leaves the working tree clean. `pnpm screenshots` runs the browser tests with
+ * `YFS_SCREENSHOT_DIR=docs/screenshots` to refresh the README's pictures on purpose.
+ */
+export const SCREENSHOT_DIR = process.env.YFS_SCREENSHOT_DIR
+  ? resolve(REPO_ROOT, process.env.YFS_SCREENSHOT_DIR)
+  : join(REPO_ROOT, '.screenshots')
 const YFS_BIN = join(REPO_ROOT, 'apps/server/bin/yfs.js')
 
 /** The Chromium executable the tests drive. */
@@ -327,7 +334,7 @@ export async function openPage(
   return { page, errors }
 }
 
-/** Save a PNG of `page` as docs/screenshots/<name>.png (for the README); returns its path. */
+/** Save a PNG of `page` as <SCREENSHOT_DIR>/<name>.png; returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   if (!/^[a-z0-9-]+$/.test(name)) throw new RangeError(`screenshot name must be kebab-case: ${name}`)
   await mkdir(SCREENSHOT_DIR, { recursive: true })
