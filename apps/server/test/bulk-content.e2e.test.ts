@@ -61,6 +61,20 @@ describe('bulk content messages', () => {
     await t.close()
   })
 
+  it('writeTree of 100,000 files through a client works, and a fresh client reads them', async () => {
+    const a = await connect(tokens.write)
+    const n = 100_000
+    // 100 folders of 1,000 files: more than one random-bytes call can number (16,384), in one call.
+    await a.fs.writeTree(
+      Array.from({ length: n }, (_, i) => ({ path: `/huge/d${i % 100}/f${i}.txt`, content: `${i}\n` })),
+    )
+    await a.flush()
+    const b = await connect(tokens.write)
+    expect(b.fs.getAllPaths().filter((p) => p.startsWith('/huge/') && p.endsWith('.txt')).length).toBe(n)
+    for (const i of [0, 16_384, 65_536, n - 1])
+      expect(await b.fs.readFile(`/huge/d${i % 100}/f${i}.txt`)).toBe(`${i}\n`)
+  }, 180_000)
+
   it('writeTree stores new files in batches; a fresh client greps them with batched loads', async () => {
     const a = await connect(tokens.write)
     const entries = Array.from({ length: 300 }, (_, i) => ({

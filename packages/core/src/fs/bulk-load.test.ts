@@ -183,3 +183,33 @@ describe('fs.writeTree', () => {
     expect(fs.index.lookup('/ok.txt')).toBeUndefined()
   })
 })
+
+describe('fs.writeTree with a store for new content (a connected client)', () => {
+  it('writes more files than one random-bytes call can number (over 16,384) and stores each content once', async () => {
+    const stored = new Map<string, Uint8Array>()
+    const fs = createFileSystem({
+      connect: (doc) => {
+        const state = stored.get(doc.guid)
+        if (state) Y.applyUpdate(doc, state)
+        return { whenSynced: Promise.resolve(), destroy() {} }
+      },
+      storeContent: async (docs) => {
+        for (const { id, update } of docs) stored.set(id, update)
+      },
+    })
+    const n = 20_000
+    await fs.writeTree(
+      Array.from({ length: n }, (_, i) => ({ path: `/many/f${i}.txt`, content: `file ${i}\n` })),
+    )
+    expect(stored.size).toBe(n)
+    // Every content doc has its own client id (they are drawn at random, in 64 KiB calls).
+    const clients = new Set<number>()
+    for (const update of stored.values())
+      for (const client of Y.decodeStateVector(Y.encodeStateVectorFromUpdate(update)).keys())
+        clients.add(client)
+    expect(clients.size).toBe(n)
+    expect(await fs.readFile('/many/f19999.txt')).toBe('file 19999\n')
+    fs.pool.evictIdle(true)
+    expect(await fs.readFile('/many/f16500.txt')).toBe('file 16500\n')
+  })
+})

@@ -42,6 +42,18 @@ import type { LastSeenTracker } from './last-seen.js'
 import { mergeStale, type StaleWrite } from './merge-stale.js'
 
 /** A caller's content as text, or bytes when it is binary (NUL bytes or invalid UTF-8). */
+
+/** Most bytes `crypto.getRandomValues` fills in one call (the Web Crypto limit). */
+const MAX_RANDOM_BYTES = 65_536
+
+/** `n` random 32-bit numbers, drawn in calls of at most 64 KiB (writeTree of 100,000 files needs 400 KB). */
+function randomUint32s(n: number): Uint32Array {
+  const out = new Uint32Array(n)
+  const step = MAX_RANDOM_BYTES / Uint32Array.BYTES_PER_ELEMENT
+  for (let i = 0; i < n; i += step) crypto.getRandomValues(out.subarray(i, Math.min(n, i + step)))
+  return out
+}
+
 export function toContentValue(content: FileContent, encoding: BufferEncoding): FileContentValue {
   if (typeof content === 'string' && (encoding === 'utf8' || encoding === 'utf-8') && !content.includes('\0'))
     return { text: content }
@@ -233,7 +245,7 @@ export async function createContents(
     }
     const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
     // The update a fresh doc would give, encoded directly (no Y.Doc per file).
-    clientIds ??= crypto.getRandomValues(new Uint32Array(files.length))
+    clientIds ??= randomUint32s(files.length)
     // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
     const { update, sv } = encodeNewContentDoc({
       clientID: clientIds[batch.length]!,
