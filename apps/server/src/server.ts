@@ -127,10 +127,11 @@ export function createServer(config: ServerConfig): YfsServer {
   })
   files.attach(hocuspocus)
 
-  const yws = createYwsHandler({ hocuspocus, authorizer, persistence, logger, limits })
+  const maxMessageBytes = config.maxMessageBytes ?? DEFAULTS.maxMessageBytes
+  const yws = createYwsHandler({ hocuspocus, authorizer, persistence, logger, limits, maxMessageBytes })
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: config.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+    maxPayload: maxMessageBytes,
   })
   const sockets = new Set<WebSocket>()
   const maxDocs = config.maxDocsPerConnection ?? DEFAULTS.maxDocsPerConnection

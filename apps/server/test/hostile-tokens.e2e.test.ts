@@ -201,8 +201,9 @@ describe('hostile token holders', () => {
   it('3c. y-websocket: frames sent while the server waits for a file row are bounded', async () => {
     const url = `${t.url}/yws/${WS}/notYetAFileAAAAA?token=${tokens.write}`
     const raw = await openRawSocket(url)
+    // The budget is one largest message (a new file's whole first content) plus maxEarlyBytes: 20 MiB.
     const frame = new Uint8Array(MiB)
-    for (let k = 0; k < 20 && raw.ws.readyState === WebSocket.OPEN; k++) raw.send(frame)
+    for (let k = 0; k < 30 && raw.ws.readyState === WebSocket.OPEN; k++) raw.send(frame)
     // Before: up to 1,000 frames of 16 MiB were kept until the 2 s wait ended (4401, no such file).
     expect(await raw.closed).toEqual({ code: 4429, reason: 'too many messages before sync' })
     await assertServes(t, tokens.write, 'yws-early')

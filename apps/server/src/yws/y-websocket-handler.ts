@@ -17,7 +17,8 @@
  * The same bounds as on Hocuspocus sockets (protocol/limits.ts): the
  * document name and token lengths, frames and bytes that arrive before the
  * socket is authenticated and its document loaded (a new file's content doc
- * can wait seconds for its row), and presence states (checked and
+ * can wait seconds for its row, so one message of `maxMessageBytes` more is
+ * allowed: the file's whole first content), and presence states (checked and
  * re-encoded; a socket may add at most `maxAwarenessClients` client ids).
  * Refusals are logged with lengths, never contents.
  */
@@ -67,6 +68,8 @@ export interface YwsHandlerOptions {
   persistence: Persistence
   logger: Logger
   limits: ServerLimits
+  /** Largest WebSocket message (`maxMessageBytes`). */
+  maxMessageBytes: number
 }
 
 export interface YwsHandler {
@@ -84,6 +87,9 @@ function tokenOf(request: IncomingMessage, url: URL): string | undefined {
 
 export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
   const { hocuspocus, authorizer, persistence, logger, limits } = options
+  // A new file's whole first content comes as one update while the server waits for its row
+  // (core writes content first): room for one message of the largest size, plus the usual budget.
+  const earlyBudget = options.maxMessageBytes + limits.maxEarlyBytes
   const docs = new Map<Document, DocState>()
   let sockets = 0
 
@@ -220,7 +226,7 @@ export function createYwsHandler(options: YwsHandlerOptions): YwsHandler {
     let earlyBytes = 0
     const buffer = (data: Buffer) => {
       earlyBytes += data.byteLength
-      if (early.length >= limits.maxEarlyFrames || earlyBytes > limits.maxEarlyBytes) {
+      if (early.length >= limits.maxEarlyFrames || earlyBytes > earlyBudget) {
         socket.off('message', buffer)
         early.length = 0
         refuse(socket, new Refusal(CLOSE_TOO_MANY, 'too many messages before sync'))

@@ -83,14 +83,22 @@ export class ContentDocPool {
     this.#options = options
   }
 
-  /** Open (or share) the content doc of `id`; resolves once it is synced. */
-  async acquire(id: FileId): Promise<ContentDocHandle> {
+  /**
+   * Open (or share) the content doc of `id`; resolves once it is synced. `fresh`: the file is
+   * being created by this instance, so a newly opened doc is handed out at once (its sync goes on).
+   */
+  async acquire(id: FileId, options: { fresh?: boolean } = {}): Promise<ContentDocHandle> {
     let slot = this.#slots.get(id)
+    const opened = !slot
     if (!slot) slot = this.#open(id)
     slot.refs++
     this.#idle.delete(id)
     try {
-      await slot.ready
+      // A doc this instance creates has no remote state to wait for, and its provider's first sync
+      // may wait for the file's row, which comes after the content (a server checks that a content
+      // doc belongs to a file): waiting here would deadlock. Its updates go out as the provider syncs.
+      if (opened && options.fresh) slot.ready.catch(() => undefined)
+      else await slot.ready
     } catch (error) {
       // A doc that failed to open (offline, refused, timed out) and holds nothing is dropped,
       // so the next acquire tries again instead of repeating the same failure until eviction.

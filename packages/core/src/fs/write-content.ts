@@ -41,8 +41,6 @@ import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import type { LastSeenTracker } from './last-seen.js'
 import { mergeStale, type StaleWrite } from './merge-stale.js'
 
-/** A caller's content as text, or bytes when it is binary (NUL bytes or invalid UTF-8). */
-
 /** Most bytes `crypto.getRandomValues` fills in one call (the Web Crypto limit). */
 const MAX_RANDOM_BYTES = 65_536
 
@@ -53,6 +51,8 @@ function randomUint32s(n: number): Uint32Array {
   for (let i = 0; i < n; i += step) crypto.getRandomValues(out.subarray(i, Math.min(n, i + step)))
   return out
 }
+
+/** A caller's content as text, or bytes when it is binary (NUL bytes or invalid UTF-8). */
 
 export function toContentValue(content: FileContent, encoding: BufferEncoding): FileContentValue {
   if (typeof content === 'string' && (encoding === 'utf8' || encoding === 'utf-8') && !content.includes('\0'))
@@ -70,8 +70,10 @@ export async function writeContent(
   value: FileContentValue,
   reason: VersionReason = 'write',
   stale?: StaleWrite,
+  // A file created here, just now: nothing remote to wait for (see ContentDocPool.acquire).
+  fresh = false,
 ): Promise<number> {
-  const handle = await ctx.pool.acquire(id)
+  const handle = await ctx.pool.acquire(id, { fresh })
   try {
     const doc = handle.doc
     if (!value.bytes) {
@@ -230,7 +232,7 @@ export async function createContents(
       continue
     }
     if (!ctx.storeContent) {
-      sizes.push(await writeContent(ctx, id, name, value))
+      sizes.push(await writeContent(ctx, id, name, value, 'write', undefined, true))
       texts.push(undefined)
       continue
     }

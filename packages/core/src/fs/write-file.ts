@@ -109,7 +109,9 @@ export function writeAt(
   const id = createFileId()
   // Content first, row last: a peer never sees a row whose content is still to come.
   if (!canSeed(ctx, target.name, value))
-    return writeContent(ctx, id, target.name, value).then((size) => addFileRow(ctx, id, target, size, stale))
+    return writeContent(ctx, id, target.name, value, 'write', undefined, true).then((size) =>
+      addFileRow(ctx, id, target, size, stale),
+    )
   return addFileRow(ctx, id, target, seedContent(ctx, id, target.name, value, 'write', newSize), stale)
 }
 

@@ -1,0 +1,117 @@
+// The design's own wiring (issue 25): `createFileSystem` with one plain y-websocket
+// `WebsocketProvider` per doc — the main doc `<workspace>`, content docs `<workspace>/<fileId>` —
+// against `yfs serve`'s `/yws` path, nothing of @yfs/client. Two such peers exchange a new file,
+// an edit, a rename and binary bytes, and a fresh @yfs/client reads the same. (A new file's first
+// write used to wait for its content doc's sync, which the server holds until the file's row
+// exists, which core writes after the content: the two peers exchanged nothing.)
+import { connectWorkspace } from '@yfs/client'
+import { createFileSystem, type YjsFileSystem } from '@yfs/core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { WebsocketProvider } from 'y-websocket'
+import * as Y from 'yjs'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
+
+const WS = 'plain'
+
+/** A YjsFileSystem wired to the server with one WebsocketProvider per doc, as the design describes. */
+async function plainPeer(t: TestServer, token: string): Promise<{ fs: YjsFileSystem; close(): void }> {
+  const providers: WebsocketProvider[] = []
+  const provide = (room: string, doc: Y.Doc) => {
+    const p = new WebsocketProvider(`${t.url}/yws`, room, doc, {
+      WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+      params: { token },
+      disableBc: true,
+    })
+    providers.push(p)
+    return p
+  }
+  const doc = new Y.Doc()
+  const main = provide(WS, doc)
+  await new Promise<void>((resolve) => main.once('sync', () => resolve()))
+  const fs = createFileSystem({
+    doc,
+    connect(content) {
+      const p = provide(`${WS}/${content.guid}`, content)
+      return {
+        whenSynced: new Promise<void>((resolve) => (p.synced ? resolve() : p.once('sync', () => resolve()))),
+        destroy: () => p.destroy(),
+      }
+    },
+  })
+  return {
+    fs,
+    close() {
+      fs.destroy()
+      for (const p of providers) p.destroy()
+    },
+  }
+}
+
+describe('createFileSystem with plain y-websocket providers', () => {
+  let t: TestServer
+  let token: string
+
+  beforeAll(async () => {
+    t = await startTestServer()
+    token = (await t.workspace(WS)).write
+  })
+  afterAll(() => t.close())
+
+  it('two peers exchange a new file, an edit, a rename and binary bytes; a fresh @yfs/client reads the same', async () => {
+    const a = await plainPeer(t, token)
+    const b = await plainPeer(t, token)
+    try {
+      // A new file: its first write finishes (it used to wait forever).
+      await a.fs.writeFile('/hello.txt', 'hello from a\n')
+      await waitFor(
+        async () =>
+          (await b.fs.exists('/hello.txt')) && (await b.fs.readFile('/hello.txt')) === 'hello from a\n',
+        'the new file on b',
+      )
+      // An edit from the other peer.
+      await b.fs.writeFile('/hello.txt', 'hello from a\nand from b\n')
+      await waitFor(
+        async () => (await a.fs.readFile('/hello.txt')) === 'hello from a\nand from b\n',
+        'the edit on a',
+      )
+      // A rename.
+      await a.fs.mkdir('/docs')
+      await a.fs.mv('/hello.txt', '/docs/hello.txt')
+      await waitFor(async () => b.fs.exists('/docs/hello.txt'), 'the rename on b')
+      expect(await b.fs.exists('/hello.txt')).toBe(false)
+      // Binary bytes.
+      const bytes = new Uint8Array([0, 1, 2, 250, 255, 0, 7])
+      await b.fs.writeFile('/docs/blob.bin', bytes)
+      await waitFor(
+        async () =>
+          (await a.fs.exists('/docs/blob.bin')) &&
+          (await a.fs.readFileBuffer('/docs/blob.bin')).byteLength === bytes.byteLength,
+        'the bytes on a',
+      )
+      expect([...(await a.fs.readFileBuffer('/docs/blob.bin'))]).toEqual([...bytes])
+      // A new file larger than the early-frame budget: its first content is one large update,
+      // held while the server waits for the row.
+      const big = 'x'.repeat(6 * 1024 * 1024)
+      await a.fs.writeFile('/docs/big.txt', big)
+      await waitFor(
+        async () =>
+          (await b.fs.exists('/docs/big.txt')) && (await b.fs.stat('/docs/big.txt')).size === big.length,
+        'the big file on b',
+        20_000,
+      )
+
+      const fresh = await connectWorkspace({ url: t.url, workspace: WS, token })
+      try {
+        expect(await fresh.fs.readFile('/docs/hello.txt')).toBe('hello from a\nand from b\n')
+        expect([...(await fresh.fs.readFileBuffer('/docs/blob.bin'))]).toEqual([...bytes])
+        expect(await fresh.fs.exists('/hello.txt')).toBe(false)
+      } finally {
+        await fresh.close()
+      }
+    } finally {
+      a.close()
+      b.close()
+    }
+  })
+})
