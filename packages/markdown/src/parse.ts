@@ -13,16 +13,14 @@
  * spaces, so wrapped prose keeps its lines even when a block is re-serialised.
  */
 import MarkdownIt, { type PluginSimple } from 'markdown-it'
-import type StateBlock from 'markdown-it/lib/rules_block/state_block.mjs'
 import type Token from 'markdown-it/lib/token.mjs'
 import footnotePlugin from 'markdown-it-footnote'
 import { MarkdownParser } from 'prosemirror-markdown'
 import { Fragment, type Mark, type Node } from 'prosemirror-model'
 import { fingerprint, hashString } from './fingerprint.js'
+import { blockRuleOf } from './internals/markdown-it.js'
 import { markdownSchema } from './schema.js'
 import { endsWithBlank, needsNeighbour, normalisedPiece } from './serialize.js'
-
-type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean
 
 /** The markdown-it instance behind `parseMarkdown` (GFM + footnotes, HTML on). */
 export const tokenizer: MarkdownIt = MarkdownIt('commonmark', { html: true, linkify: true })
@@ -34,20 +32,11 @@ tokenizer.linkify.set({ fuzzyLink: false })
 tokenizer.core.ruler.disable(['footnote_tail'])
 tokenizer.inline.ruler.disable(['footnote_inline'])
 
-function ruleOf(name: string): BlockRule {
-  // markdown-it keeps its rules in `__rules__` only; there is no public getter.
-  const rules = (tokenizer.block.ruler as unknown as { __rules__: { name: string; fn: BlockRule }[] })
-    .__rules__
-  const rule = rules.find((r) => r.name === name)
-  if (!rule) throw new TypeError(`markdown-it has no block rule ${name}`)
-  return rule.fn
-}
-
 // Reads one definition's label, destination and title (a plain instance: no wrapped rules, no recursion).
 const definitions = MarkdownIt('commonmark')
 
 // Link reference definitions produce no token in markdown-it: emit one, so the definition is a node.
-const reference = ruleOf('reference')
+const reference = blockRuleOf(tokenizer, 'reference')
 tokenizer.block.ruler.at('reference', (state, startLine, endLine, silent) => {
   if (!reference(state, startLine, endLine, silent)) return false
   if (silent) return true
@@ -69,7 +58,7 @@ tokenizer.block.ruler.at('reference', (state, startLine, endLine, silent) => {
 })
 
 // The footnote plugin's definition tokens carry no line map and are not marked as block tokens: fix both.
-const footnoteDef = ruleOf('footnote_def')
+const footnoteDef = blockRuleOf(tokenizer, 'footnote_def')
 tokenizer.block.ruler.at(
   'footnote_def',
   (state, startLine, endLine, silent) => {
