@@ -57,6 +57,7 @@ import { ConnectError } from './connect-error.js'
 import { contentDocName, mainDocName } from './doc-names.js'
 import { holdSync } from './held-sync.js'
 import { captureHostContext } from './host-context.js'
+import { forgetProvider } from './internals/hocuspocus-provider.js'
 import type { DocPersistence, PersistDoc } from './persistence.js'
 import {
   whenAcceptedOrOffline,
@@ -233,9 +234,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     if (!providers.delete(provider)) return
     // Offline, the provider's CLOSE would wait in the socket's queue and reach the server after the
     // reconnect, closing whichever connection of that name exists then; the new socket has none to close.
-    const map = socket.configuration.providerMap
-    if (socket.status !== WebSocketStatus.Connected && map.get(provider.configuration.name) === provider)
-      map.delete(provider.configuration.name)
+    if (socket.status !== WebSocketStatus.Connected) forgetProvider(socket, provider)
     if (byDoc.get(provider.document) === provider) byDoc.delete(provider.document)
     provider.off('unsyncedChanges', notify)
     provider.destroy()

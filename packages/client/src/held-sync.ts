@@ -14,23 +14,22 @@
  * local copy still reach the server).
  */
 import type { HocuspocusProvider } from '@hocuspocus/provider'
+import {
+  deferStartSync,
+  resumeForwardingUpdates,
+  stopForwardingUpdates,
+} from './internals/hocuspocus-provider.js'
 
 /** Defer `provider`'s sync step and update forwarding until `release()`; returns `release`. */
 export function holdSync(provider: HocuspocusProvider): () => void {
-  const doc = provider.document
   let held = true
-  let startWanted = false
-  doc.off('update', provider.boundDocumentUpdateHandler)
-  // An own property shadowing the prototype's method; `release` deletes it again.
-  provider.startSync = () => {
-    startWanted = true
-  }
+  stopForwardingUpdates(provider)
+  const restoreStartSync = deferStartSync(provider)
   return () => {
     if (!held) return
     held = false
-    delete (provider as { startSync?: unknown }).startSync
-    if (!provider.isAttached) return
-    doc.on('update', provider.boundDocumentUpdateHandler)
-    if (startWanted) provider.startSync()
+    if (!provider.isAttached) return restoreStartSync(false)
+    resumeForwardingUpdates(provider)
+    restoreStartSync(true)
   }
 }
