@@ -16,6 +16,7 @@
 import { ConnectError, connectWorkspace, type PersistDoc, type WorkspaceConnection } from '@yfs/client'
 import { IndexeddbPersistence } from 'y-indexeddb'
 import * as Y from 'yjs'
+import { pauseStoring, resumeStoring, storeWholeState } from './internals/y-indexeddb.js'
 import type { Credentials } from './sign-in.js'
 import { authorOf, type User } from './user.js'
 
@@ -36,7 +37,7 @@ export function serverUrl(location: Location = window.location): string {
  */
 export const indexedDbPersistence: PersistDoc = (name, doc) => {
   const store = new IndexeddbPersistence(`yfs:${window.location.host}:${name}`, doc)
-  doc.off('update', store._storeUpdate)
+  pauseStoring(store, doc)
   let changedMeanwhile = false
   const watch = (tr: Y.Transaction) => {
     if (tr.origin !== store) changedMeanwhile = true
@@ -44,11 +45,7 @@ export const indexedDbPersistence: PersistDoc = (name, doc) => {
   doc.on('afterTransaction', watch)
   const whenLoaded = store.whenSynced.then(() => {
     doc.off('afterTransaction', watch)
-    if (store._destroyed) return
-    doc.on('update', store._storeUpdate)
-    if (changedMeanwhile && store.db) {
-      store.db.transaction(['updates'], 'readwrite').objectStore('updates').add(Y.encodeStateAsUpdate(doc))
-    }
+    if (resumeStoring(store, doc) && changedMeanwhile) storeWholeState(store, Y.encodeStateAsUpdate(doc))
   })
   return {
     whenLoaded,
