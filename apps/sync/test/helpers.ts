@@ -119,17 +119,21 @@ export interface DaemonProcess {
   exited: Promise<number | null>
 }
 
-/** Run `yfs sync <dir> --json` as a child process (as another user with `as`, when root). */
+/**
+ * Run `yfs sync <dir> --json` as a child process (as another user with `as`, when root); `bin` is
+ * the `yfs` launcher to run (this checkout's by default; the bench times other builds too).
+ */
 export function spawnDaemon(
   server: ServerProcess,
   ws: { id: string; token: string },
   dir: string,
   extra: string[] = [],
   as: { uid?: number; gid?: number } = {},
+  bin = BIN,
 ): DaemonProcess {
   const child = spawn(
     process.execPath,
-    [BIN, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
+    [bin, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token }, ...as },
   )
   const events: Record<string, unknown>[] = []
