@@ -98,6 +98,8 @@ export interface SyncEngine {
   counts: { toWorkspace: number; toDisk: number }
   /** New files the daemon is writing into the workspace (`parent id/name`) → the id of the row its write created. */
   creating: Map<string, FileId | undefined>
+  /** `idle()` calls waiting for the queue, the dirty sets and the metadata to drain. */
+  idleWaiters: Set<() => void>
 }
 
 /** What `createEngine` needs: the options of `syncFolder`, resolved, and the pieces made before. */
@@ -159,6 +161,7 @@ export function createEngine(setup: EngineSetup): SyncEngine {
     metaFlush: undefined,
     counts: { toWorkspace: 0, toDisk: 0 },
     creating: new Map(),
+    idleWaiters: new Set(),
   }
 }
 

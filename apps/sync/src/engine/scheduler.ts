@@ -1,13 +1,16 @@
 /**
  * When the engine's passes run: one serial queue, work marked dirty by
  * events (the watcher's paths, core's row changes) and run after a short
- * quiet time, row metadata batched into one write, and `idle()`.
+ * quiet time, row metadata batched into one write, and `idle()`, a promise
+ * that resolves when all of it has drained.
  *
- * Scheduling is driven by events: a disk path marked dirty
+ * Scheduling is driven by events, never by polling: a disk path marked dirty
  * starts the debounce timer (`debounceMs`), a workspace id a 5 ms timer, a
  * vanished path the move window (`moveWindowMs`); each timer enqueues its
  * pass (sync-folder.ts gives the record the pass functions, `passes`, so
- * this module imports none).
+ * this module imports none). `idle()` waiters are resolved at the two
+ * moments the engine can become idle: a task finishing and a metadata
+ * write, whichever empties the last queue.
  */
 import type { FileId, RowMetadata } from '@yfs/core'
 import { watchFolder } from '../watcher.js'
@@ -22,6 +25,7 @@ export function enqueue(engine: SyncEngine, task: () => Promise<void>): Promise<
   const run = engine.chain.then(task).catch((error: unknown) => report(engine, error))
   engine.chain = run.finally(() => {
     engine.pendingTasks--
+    settle(engine)
   })
   return engine.chain
 }
@@ -80,6 +84,7 @@ export function setMeta(engine: SyncEngine, id: FileId, patch: RowMetadata): Pro
       engine.metaFlush = undefined
       engine.port.setMetadata(batch)
       resolveFlush()
+      settle(engine)
     }, 0),
   )
   return engine.metaFlush
@@ -107,15 +112,28 @@ export function isBusy(engine: SyncEngine): boolean {
   )
 }
 
+/** Resolve the `idle()` waiters if nothing is pending any more. */
+function settle(engine: SyncEngine): void {
+  if (engine.idleWaiters.size === 0 || isBusy(engine)) return
+  for (const done of [...engine.idleWaiters]) done()
+}
+
 /**
  * Resolves once every change seen so far (both ways) has been applied: the queue, the dirty sets,
  * the vanished paths and the metadata drained. Rejects after `timeoutMs`.
  */
-export async function idle(engine: SyncEngine, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (!isBusy(engine)) return
-    if (Date.now() > deadline) throw new Error('sync did not become idle in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
+export function idle(engine: SyncEngine, timeoutMs = 30_000): Promise<void> {
+  if (!isBusy(engine)) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer)
+      engine.idleWaiters.delete(done)
+      resolve()
+    }
+    const timer = setTimeout(() => {
+      engine.idleWaiters.delete(done)
+      reject(new Error('sync did not become idle in time'))
+    }, timeoutMs)
+    engine.idleWaiters.add(done)
+  })
 }
