@@ -270,8 +270,8 @@ function report(latency: Map<string, number[]>, idle: Map<string, number>): void
     console.log(line)
   }
   const goal = (ok: boolean) => (ok ? 'met' : '**not met**')
-  const cell = (n: number, ms: number) =>
-    Number.isNaN(ms) ? 'failed' : `${rate(n, ms)} files/s (${(ms / 1000).toFixed(1)} s)`
+  const cell = (n: number, ms: number, timed = true) =>
+    !timed ? '—' : Number.isNaN(ms) ? 'failed' : `${rate(n, ms)} files/s (${(ms / 1000).toFixed(1)} s)`
   const many = bins.length > 1
   out('<!-- sync:start -->')
   out(
@@ -296,7 +296,7 @@ function report(latency: Map<string, number[]>, idle: Map<string, number>): void
   for (const r of results)
     for (const p of r.passes)
       out(
-        `| ${r.n.toLocaleString('en')} |${many ? ` ${p.label} |` : ''} ${cell(r.n, p.ingest)} | ${cell(r.n, r.ingestBase)} | ${cell(r.n, p.mat)} | ${cell(r.n, r.matBase)} | ${
+        `| ${r.n.toLocaleString('en')} |${many ? ` ${p.label} |` : ''} ${cell(r.n, p.ingest)} | ${cell(r.n, r.ingestBase, baseline)} | ${cell(r.n, p.mat)} | ${cell(r.n, r.matBase, baseline)} | ${
           p.failed ? `**failed**: ${p.failed}` : goal(rate(r.n, p.ingest) >= 2000 && rate(r.n, p.mat) >= 2000)
         } |`,
       )
