@@ -19,10 +19,13 @@
  *
  * `--bins before=/path/to/yfs.cjs,after` times several builds of the
  * command in the same run, interleaved per size (a bare name is this
- * checkout's). Writes its section of docs/benchmarks.md (between
+ * checkout's); `--rounds N` runs each N times, the order of the builds
+ * reversed every other round. Each pass also reports the daemon's CPU time
+ * until `in sync` (user + system, from /proc), less sensitive than wall
+ * time to a loaded machine. Writes its section of docs/benchmarks.md (between
  * `<!-- sync:start -->` and `<!-- sync:end -->`) unless `--no-write`.
  *
- *   tsx bench/run.ts [--sizes 1000,10000] [--latency 40] [--idle 10] [--bins a=…,b=…] [--no-baseline] [--no-write]
+ *   tsx bench/run.ts [--sizes 1000,10000] [--latency 40] [--idle 10] [--bins a=…,b=…] [--rounds 3] [--no-baseline] [--no-write]
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -41,6 +44,7 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '40' },
     idle: { type: 'string', default: '10' },
     bins: { type: 'string', default: 'this' },
+    rounds: { type: 'string', default: '1' },
     'no-baseline': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
   },
@@ -79,9 +83,16 @@ function check(dir: string, n: number): void {
       throw new Error(`bench: wrong content in ${dir}`)
 }
 
+/** CPU seconds (user + system) a process used so far. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(f[11]) + Number(f[12])) / 100
+}
+
 /**
  * Run `yfs sync <dir>` (human output, as a person runs it) until its `in sync` line; then stop it
- * with SIGTERM. Returns the ms from spawn to that line, and from SIGTERM to the (flushed) exit.
+ * with SIGTERM. Returns the ms from spawn to that line, the CPU seconds it used until then, and
+ * the ms from SIGTERM to the (flushed) exit.
  */
 async function timeCli(bin: string, ws: { id: string; token: string }, dir: string) {
   const started = performance.now()
@@ -95,11 +106,15 @@ async function timeCli(bin: string, ws: { id: string; token: string }, dir: stri
     stderr += d
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  let cpu = Number.NaN
   const inSync = await new Promise<number>((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (chunk) => {
       out += chunk
-      if (/^in sync: /m.test(out)) resolve(performance.now() - started)
+      if (/^in sync: /m.test(out)) {
+        resolve(performance.now() - started)
+        cpu = cpuSeconds(child.pid!)
+      }
     })
     void exited.then((code) => reject(new Error(`yfs sync exited with ${code}: ${stderr}`)))
   })
@@ -110,15 +125,16 @@ async function timeCli(bin: string, ws: { id: string; token: string }, dir: stri
   const code = await exited
   if (code !== 0) throw new Error(`yfs sync exited with ${code}: ${stderr}`)
   if (stderr.trim()) console.error(`bench: yfs sync stderr: ${stderr.trim()}`)
-  return { inSync, stopMs: performance.now() - stopping }
+  return { inSync, cpu, stopMs: performance.now() - stopping }
 }
 
 interface Pass {
   label: string
+  round: number
   ingest: number
   mat: number
-  ingestStop: number
-  matStop: number
+  ingestCpu: number
+  matCpu: number
   failed?: string
 }
 interface SizeResult {
@@ -135,42 +151,51 @@ try {
     const src = makeFolder(n)
     const r: SizeResult = { n, ingestBase: Number.NaN, matBase: Number.NaN, passes: [] }
     if (baseline) await baselines(n, src, r).catch((error) => console.error('bench: baseline failed:', error))
-    for (const { label, bin } of bins) {
-      const pass: Pass = { label, ingest: Number.NaN, mat: Number.NaN, ingestStop: 0, matStop: 0 }
-      try {
-        // Ingest: a copy of the source folder, so every build starts from the same untouched tree.
-        const dir = tempDir('yfs-bench-in-')
-        env.dirs.push(dir)
-        for (let f = 0; f < 20; f++) mkdirSync(join(dir, `d${f}`), { recursive: true })
-        for (let i = 0; i < n; i++) writeFileSync(join(dir, rel(i)), readFileSync(join(src, rel(i))))
-        const ws = await env.workspace(`sync-${label}-${n}`)
-        const one = await timeCli(bin, ws, dir)
-        pass.ingest = one.inSync
-        pass.ingestStop = one.stopMs
-        const reader = await env.connect(ws)
-        await waitFor(() => reader.fs.index.nodeCount >= n + 20, `all ${n} files on the server`, 60_000)
-        for (const i of [0, n - 1])
-          if ((await reader.fs.readFile(`/${rel(i)}`)) !== CONTENT(i))
-            throw new Error('bench: ingest differs')
-        await reader.close(2000)
-        // Materialise into an empty folder.
-        const dst = tempDir('yfs-bench-dst-')
-        env.dirs.push(dst)
-        const two = await timeCli(bin, ws, dst)
-        pass.mat = two.inSync
-        pass.matStop = two.stopMs
-        check(dst, n)
-        lastMirror.set(label, { ws, dir: dst, n })
-      } catch (error) {
-        pass.failed = error instanceof Error ? error.message : String(error)
-        console.error(`bench: ${label} at ${n} failed:`, pass.failed)
+    const rounds = Number(values.rounds)
+    for (let round = 1; round <= rounds; round++)
+      for (const { label, bin } of round % 2 === 1 ? bins : [...bins].reverse()) {
+        const pass: Pass = {
+          label,
+          round,
+          ingest: Number.NaN,
+          mat: Number.NaN,
+          ingestCpu: Number.NaN,
+          matCpu: Number.NaN,
+        }
+        try {
+          // Ingest: a copy of the source folder, so every build starts from the same untouched tree.
+          const dir = tempDir('yfs-bench-in-')
+          env.dirs.push(dir)
+          for (let f = 0; f < 20; f++) mkdirSync(join(dir, `d${f}`), { recursive: true })
+          for (let i = 0; i < n; i++) writeFileSync(join(dir, rel(i)), readFileSync(join(src, rel(i))))
+          const ws = await env.workspace(`sync-${label}-${n}-${round}`)
+          const one = await timeCli(bin, ws, dir)
+          pass.ingest = one.inSync
+          pass.ingestCpu = one.cpu
+          const reader = await env.connect(ws)
+          await waitFor(() => reader.fs.index.nodeCount >= n + 20, `all ${n} files on the server`, 60_000)
+          for (const i of [0, n - 1])
+            if ((await reader.fs.readFile(`/${rel(i)}`)) !== CONTENT(i))
+              throw new Error('bench: ingest differs')
+          await reader.close(2000)
+          // Materialise into an empty folder.
+          const dst = tempDir('yfs-bench-dst-')
+          env.dirs.push(dst)
+          const two = await timeCli(bin, ws, dst)
+          pass.mat = two.inSync
+          pass.matCpu = two.cpu
+          check(dst, n)
+          lastMirror.set(label, { ws, dir: dst, n })
+        } catch (error) {
+          pass.failed = error instanceof Error ? error.message : String(error)
+          console.error(`bench: ${label} at ${n} failed:`, pass.failed)
+        }
+        console.log(
+          `${label} ${n} round ${round}: ingest ${rate(n, pass.ingest)} files/s (${pass.ingest.toFixed(0)} ms, CPU ${pass.ingestCpu.toFixed(1)} s), ` +
+            `materialise ${rate(n, pass.mat)} files/s (${pass.mat.toFixed(0)} ms, CPU ${pass.matCpu.toFixed(1)} s), load ${loadavg()[0]!.toFixed(1)}`,
+        )
+        r.passes.push(pass)
       }
-      console.log(
-        `${label} ${n}: ingest ${rate(n, pass.ingest)} files/s (${pass.ingest.toFixed(0)} ms; stop ${pass.ingestStop.toFixed(0)} ms), ` +
-          `materialise ${rate(n, pass.mat)} files/s (${pass.mat.toFixed(0)} ms; stop ${pass.matStop.toFixed(0)} ms), load ${loadavg()[0]!.toFixed(1)}`,
-      )
-      r.passes.push(pass)
-    }
     results.push(r)
   }
 
@@ -289,17 +314,36 @@ function report(latency: Map<string, number[]>, idle: Map<string, number>): void
         : ''),
   )
   out('')
+  const cpu = (s: number) => (Number.isNaN(s) ? '' : `${s.toFixed(1)} s`)
   out(
-    `| files |${many ? ' build |' : ''} ingest (daemon) | ingest (client baseline) | materialise (daemon) | materialise (baseline) | goal ≥ 2,000 files/s |`,
+    `| files |${many ? ' build |' : ''} round | ingest (daemon) | its CPU | materialise (daemon) | its CPU | goal ≥ 2,000 files/s |`,
   )
-  out(`|---|${many ? '---|' : ''}---|---|---|---|---|`)
+  out(`|---|${many ? '---|' : ''}---|---|---|---|---|---|`)
   for (const r of results)
     for (const p of r.passes)
       out(
-        `| ${r.n.toLocaleString('en')} |${many ? ` ${p.label} |` : ''} ${cell(r.n, p.ingest)} | ${cell(r.n, r.ingestBase, baseline)} | ${cell(r.n, p.mat)} | ${cell(r.n, r.matBase, baseline)} | ${
+        `| ${r.n.toLocaleString('en')} |${many ? ` ${p.label} |` : ''} ${p.round} | ${cell(r.n, p.ingest)} | ${cpu(p.ingestCpu)} | ${cell(r.n, p.mat)} | ${cpu(p.matCpu)} | ${
           p.failed ? `**failed**: ${p.failed}` : goal(rate(r.n, p.ingest) >= 2000 && rate(r.n, p.mat) >= 2000)
         } |`,
       )
+  out('')
+  for (const r of results) {
+    if (baseline)
+      out(
+        `- Baseline at ${r.n.toLocaleString('en')} files: ingest ${cell(r.n, r.ingestBase)}, materialise ${cell(r.n, r.matBase)}.`,
+      )
+    for (const { label } of bins) {
+      const passes = r.passes.filter((p) => p.label === label && !p.failed)
+      if (passes.length < 2) continue
+      const range = (ms: number[]) => {
+        const rates = ms.map((m) => rate(r.n, m)).sort((a, b) => a - b)
+        return `${rates[0]}–${rates.at(-1)} files/s`
+      }
+      out(
+        `- ${many ? `${label}, ` : ''}${r.n.toLocaleString('en')} files over ${passes.length} rounds: ingest ${range(passes.map((p) => p.ingest))}, materialise ${range(passes.map((p) => p.mat))}.`,
+      )
+    }
+  }
   out('')
   for (const { label } of bins) {
     const samples = latency.get(label) ?? []
