@@ -305,7 +305,7 @@ function report(latency: Map<string, number[]>, idle: Map<string, number>): void
   out('')
   out(
     `Run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ≈ ${loadavg()[1]!.toFixed(1)}; ` +
-      'one run per size, files of 2 KB in 20 folders. Daemon figures are as a user sees them: ' +
+      `${values.rounds} round(s) per size and build${bins.length > 1 ? ' (builds interleaved, their order reversed every other round)' : ''}, files of 2 KB in 20 folders. Daemon figures are as a user sees them: ` +
       '`yfs sync <dir>` (what `pnpm yfs sync` runs) from its spawn to its `in sync` line, start-up and connecting ' +
       'included; the server then had every file (checked by a fresh client), the folder every byte. ' +
       (baseline
