@@ -50,33 +50,19 @@ export function createSyncCommand(): Command {
         ...(flags.progress ? {} : { progress: false }),
       })
       let stopping = false
-      let stoppedAlone: (() => void) | undefined
+      let started = false
       const connection = await connectWorkspace({
         url: flags.server,
         workspace: flags.workspace,
         token: flags.token,
         fs: { codecs: [markdownCodec], author: `sync:${hostname()}` },
       })
-      const sync = await syncFolder({
-        fs: connection.fs,
-        dir,
-        workspace: flags.workspace,
-        ignore: flags.ignore,
-        useDefaultIgnores: flags.defaultIgnores,
-        usePolling: flags.poll,
-        // The sync stops on its own when its folder is removed: exit 1 then.
-        onEvent: (event) => {
-          reporter(event)
-          if (event.type === 'stopped' && !stopping) stoppedAlone?.()
-        },
-      }).catch(async (error: unknown) => {
-        await connection.close()
-        throw error
-      })
       const stop = async (signal: string, code = 0) => {
         if (stopping) process.exit(1)
         stopping = true
         try {
+          // Signals are taken from the `ready` event on, when syncFolder is about to resolve.
+          const sync = await syncing
           await sync.close()
           await connection.close(10_000)
           reporter.stop()
@@ -88,8 +74,30 @@ export function createSyncCommand(): Command {
           process.exit(1)
         }
       }
-      stoppedAlone = () => void stop('stopped', 1)
-      process.on('SIGINT', () => void stop('SIGINT'))
-      process.on('SIGTERM', () => void stop('SIGTERM'))
+      const syncing = syncFolder({
+        fs: connection.fs,
+        dir,
+        workspace: flags.workspace,
+        ignore: flags.ignore,
+        useDefaultIgnores: flags.defaultIgnores,
+        usePolling: flags.poll,
+        onEvent: (event) => {
+          // From the `in sync` line on, a signal finishes in-flight work (before it, the initial
+          // pass, the process ends at once): handlers first, so a caller that signals as soon as
+          // it reads the line is never too early.
+          if (event.type === 'ready') {
+            process.on('SIGINT', () => void stop('SIGINT'))
+            process.on('SIGTERM', () => void stop('SIGTERM'))
+          }
+          reporter(event)
+          // The sync stops on its own when its folder is removed: exit 1 then.
+          if (event.type === 'stopped' && started && !stopping) void stop('stopped', 1)
+        },
+      })
+      await syncing.catch(async (error: unknown) => {
+        await connection.close()
+        throw error
+      })
+      started = true
     })
 }

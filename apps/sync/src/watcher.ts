@@ -15,8 +15,9 @@
  * add/change/unlink (which need a watch and a second lstat per file). With
  * polling there are no raw events, and chokidar polls each file as before.
  */
-import { basename, join, sep } from 'node:path'
+import { sep } from 'node:path'
 import { type FSWatcher, watch } from 'chokidar'
+import { onRawEntry, whenWatching } from './internals/chokidar.js'
 import { toVirtualPath } from './root-guard.js'
 
 export interface WatchFolderOptions {
@@ -58,30 +59,22 @@ export function watchFolder(root: string, options: WatchFolderOptions): FolderWa
   // Native events chokidar drops: a chmod changes neither size nor mtime (chokidar compares times),
   // and a symlink whose target does not resolve is never reported. The raw events have them; the
   // daemon looks at the disk for each path anyway. A per-file watch reports the file's own name,
-  // a folder's watch its entry's name (for a folder `a` holding `a`, both are looked at).
-  watcher.on('raw', (_event, name, details) => {
-    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath
-    if (!name || typeof watched !== 'string') return
-    const hosts = basename(watched) === name ? [watched, join(watched, name)] : [join(watched, name)]
-    for (const host of hosts) {
-      if (host === root || !host.startsWith(`${root}${sep}`)) continue
-      const path = toVirtualPath(root, host)
-      if (!options.ignored(path, undefined)) options.onChange(path)
-    }
+  // a folder's watch its entry's name (internals/chokidar.ts).
+  onRawEntry(watcher, (host) => {
+    if (host === root || !host.startsWith(`${root}${sep}`)) return
+    const path = toVirtualPath(root, host)
+    if (!options.ignored(path, undefined)) options.onChange(path)
   })
   // A new folder: chokidar reads it and only then watches it, and reports none of the files it
   // read (files are ignored, above), so a file created in it before its watch was never reported
   // (a file saved into a folder the daemon had just created stayed off the workspace for good).
-  // Once the folder's watch is there, it is reported again: the daemon looks at its entries.
+  // Once the folder's watch is there (nothing public says when: internals/chokidar.ts), it is
+  // reported again: the daemon looks at its entries.
   if (!polling)
     watcher.on('addDir', (host) => {
-      const deadline = Date.now() + 10_000
-      const check = () => {
-        if (watcher.closed) return
-        if (watcher._closers.has(host) || Date.now() > deadline) report(host)
-        else setTimeout(check, 5)
-      }
-      check()
+      void whenWatching(watcher, host).then(() => {
+        if (!watcher.closed) report(host)
+      })
     })
   watcher.on('error', options.onError)
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))

@@ -11,7 +11,7 @@
  * daemon's. With saves that close, a client's row update often loses the
  * row's last-writer-wins to the daemon's own write of that row (its content
  * edit is merged in the content doc all the same): the daemon looks at the
- * content of such a file (see `observeRemoteEntries` in sync-folder.ts).
+ * content of such a file (core's sync port reports it: `observeOutvoted`).
  *
  * And one rename race: a file renamed on disk and in the workspace at once.
  */

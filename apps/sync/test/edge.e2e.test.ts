@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import type { WorkspaceConnection } from '@yfs/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SyncEvent } from '../src/sync-events.js'
-import { type SyncTestEnv, spawnDaemon, startEnv, tempDir, waitFor } from './helpers.js'
+import { type SyncTestEnv, sameRowsAsServer, spawnDaemon, startEnv, tempDir, waitFor } from './helpers.js'
 
 let env: SyncTestEnv
 beforeAll(async () => {
@@ -89,7 +89,8 @@ describe('the folder itself removed', () => {
       if (daemon.child.exitCode === null) daemon.child.kill('SIGKILL')
     }
     expect(daemon.events).toContainEqual(expect.objectContaining({ type: 'error' }))
-    await new Promise((r) => setTimeout(r, 300))
+    // Whatever the daemon sent before it stopped has reached the client.
+    await sameRowsAsServer(env, ws, client)
     expect(await text(client, '/a.txt')).toBe('a\n')
     expect(await text(client, '/b/c.txt')).toBe('c\n')
     expect(client.fs.trash.list()).toEqual([])
@@ -260,8 +261,7 @@ describe('entries the daemon may not read', () => {
     try {
       await first.ready
       await waitFor(() => client.fs.index.lookup('/locked/x.txt'), 'x.txt in client')
-      // Past start-up (the CLI takes signals once syncFolder has resolved).
-      await new Promise((r) => setTimeout(r, 300))
+      // The CLI takes signals from its ready event on.
       first.child.kill('SIGTERM')
       expect(await first.exited).toBe(0)
     } finally {

@@ -34,6 +34,31 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
   }
 }
 
+/** Resolves once the wall clock is past the millisecond of the call: what comes next has a later `createdAt`. */
+export async function nextMillisecond(): Promise<void> {
+  const now = Date.now()
+  while (Date.now() <= now) await new Promise((r) => setImmediate(r))
+}
+
+/**
+ * Resolves once `client` has the rows the server has (equal to a fresh connection's): everything
+ * a peer sent before the call has reached it, or never will.
+ */
+export async function sameRowsAsServer(
+  env: SyncTestEnv,
+  ws: { id: string; token: string },
+  client: WorkspaceConnection,
+): Promise<void> {
+  const fresh = await env.connect(ws)
+  const rows = (c: WorkspaceConnection) =>
+    JSON.stringify([...c.fs.table.rows()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
+  try {
+    await waitFor(() => rows(client) === rows(fresh), 'the same rows as the server')
+  } finally {
+    await fresh.close(2000)
+  }
+}
+
 export function tempDir(prefix = 'yfs-sync-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
@@ -119,17 +144,21 @@ export interface DaemonProcess {
   exited: Promise<number | null>
 }
 
-/** Run `yfs sync <dir> --json` as a child process (as another user with `as`, when root). */
+/**
+ * Run `yfs sync <dir> --json` as a child process (as another user with `as`, when root); `bin` is
+ * the `yfs` launcher to run (this checkout's by default; the bench times other builds too).
+ */
 export function spawnDaemon(
   server: ServerProcess,
   ws: { id: string; token: string },
   dir: string,
   extra: string[] = [],
   as: { uid?: number; gid?: number } = {},
+  bin = BIN,
 ): DaemonProcess {
   const child = spawn(
     process.execPath,
-    [BIN, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
+    [bin, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token }, ...as },
   )
   const events: Record<string, unknown>[] = []

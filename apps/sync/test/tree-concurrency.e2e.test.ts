@@ -16,7 +16,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { waitFor } from './helpers.js'
+import { nextMillisecond, waitFor } from './helpers.js'
 import { syncedFolder } from './synced-folder.js'
 import { bothSides, diskTree, wsTree } from './two-sides.js'
 
@@ -52,7 +52,7 @@ async function createOnBothSides(folder: string, first: 'disk' | 'workspace'): P
   await clientOffline(async () => {
     if (first === 'workspace') {
       await t.client.fs.writeFile(`/${folder}/f.txt`, 'from the workspace\n')
-      await new Promise((r) => setTimeout(r, 5))
+      await nextMillisecond()
     }
     writeFileSync(join(t.dir, folder, 'f.txt'), 'from disk\n')
     await waitFor(() => t.daemon.connection.fs.index.lookup(`/${folder}/f.txt`) !== undefined, 'the upload')

@@ -13,7 +13,7 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
-import { waitFor } from './helpers.js'
+import { nextMillisecond, waitFor } from './helpers.js'
 import { syncedFolder } from './synced-folder.js'
 import { bothSides } from './two-sides.js'
 
@@ -59,7 +59,7 @@ describe('a disk file renamed after a namesake created on the other side took it
     t.client.socket.disconnect()
     // Created first (offline), so once both meet core shows it as `c.txt` and the disk's as `c (1).txt`.
     await t.client.fs.writeFile('/v2/c.txt', 'from the workspace\n')
-    await new Promise((r) => setTimeout(r, 5))
+    await nextMillisecond()
     writeFileSync(join(t.dir, 'v2/c.txt'), 'from disk\n')
     await waitFor(() => t.daemon.connection.fs.index.lookup('/v2/c.txt') !== undefined, 'the upload', 15_000)
     await t.daemon.connection.flush(10_000)

@@ -36,6 +36,9 @@ export type { FsEvent, FsEventHandler, FsEventType } from './fs/events.js'
 export { isLocalPath, SYSTEM_ROOTS, TMP_PATH } from './fs/local-layer.js'
 export { validateName } from './fs/names.js'
 export type { WriteBase, WriteOptions, WriteReport } from './fs/stale-write.js'
+export type { RowMetadata, SyncPort } from './fs/sync-port.js'
+// The port of a mirror (the disk sync daemon)
+export { createSyncPort } from './fs/sync-port.js'
 export type { FsOp, TransactionError, TransactionResult } from './fs/transaction.js'
 export type {
   CheckpointDiff,
