@@ -89,16 +89,11 @@ export class ContentDocPool {
    */
   async acquire(id: FileId, options: { fresh?: boolean } = {}): Promise<ContentDocHandle> {
     let slot = this.#slots.get(id)
-    const opened = !slot
-    if (!slot) slot = this.#open(id)
+    if (!slot) slot = this.#open(id, options.fresh === true)
     slot.refs++
     this.#idle.delete(id)
     try {
-      // A doc this instance creates has no remote state to wait for, and its provider's first sync
-      // may wait for the file's row, which comes after the content (a server checks that a content
-      // doc belongs to a file): waiting here would deadlock. Its updates go out as the provider syncs.
-      if (opened && options.fresh) slot.ready.catch(() => undefined)
-      else await slot.ready
+      await slot.ready
     } catch (error) {
       // A doc that failed to open (offline, refused, timed out) and holds nothing is dropped,
       // so the next acquire tries again instead of repeating the same failure until eviction.
@@ -205,7 +200,7 @@ export class ContentDocPool {
     this.#idle.clear()
   }
 
-  #open(id: FileId): Slot {
+  #open(id: FileId, fresh = false): Slot {
     const doc = new Y.Doc({ guid: id, gc: false })
     const dormant = this.#dormant.get(id)
     if (dormant) {
@@ -219,8 +214,12 @@ export class ContentDocPool {
     }
     const connection = this.#options.connect?.(doc)
     let ready: Promise<void>
-    if (connection?.whenSynced === undefined) {
-      // Nothing to wait for: open at once, so `peek` can hand out a ready doc.
+    if (connection?.whenSynced === undefined || fresh) {
+      // Nothing to wait for: open at once, so `peek` can hand out a ready doc. A doc this instance
+      // creates has no remote state, and its provider's first sync may wait for the file's row,
+      // which comes after the content (a server checks that a content doc belongs to a file):
+      // waiting would deadlock. Its updates go out as the provider syncs.
+      connection?.whenSynced?.catch(() => undefined)
       this.#options.onOpen?.(id, doc)
       ready = Promise.resolve()
     } else ready = connection.whenSynced.then(() => this.#options.onOpen?.(id, doc))
