@@ -15,12 +15,17 @@ async function cacheShell() {
   const html = await response.clone().text()
   await cache.put(SHELL, response)
   const linked = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1])
+  // Files of the site's root the page links (the favicon): fetched by the page before this worker
+  // controls it, so they would miss the cache on the first offline start and fail there.
+  const rootFiles = [...html.matchAll(/(?:src|href)="(\/[^"/]+\.(?:svg|png|ico|webmanifest))"/g)].map((m) => m[1])
   const list = await fetch('/app-files.json', { cache: 'no-store' })
   const all = list.ok ? await list.json() : []
   const assets = new Set([...linked, ...all.filter((f) => typeof f === 'string' && f.startsWith('/assets/'))])
   // Skip what an earlier version already stored (hashed names never change content).
   const missing = []
   for (const asset of assets) if (!(await cache.match(asset))) missing.push(asset)
+  // Root files keep their name across builds: always fetched again.
+  missing.push(...rootFiles)
   await cache.addAll(missing)
   // Drop assets of older builds.
   for (const request of await cache.keys()) {
