@@ -17,7 +17,9 @@ async function cacheShell() {
   const linked = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1])
   // Files of the site's root the page links (the favicon): fetched by the page before this worker
   // controls it, so they would miss the cache on the first offline start and fail there.
-  const rootFiles = [...html.matchAll(/(?:src|href)="(\/[^"/]+\.(?:svg|png|ico|webmanifest))"/g)].map((m) => m[1])
+  const rootFiles = [...html.matchAll(/(?:src|href)="(\/[^"/]+\.(?:svg|png|ico|webmanifest))"/g)].map(
+    (m) => m[1],
+  )
   const list = await fetch('/app-files.json', { cache: 'no-store' })
   const all = list.ok ? await list.json() : []
   const assets = new Set([...linked, ...all.filter((f) => typeof f === 'string' && f.startsWith('/assets/'))])
