@@ -2,22 +2,11 @@
 // `Bash` on a `YjsFileSystem` is its sandbox, with nothing of ours around the shell. An agent that
 // reads a file, and rewrites it with a heredoc while a person types in it on another replica, keeps
 // the person's edit (issue 22: the filesystem holds the truncation of `> f` until the write).
-import { TEXT_KEY, type YjsFileSystem } from '@yfs/core'
-import { createReplicaNetwork } from '@yfs/core/testing'
+import type { YjsFileSystem } from '@yfs/core'
+import { createReplicaNetwork, typeInto } from '@yfs/core/testing'
 import { createBashTool } from 'bash-tool'
 import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
-
-async function typeInto(fs: YjsFileSystem, path: string, at: string, insert: string): Promise<void> {
-  const id = fs.index.lookup(path)!
-  const handle = await fs.pool.acquire(id)
-  try {
-    const text = handle.doc.getText(TEXT_KEY)
-    handle.doc.transact(() => text.insert(text.toString().indexOf(at) + at.length, insert), 'editor')
-  } finally {
-    handle.release()
-  }
-}
 
 const BASE = 'one\ntwo\nthree\nfour\nfive\n'
 

@@ -9,20 +9,8 @@
  */
 import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
-import { TEXT_KEY, type YjsFileSystem } from '../../src/index.js'
-import { createReplicaNetwork, type ReplicaNetwork } from '../../src/testing/index.js'
-
-/** A person's edit straight on the Y.Text of a replica (what an editor binding does). */
-async function typeInto(fs: YjsFileSystem, path: string, at: string, insert: string): Promise<void> {
-  const id = fs.index.lookup(path)!
-  const handle = await fs.pool.acquire(id)
-  try {
-    const text = handle.doc.getText(TEXT_KEY)
-    handle.doc.transact(() => text.insert(text.toString().indexOf(at) + at.length, insert), 'editor')
-  } finally {
-    handle.release()
-  }
-}
+import type { YjsFileSystem } from '../../src/index.js'
+import { createReplicaNetwork, type ReplicaNetwork, typeInto } from '../../src/testing/index.js'
 
 const BASE = 'one\ntwo\nthree\nfour\nfive\n'
 
