@@ -2,6 +2,7 @@
  * The `yfs` command line (commander). `serve` starts the sync server;
  * `start` starts it with the web app and a demo workspace (`pnpm start`);
  * `mcp` (from @yfs/agent) and `sync` (from @yfs/sync) are mounted here;
+ * `search` queries a server workspace's search index (search-command.ts);
  * `workspace create` and `token create` administer a store directly (no
  * server needed), for set-up scripts and recovery.
  *
@@ -19,6 +20,7 @@ import { type DocumentStore, type Role, workspaceIdProblem } from './persistence
 import { createPostgresStore } from './persistence/postgres-store.js'
 import { createSqliteStore } from './persistence/sqlite-store.js'
 import { containUnhandledRejections } from './process-guards.js'
+import { createSearchCommand } from './search-command.js'
 import { createServer, type YfsServer } from './server.js'
 import { startDemo } from './start.js'
 
@@ -87,6 +89,8 @@ export function createProgram(): Command {
   program.addCommand(createMcpCommand())
   // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
   program.addCommand(createSyncCommand())
+  // `yfs search <query>`: ranked search of a server workspace (search-command.ts).
+  program.addCommand(createSearchCommand())
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(

@@ -23,6 +23,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { type Extension, Hocuspocus } from '@hocuspocus/server'
+import { markdownCodec } from '@yfs/markdown'
 import { WebSocket, WebSocketServer } from 'ws'
 import { createAuthorizer } from './auth/authorizer.js'
 import { DEFAULTS, type ServerConfig } from './config.js'
@@ -33,6 +34,7 @@ import { createDocumentOptionsExtension } from './extensions/document-options.js
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
+import { createSearchExtension } from './extensions/search.js'
 import { createAdminApi } from './http/admin-api.js'
 import { createHealthEndpoint } from './http/health.js'
 import { sendJson } from './http/json.js'
@@ -43,6 +45,7 @@ import { createLogger } from './logger.js'
 import { createCompactor } from './persistence/compactor.js'
 import { guardSocket } from './protocol/guarded-socket.js'
 import { resolveLimits } from './protocol/limits.js'
+import { createServerSearch } from './search/server-search.js'
 import { WorkspaceFiles } from './workspace-files.js'
 import { createYwsHandler, YWS_PREFIX } from './yws/y-websocket-handler.js'
 
@@ -100,6 +103,19 @@ export function createServer(config: ServerConfig): YfsServer {
     maxTokenBytes: limits.maxTokenBytes,
   })
 
+  // PostgreSQL deployments answer searches from their plaintext index; SQLite ones answer
+  // ENOSYS and clients search in process (extensions/search.ts).
+  const search = store.plaintext
+    ? createServerSearch({
+        index: store.plaintext,
+        files,
+        persistence,
+        instance: () => hocuspocus,
+        codecs: [markdownCodec],
+        logger,
+      })
+    : undefined
+
   const extensions: Extension[] = [
     // Content docs keep deleted content (gc: false); see the extension's comment.
     createDocumentOptionsExtension(),
@@ -107,6 +123,7 @@ export function createServer(config: ServerConfig): YfsServer {
     createAuthExtension(authorizer, logger),
     persistence.extension,
     createBulkContentExtension({ persistence, files, logger, limits, instance: () => hocuspocus }),
+    createSearchExtension({ search, logger, limits }),
   ]
   if (config.redisUrl) {
     extensions.push(
@@ -241,6 +258,7 @@ export function createServer(config: ServerConfig): YfsServer {
       })(),
       5000,
     )
+    search?.close()
     await withTimeout(compactor.idle(), 10_000)
     await compactor.stop()
     await hocuspocus.hooks('onDestroy', { instance: hocuspocus })

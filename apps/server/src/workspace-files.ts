@@ -12,7 +12,14 @@
  * after `lingerMs`, so open/close churn does not reload it each time.
  */
 import type { Document, Hocuspocus } from '@hocuspocus/server'
-import { asFileId, createFilesTable, type FilesTable, type FileType } from '@yfs/core'
+import {
+  asFileId,
+  createFileSystemIndex,
+  createFilesTable,
+  type FileSystemIndex,
+  type FilesTable,
+  type FileType,
+} from '@yfs/core'
 import { AuthError } from './auth/auth-error.js'
 import { mainDocName } from './doc-names.js'
 
@@ -20,6 +27,11 @@ interface Holder {
   users: number
   ready: Promise<{ document: Document; table: FilesTable; disconnect: () => Promise<void> }>
   linger: NodeJS.Timeout | undefined
+  /** The path index of `table`, built on first use (searches resolve paths with it). */
+  paths?: FileSystemIndex
+  /** Row changes seen while held, and this hold's number: `stamp` (searches skip re-checks). */
+  changes: number
+  generation: number
 }
 
 export interface WorkspaceFilesOptions {
@@ -34,6 +46,7 @@ export class WorkspaceFiles {
   readonly #waitMs: number
   readonly #lingerMs: number
   #instance: Hocuspocus | undefined
+  #generation = 0
 
   constructor(options: WorkspaceFilesOptions = {}) {
     this.#waitMs = options.waitMs ?? 10_000
@@ -89,6 +102,35 @@ export class WorkspaceFiles {
     }
   }
 
+  /**
+   * Run `fn` with the workspace's files table and path index (built on first use and kept
+   * while the main doc is held), holding the main doc meanwhile.
+   */
+  async withIndex<T>(
+    workspace: string,
+    fn: (table: FilesTable, index: FileSystemIndex) => Promise<T>,
+  ): Promise<T> {
+    const holder = this.#hold(workspace)
+    try {
+      const { table } = await holder.ready
+      holder.paths ??= createFileSystemIndex(table)
+      return await fn(table, holder.paths)
+    } finally {
+      this.release(workspace)
+    }
+  }
+
+  /**
+   * A stamp of the workspace's rows while its main doc is held: equal stamps mean no row
+   * changed in between (`undefined` when not held or still loading).
+   */
+  async stamp(workspace: string): Promise<string | undefined> {
+    const holder = this.#holders.get(workspace)
+    if (!holder) return undefined
+    await holder.ready
+    return `${holder.generation}:${holder.changes}`
+  }
+
   /** Give back a hold taken by a successful `acquireFile`. */
   release(workspace: string): void {
     const holder = this.#holders.get(workspace)
@@ -114,6 +156,9 @@ export class WorkspaceFiles {
       const ready = instance.openDirectConnection(mainDocName(workspace), { system: true }).then((direct) => {
         const document = direct.document!
         const table = createFilesTable(document)
+        table.observe(() => {
+          created.changes++
+        })
         return {
           document,
           table,
@@ -123,7 +168,14 @@ export class WorkspaceFiles {
           },
         }
       })
-      holder = { users: 0, ready, linger: undefined }
+      const created: Holder = {
+        users: 0,
+        ready,
+        linger: undefined,
+        changes: 0,
+        generation: ++this.#generation,
+      }
+      holder = created
       this.#holders.set(workspace, holder)
       // A failed load must not leave a broken holder behind.
       ready.catch(() => this.#holders.get(workspace) === holder && this.#holders.delete(workspace))
@@ -140,6 +192,7 @@ export class WorkspaceFiles {
     this.#holders.delete(workspace)
     try {
       const { disconnect } = await holder.ready
+      holder.paths?.destroy()
       await disconnect()
     } catch {
       // The load failed: nothing to disconnect (the error was reported to the acquirer).

@@ -25,6 +25,7 @@ import { Bash } from 'just-bash'
 import { runInWorker, type ShellJob, type ShellOutcome } from './bash-worker/run.js'
 import { capText } from './cap-text.js'
 import { createRecordingFs } from './recording-fs.js'
+import { createIndexedGrep } from './search/indexed-grep.js'
 
 export interface ExecOptions {
   cwd?: string
@@ -95,7 +96,13 @@ async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), job.timeout)
   try {
-    const bash = new Bash({ fs: job.fs, cwd: job.cwd, env: job.env, executionLimits: job.limits })
+    const bash = new Bash({
+      fs: job.fs,
+      cwd: job.cwd,
+      env: job.env,
+      executionLimits: job.limits,
+      ...(job.customCommands ? { customCommands: job.customCommands } : {}),
+    })
     const r = await bash.exec(job.script, {
       signal: controller.signal,
       ...(job.stdin ? { stdin: job.stdin } : {}),
@@ -116,18 +123,26 @@ async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
 export interface JustBashBackendOptions {
   /** Run the shell on this thread instead of a worker thread (default false). */
   inProcess?: boolean
+  /** In process: `grep -r` through the search index (search/indexed-grep.ts). Default true. */
+  indexedGrep?: boolean
 }
 
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)
 
-/** just-bash on a YjsFileSystem: each run is a fresh shell (no state leaks between tool calls). */
+/**
+ * just-bash on a YjsFileSystem: each run is a fresh shell (no state leaks between tool calls),
+ * in a worker thread by default (bash-worker/). In process (`inProcess`), `grep -r` uses the
+ * filesystem's search index unless `options.indexedGrep` is false; the worker runs just-bash's own
+ * grep (the index lives on this thread).
+ */
 export function createJustBashBackend(
   fs: YjsFileSystem,
   limits: Partial<JustBashLimits> = {},
-  { inProcess = false }: JustBashBackendOptions = {},
+  { inProcess = false, indexedGrep = true }: JustBashBackendOptions = {},
 ): ExecBackend {
   const executionLimits = { ...DEFAULT_EXEC_LIMITS, ...limits }
   const runShell = inProcess ? runInProcess : runInWorker
+  const grep = inProcess && indexedGrep ? createIndexedGrep(fs) : undefined
   return {
     async run(command, args, options = {}) {
       const script = [command, ...args.map(quote)].join(' ')
@@ -141,7 +156,8 @@ export function createJustBashBackend(
       const timeout = options.timeout ?? 30_000
       try {
         const result = await runShell({
-          fs: scope.fs,
+          fs: grep ? grep.view(scope.fs) : scope.fs,
+          ...(grep ? { customCommands: [grep.command] } : {}),
           script,
           cwd: options.cwd ?? '/',
           // Folders that exist in every workspace: `cd`, `~` and mktemp-style `$TMPDIR/x` work.

@@ -2,7 +2,13 @@
 
 export { capText } from './cap-text.js'
 export { errorResult, ToolError } from './errors.js'
-export type { ExecBackend, ExecOptions, ExecResult, JustBashLimits } from './exec-backend.js'
+export type {
+  ExecBackend,
+  ExecOptions,
+  ExecResult,
+  JustBashBackendOptions,
+  JustBashLimits,
+} from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
 export { bearerToken, generateToken, sameSecret } from './mcp/bearer.js'
 export type {
@@ -29,6 +35,9 @@ export { createMemoryStores } from './mcp/stores.js'
 export { collectOrigins, createMcpCommand, originArgument } from './mcp-command.js'
 export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
 export { createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
+export { grepRequirement } from './search/grep-requirement.js'
+export type { IndexedGrep } from './search/indexed-grep.js'
+export { createIndexedGrep } from './search/indexed-grep.js'
 export type {
   Tool,
   ToolAnnotations,

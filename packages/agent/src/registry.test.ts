@@ -29,6 +29,7 @@ describe('createToolRegistry', () => {
         'tree',
         'glob',
         'grep',
+        'search',
         'history',
         'diff',
         'checkout_version',

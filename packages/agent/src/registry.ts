@@ -5,7 +5,7 @@
  * concurrently: tools keep no state between calls and the filesystem orders
  * its own mutations.
  */
-import type { YjsFileSystem } from '@yfs/core'
+import { type Searcher, searchIndexOf, type YjsFileSystem } from '@yfs/core'
 import { type } from 'arktype'
 import { capText } from './cap-text.js'
 import { errorResult } from './errors.js'
@@ -18,6 +18,11 @@ export interface ToolRegistryOptions extends Partial<ToolOptions> {
   execLimits?: Partial<JustBashLimits>
   /** Extra tools (e.g. the MCP server's `stores`). */
   extraTools?: Tool[]
+  /**
+   * What answers `search`: default the filesystem's in-process index (core `searchIndexOf`,
+   * built on the first search); a connected client passes the server's (`remoteSearcher`).
+   */
+  searcher?: Searcher
 }
 
 export interface ToolRegistry {
@@ -34,6 +39,7 @@ export const DEFAULT_TOOL_OPTIONS: ToolOptions = {
 export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptions = {}): ToolRegistry {
   const toolOptions: ToolOptions = { ...DEFAULT_TOOL_OPTIONS, ...options }
   const exec = options.exec ?? createJustBashBackend(fs, options.execLimits)
+  const searcher: Searcher = options.searcher ?? { search: (request) => searchIndexOf(fs).search(request) }
   const tools = new Map<string, Tool>()
   for (const t of [...allTools, ...(options.extraTools ?? [])]) tools.set(t.name, t)
   const definitions = [...tools.values()].map(
@@ -54,7 +60,7 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
       const input = tool.input(args ?? {})
       if (input instanceof type.errors) return errorResult(input)
       try {
-        const out = await tool.run(input, { fs, exec, options: toolOptions })
+        const out = await tool.run(input, { fs, exec, searcher, options: toolOptions })
         const text = capText(out.text ?? JSON.stringify(out.structured, null, 2), toolOptions.maxOutputChars)
         return { content: [{ type: 'text', text }], structuredContent: out.structured }
       } catch (error) {

@@ -4,7 +4,7 @@
  * `run` that returns a structured result. Tools never see raw arguments:
  * the registry validates them once, at the edge.
  */
-import type { YjsFileSystem } from '@yfs/core'
+import type { Searcher, YjsFileSystem } from '@yfs/core'
 import type { Type } from 'arktype'
 import type { ExecBackend } from './exec-backend.js'
 
@@ -18,6 +18,8 @@ export interface ToolAnnotations {
 export interface ToolContext {
   fs: YjsFileSystem
   exec: ExecBackend
+  /** Answers `search` (the filesystem's in-process index, or a server's). */
+  searcher: Searcher
   options: ToolOptions
 }
 

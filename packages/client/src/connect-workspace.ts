@@ -66,6 +66,7 @@ import {
   whenSyncedOrOffline,
   withTimeout,
 } from './provider-sync.js'
+import { createSearchChannel, SEARCH_TIMEOUT_MS, type SearchChannel } from './search-channel.js'
 import { loadUnacknowledgedDocs, type UnacknowledgedDocs, watchLocalChanges } from './unacknowledged-docs.js'
 
 export interface ConnectWorkspaceOptions {
@@ -137,6 +138,14 @@ export interface WorkspaceConnection {
   awarenessOf(doc: Y.Doc): DocAwareness | undefined
   /** `true` when the connection opened from the local store because the server was unreachable. */
   readonly openedOffline: boolean
+  /**
+   * Search answered by the server's index (PostgreSQL deployments), or by this filesystem's
+   * in-process index when the server has none (SQLite). The server searches what it has
+   * stored: `flush()` first to include this client's unacknowledged changes.
+   * @example
+   * const { hits } = await ws.searcher.search({ query: 'TODO', include: ['*.md'] })
+   */
+  readonly searcher: SearchChannel
   /** Online/offline and the number of unacknowledged documents, now. */
   status(): ConnectionStatus
   /** Call `fn` whenever `status()` may have changed; returns an unsubscribe. */
@@ -438,6 +447,9 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       }),
   })
 
+  // Searches on the main doc's connection (server: extensions/search.ts), or in process.
+  // A first search on a big workspace may wait for the server to index it: more time than a connect.
+  const searcher = createSearchChannel(main, fs, Math.max(timeoutMs, SEARCH_TIMEOUT_MS))
   const connection: WorkspaceConnection = {
     fs,
     workspace: options.workspace,
@@ -445,6 +457,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     socket,
     main,
     openedOffline,
+    searcher,
     get openDocuments() {
       return providers.size - 1
     },
@@ -482,6 +495,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       fs?.destroy()
       fs = undefined
       bulk.destroy()
+      searcher.destroy()
       statusListeners.clear()
       for (const provider of [...providers]) drop(provider)
       socket.off('status', notify)

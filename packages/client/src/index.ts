@@ -15,3 +15,7 @@ export { connectWorkspace, isNotOnDevice, NOT_ON_DEVICE } from './connect-worksp
 export { contentDocName, mainDocName } from './doc-names.js'
 export type { DocPersistence, PersistDoc } from './persistence.js'
 export { whenAcknowledged, whenSynced } from './provider-sync.js'
+export type { SearchChannel } from './search-channel.js'
+export { createSearchChannel } from './search-channel.js'
+export type { SearchFailure, SearchMessage } from './search-messages.js'
+export { decodeSearchMessage, encodeSearchMessage, SEARCH_VERSION } from './search-messages.js'

@@ -70,4 +70,51 @@ export * as paths from './path.js'
 export type { FileSystemIndex, IndexSnapshot } from './path-index.js'
 // Runtime index
 export { createFileSystemIndex } from './path-index.js'
+// Search
+export type {
+  CompiledQuery,
+  FileScan,
+  PreparedSearch,
+  RankedFile,
+  RawMatch,
+  Requirement,
+  ScanText,
+  Searcher,
+  SearchHit,
+  SearchIndexStats,
+  SearchMatch,
+  SearchRequest,
+  SearchResult,
+} from './search/index.js'
+export {
+  compareRanked,
+  compileQuery,
+  docPlaintext,
+  firstMatch,
+  foldText,
+  globMatcher,
+  isSearchError,
+  MAX_MATCHES_PER_FILE,
+  MAX_QUERY_LENGTH,
+  MAX_SEARCH_GLOBS,
+  MAX_SEARCH_LIMIT,
+  newlineOffsets,
+  nonAsciiOffsets,
+  pathFilter,
+  prepareSearch,
+  rankedFile,
+  regexRequirement,
+  requiredStrings,
+  rowVersion,
+  SearchError,
+  SearchIndex,
+  satisfies,
+  scanText,
+  searchIndexOf,
+  snippetOf,
+  TrigramIndex,
+  toHit,
+  trigramKeys,
+  wordPattern,
+} from './search/index.js'
 export { disambiguateNames, suffixedName } from './sibling-names.js'

@@ -20,6 +20,8 @@
  * document methods (the server checks workspaces before it touches documents).
  */
 
+import type { Requirement } from '@yfs/core'
+
 /** What a token lets its holder do in its workspace. */
 export type Role = 'read' | 'write'
 
@@ -80,8 +82,40 @@ export interface DocumentStore {
   /** Revoke `token`; resolves `false` when it was unknown. */
   revokeToken(token: string): Promise<boolean>
 
+  /**
+   * The plaintext search index (`search/plaintext-index.ts`), when this backend has one
+   * (PostgreSQL with `pg_trgm`); SQLite deployments search in process on the client.
+   */
+  readonly plaintext?: PlaintextIndex
+
   /** Release connections and file handles. Further calls reject. */
   close(): Promise<void>
+}
+
+/** A file's indexed text as stored: `text` undefined for binary or unreadable files. */
+export interface PlaintextRow {
+  file: string
+  /** The file row's version the text was read at (core `rowVersion`). */
+  version: string
+  text: string | undefined
+}
+
+/**
+ * Each file's current plaintext, by workspace, with a trigram index for `candidates`. Scoped
+ * like documents: a method never touches another workspace's rows (row-level security).
+ */
+export interface PlaintextIndex {
+  /** The version each indexed file of `workspace` was read at. */
+  versions(workspace: string): Promise<Map<string, string>>
+  /** Store (replace) these files' texts. */
+  put(workspace: string, rows: readonly PlaintextRow[]): Promise<void>
+  /** Forget these files. */
+  remove(workspace: string, files: readonly string[]): Promise<void>
+  /**
+   * Files of `workspace` with text whose folded form (core `foldText`) satisfies `requirement`
+   * (`true`: every file), with their text.
+   */
+  candidates(workspace: string, requirement: Requirement): Promise<{ file: string; text: string }[]>
 }
 
 /** A store-level error with a code (`ENOENT`: no such workspace). */

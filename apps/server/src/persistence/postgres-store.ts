@@ -16,6 +16,9 @@
  * (`SET app.workspace = $1` cannot take parameters). Start-up verifies that
  * the pooled role really is subject to RLS and refuses to run otherwise.
  *
+ * Search: `plaintext` (postgres-plaintext.ts) holds each file's current text
+ * with a `pg_trgm` GIN index, under the same row-level security.
+ *
  * Concurrency: appends are single INSERTs. Compaction takes a per-document
  * advisory transaction lock (so two processes don't merge the same rows
  * twice), reads the rows, inserts the merged row and deletes exactly the ids
@@ -33,6 +36,7 @@ import {
   StoreError,
   type TokenGrant,
 } from './document-store.js'
+import { createPostgresPlaintext, createTrigramIndex, plaintextSchemaSql } from './postgres-plaintext.js'
 import { createTokenSecret, hashToken } from './tokens.js'
 
 export interface PostgresStoreOptions {
@@ -96,6 +100,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const s = ident(options.schema ?? 'yfs', 'schema')
   const role = ident(options.role ?? 'yfs_app', 'role')
 
+  let trigramIndex = false
   // Schema set-up runs as the connecting (owner) user, once.
   const admin = new pg.Client({ connectionString: options.url })
   await admin.connect()
@@ -103,7 +108,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await admin.query('BEGIN')
     await admin.query(`SELECT pg_advisory_xact_lock(hashtext('yfs-schema-setup'))`)
     await admin.query(schemaSql(s, role))
+    await admin.query(plaintextSchemaSql(s, role))
     await admin.query('COMMIT')
+    // Outside the transaction: a failure (no pg_trgm on this server) leaves the rest in place.
+    trigramIndex = await createTrigramIndex(admin, s)
   } catch (error) {
     await admin.query('ROLLBACK').catch(() => undefined)
     throw error
@@ -156,6 +164,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   return {
     kind: 'postgres',
+    plaintext: Object.assign(createPostgresPlaintext(s, withWorkspace), { trigramIndex }),
 
     async append(workspace, name, update) {
       await withWorkspace(workspace, (client) =>

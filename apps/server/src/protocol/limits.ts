@@ -7,7 +7,8 @@
  * The defaults leave room for every legitimate client we ship: tokens are
  * ~40 characters, document names ≤ 193 bytes, a presence state is a name, a
  * colour and a cursor (< 1 KiB), a client opens one provider per document,
- * and @yfs/client asks for ≤ 250 ids per bulk load.
+ * and @yfs/client asks for ≤ 250 ids per bulk load; a search request is a
+ * query of ≤ 1,000 characters and a few globs.
  */
 
 export interface ServerLimits {
@@ -33,6 +34,12 @@ export interface ServerLimits {
   maxBulkIds: number
   /** Content bytes in one bulk `loaded` reply; ids past it are answered "ask again". Default 8 MiB. */
   maxBulkReplyBytes: number
+  /** Bytes of one search request message (the query itself is at most 1,000 characters). Default 64 KiB. */
+  maxSearchRequestBytes: number
+  /** Bytes of one search reply; hits past it are left to the next page. Default 1 MiB. */
+  maxSearchReplyBytes: number
+  /** Searches one connection may have running at once; more are answered `EBUSY`. Default 2. */
+  maxSearchesInFlight: number
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
@@ -47,6 +54,9 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxAwarenessClients: 8,
   maxBulkIds: 1000,
   maxBulkReplyBytes: 8 * 1024 * 1024,
+  maxSearchRequestBytes: 64 * 1024,
+  maxSearchReplyBytes: 1024 * 1024,
+  maxSearchesInFlight: 2,
 })
 
 /** `DEFAULT_LIMITS` with `overrides` applied. */

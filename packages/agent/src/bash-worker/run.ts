@@ -14,7 +14,7 @@
  */
 import { MessageChannel } from 'node:worker_threads'
 import { type ErrnoCode, FsError } from '@yfs/core'
-import type { IFileSystem } from 'just-bash'
+import type { CustomCommand, IFileSystem } from 'just-bash'
 import { createWorkerPool, WORKER_HEAP_MB } from './pool.js'
 import {
   type ExecutionLimits,
@@ -35,6 +35,8 @@ export const ABORT_GRACE_MS = 1000
 
 export interface ShellJob {
   fs: IFileSystem
+  /** Commands added to just-bash's (in process only: a worker cannot run this thread's functions). */
+  customCommands?: CustomCommand[]
   script: string
   cwd: string
   env: Record<string, string>

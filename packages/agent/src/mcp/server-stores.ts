@@ -6,6 +6,7 @@
  * `--store`, and `stores open` reaches any other workspace the token allows.
  */
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import type { Searcher, YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import { ToolError } from '../tool-error.js'
 import type { StoreProvider } from './stores.js'
@@ -20,6 +21,8 @@ export interface ServerStoresOptions {
 export function createServerStores(options: ServerStoresOptions): StoreProvider & { close(): Promise<void> } {
   const url = options.url.replace(/^http/, 'ws')
   const open = new Map<string, Promise<WorkspaceConnection>>()
+  // The server's index answers `search` on a store (in process when the server has none).
+  const searchers = new WeakMap<YjsFileSystem, Searcher>()
   return {
     createPrivate() {
       throw new ToolError(
@@ -40,8 +43,11 @@ export function createServerStores(options: ServerStoresOptions): StoreProvider 
         // A failed connection is not cached: the next open tries again.
         conn.catch(() => open.delete(name))
       }
-      return (await conn).fs
+      const ws = await conn
+      searchers.set(ws.fs, ws.searcher)
+      return ws.fs
     },
+    searcherOf: (fs) => searchers.get(fs),
     list: () => [...open.keys()].sort(),
     async close() {
       for (const c of open.values())

@@ -57,7 +57,11 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
     },
   })
   const makeRegistry = (): ToolRegistry =>
-    createToolRegistry(fs, { ...options.registry, extraTools: [storesTool] })
+    createToolRegistry(fs, {
+      ...options.registry,
+      extraTools: [storesTool],
+      ...(options.stores.searcherOf?.(fs) ? { searcher: options.stores.searcherOf(fs) } : {}),
+    })
   let registry = makeRegistry()
 
   const server = new Server(SERVER_INFO, {

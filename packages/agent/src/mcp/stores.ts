@@ -5,7 +5,7 @@
  * session that opens the same name. With a sync server, `open` returns the
  * server's workspace, so people in the browser see the agent's changes live.
  */
-import { createFileSystem, type YjsFileSystem } from '@yfs/core'
+import { createFileSystem, type Searcher, type YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 
 export interface StoreProvider {
@@ -15,6 +15,8 @@ export interface StoreProvider {
   open(name: string): Promise<YjsFileSystem> | YjsFileSystem
   /** Names of the shared stores this provider knows. */
   list(): Promise<string[]> | string[]
+  /** What answers `search` on a filesystem of this provider (default: its in-process index). */
+  searcherOf?(fs: YjsFileSystem): Searcher | undefined
 }
 
 /** Stores kept in this process's memory. */

@@ -19,6 +19,7 @@ import { moveTool } from './move/move.js'
 import { readFileTool } from './read-file/read-file.js'
 import { restoreTool } from './restore/restore.js'
 import { restoreCheckpointTool } from './restore-checkpoint/restore-checkpoint.js'
+import { searchTool } from './search/search.js'
 import { statTool } from './stat/stat.js'
 import { treeTool } from './tree/tree.js'
 import { writeFileTool } from './write-file/write-file.js'
@@ -42,6 +43,7 @@ export const allTools: Tool[] = [
   treeTool,
   globTool,
   grepTool,
+  searchTool,
   historyTool,
   diffTool,
   checkoutVersionTool,

@@ -83,6 +83,17 @@ function markCachedSeen(ctx: FsContext, id: FileId, row: FileRow): boolean {
   return true
 }
 
+/**
+ * The text of file `id` as a person reads it (Markdown text for `.md` files), for indexing:
+ * `undefined` for binary files and ids that are not files. Not a read by a caller: it is no
+ * base for a later write (last-seen.ts). Throws like `readContent` (ENOSYS: codec missing).
+ */
+export async function readPlaintext(ctx: FsContext, id: FileId): Promise<string | undefined> {
+  const row = ctx.table.get(id)
+  if (row?.type !== 'file') return undefined
+  return (await readContent(ctx, id, row)).text
+}
+
 /** Content of a node for a diff: a symlink's target, or a file's content. */
 export async function readNode(ctx: FsContext, row: FileRow): Promise<FileContentValue> {
   if (row.type === 'symlink') return { text: row.target ?? '' }

@@ -56,6 +56,7 @@ import { ContentDocPool } from '../content/doc-pool.js'
 import { textCodec } from '../content/text-codec.js'
 import { createFilesTable, type FilesTable } from '../files-table.js'
 import type { FileVersion } from '../history/file-history.js'
+import type { FileId } from '../ids.js'
 import { DEFAULT_LIMITS, type FileSystemLimits } from '../limits.js'
 import { MAX_NAME_BYTES } from '../names.js'
 import * as paths from '../path.js'
@@ -102,6 +103,7 @@ import { LastSeenTracker } from './last-seen.js'
 import { LocalLayer } from './local-layer.js'
 import { MemoryFs } from './memory-fs.js'
 import { mkdir, mkdirSync } from './mkdir.js'
+import { readPlaintext } from './read-content.js'
 import { readFile, readFileBuffer, readFileBytes } from './read-file.js'
 import { getAllPaths, readdir, readdirWithFileTypes } from './readdir.js'
 import { rm } from './remove.js'
@@ -234,6 +236,15 @@ export class YjsFileSystem implements IFileSystem {
 
   readFileBuffer(path: string): Promise<Uint8Array> {
     return this.#look(path, () => readFileBuffer(this.#ctx, path))
+  }
+
+  /**
+   * The text of file `id` as a person reads it (Markdown text for `.md`), `undefined` for
+   * binary files and ids that are not files. For indexers: unlike `readFile` it is not a read
+   * by the caller, so it is no base for a later write. Throws ENOSYS when the codec is missing.
+   */
+  readPlaintext(id: FileId): Promise<string | undefined> {
+    return readPlaintext(this.#ctx, id)
   }
 
   readFileBytes(path: string): Promise<never> {

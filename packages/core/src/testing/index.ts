@@ -6,9 +6,24 @@ export { dumpIndex } from './dump-index.js'
 export { FileRowSchema } from './file-row-schema.js'
 export type { IntentExpectation, IntentOp, IntentState } from './intent-ops.js'
 export { checkIntents, contentOf, intentOpArbitrary, runIntentOp, setUpIntentFiles } from './intent-ops.js'
+export type { CorpusFile } from './markdown-corpus.js'
+export { markdownCorpus } from './markdown-corpus.js'
 export type { Replica, ReplicaNetwork, ReplicaNetworkOptions } from './replica-network.js'
 export { createReplicaNetwork } from './replica-network.js'
 export type { ContentEntry, ContentLog, ReplicaOp, ReplicaOpOptions } from './replica-ops.js'
 export { replicaOpArbitrary, runReplicaOp } from './replica-ops.js'
+export type { SearchFile } from './search-contract.js'
+export {
+  applySearchOp,
+  bruteForceSearch,
+  checkSearch,
+  SEARCH_WORDS,
+  type SearchOp,
+  searchOpArbitrary,
+  searchPathArbitrary,
+  searchRequestArbitrary,
+  searchTextArbitrary,
+  workspaceTexts,
+} from './search-contract.js'
 export { snapshotFileSystem } from './snapshot.js'
 export { typeInto } from './type-into.js'

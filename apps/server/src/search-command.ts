@@ -1,0 +1,97 @@
+/**
+ * `yfs search <query>`: a ranked search of a server workspace, answered by
+ * the server's index (PostgreSQL) or, on a SQLite server, by an in-process
+ * index on this client (it loads the workspace's texts first). Prints hits
+ * for a person (path, line:column and the snippet with the match «marked»),
+ * or the result as JSON with `--json`. Exit code 0 with hits, 1 without, 2
+ * on an error (like grep).
+ */
+import { connectWorkspace } from '@yfs/client'
+import { isSearchError, type SearchResult } from '@yfs/core'
+import { markdownCodec } from '@yfs/markdown'
+import { Command, InvalidArgumentError, Option } from 'commander'
+
+function integer(value: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer')
+  return n
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+/** The lines a person reads for `result`. */
+export function formatSearchResult(result: SearchResult): string {
+  if (result.total === 0) return '(no matches)\n'
+  const lines: string[] = []
+  for (const hit of result.hits) {
+    lines.push(`${hit.path} (${hit.matchingLines} matching line${hit.matchingLines === 1 ? '' : 's'})`)
+    for (const m of hit.matches) {
+      const [a, b] = m.mark
+      lines.push(
+        `  ${m.line}:${m.column}: ${m.snippet.slice(0, a)}«${m.snippet.slice(a, b)}»${m.snippet.slice(b)}`,
+      )
+    }
+  }
+  const shown = `${result.offset + 1}–${result.offset + result.hits.length} of ${result.total} files`
+  lines.push(result.nextOffset !== undefined ? `${shown}; next page: --offset ${result.nextOffset}` : shown)
+  return `${lines.join('\n')}\n`
+}
+
+export function createSearchCommand(): Command {
+  return new Command('search')
+    .description('search a workspace on a yfs server (ranked, indexed)')
+    .argument('<query>', 'text to find (or an RE2 regex with --regex)')
+    .addOption(
+      new Option('--server <url>', 'yfs server (ws://host:port)').env('YFS_SERVER').makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--token <token>', 'workspace token (a read token is enough)')
+        .env('YFS_TOKEN')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--workspace <id>', 'workspace to search').env('YFS_WORKSPACE').makeOptionMandatory(),
+    )
+    .option('-e, --regex', 'the query is an RE2 regular expression')
+    .option('-s, --case-sensitive', 'match case (default: ignore case)')
+    .option('--path <glob>', 'only files whose path matches (repeatable): "docs/**", "*.md"', collect)
+    .option('--exclude <glob>', 'leave out files whose path matches (repeatable)', collect)
+    .addOption(new Option('--limit <n>', 'files per page (at most 200)').default(20).argParser(integer))
+    .addOption(new Option('--offset <n>', 'files to skip (paging)').default(0).argParser(integer))
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  yfs search --server ws://127.0.0.1:4321 --workspace demo --token $T "quarterly plan"
+  yfs search -e 'TODO\\(\\w+\\)' --path 'src/**' --json --server ... --workspace ... --token ...`,
+    )
+    .action(async (query: string, flags) => {
+      const ws = await connectWorkspace({
+        url: String(flags.server).replace(/^http/, 'ws'),
+        workspace: flags.workspace,
+        token: flags.token,
+        fs: { codecs: [markdownCodec] },
+      })
+      try {
+        const result = await ws.searcher.search({
+          query,
+          regex: flags.regex === true,
+          caseSensitive: flags.caseSensitive === true,
+          ...(flags.path ? { include: flags.path } : {}),
+          ...(flags.exclude ? { exclude: flags.exclude } : {}),
+          limit: flags.limit,
+          offset: flags.offset,
+        })
+        process.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : formatSearchResult(result))
+        process.exitCode = result.total > 0 ? 0 : 1
+      } catch (error) {
+        process.stderr.write(
+          `yfs search: ${isSearchError(error) ? error.message : (error as Error).message}\n`,
+        )
+        process.exitCode = 2
+      } finally {
+        await ws.close(0)
+      }
+    })
+}

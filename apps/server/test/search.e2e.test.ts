@@ -1,0 +1,142 @@
+/**
+ * The search contract on the server's PostgreSQL index: a client with a read
+ * token searches (`ws.searcher`, answered by the server) while a writer
+ * changes the workspace; results equal the brute force over the writer's
+ * files, after random writes, moves, trash and restore. Plus the bounds of
+ * the search message and the SQLite fallback (in process on the client).
+ */
+import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { SearchError } from '@yfs/core'
+import {
+  applySearchOp,
+  checkSearch,
+  searchOpArbitrary,
+  searchRequestArbitrary,
+  workspaceTexts,
+} from '@yfs/core/testing'
+import { markdownCodec } from '@yfs/markdown'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DocumentStore } from '../src/persistence/document-store.js'
+import { createPostgresStore } from '../src/persistence/postgres-store.js'
+import { startTestServer, type TestServer } from './helpers.js'
+import { dropSchema, POSTGRES_URL, postgresAvailable, testSchema } from './services.js'
+
+const RUNS = Number(process.env.YFS_FUZZ_RUNS ?? 12)
+const up = await postgresAvailable()
+
+const connect = (server: TestServer, workspace: string, token: string) =>
+  connectWorkspace({ url: server.url, workspace, token, fs: { codecs: [markdownCodec] } })
+
+describe.skipIf(!up)('search on PostgreSQL (pg_trgm)', () => {
+  const schema = testSchema()
+  let store: DocumentStore
+  let server: TestServer
+
+  beforeAll(async () => {
+    store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
+    server = await startTestServer({ store })
+  })
+  afterAll(async () => {
+    await server.close()
+    await store.close()
+    await dropSchema(schema)
+  })
+
+  it('has the trigram index, and a lookup sees only its own workspace', async () => {
+    expect((store.plaintext as unknown as { trigramIndex: boolean }).trigramIndex).toBe(true)
+    await store.createWorkspace('iso-a')
+    await store.createWorkspace('iso-b')
+    await store.plaintext!.put('iso-a', [{ file: 'fa', version: 'v', text: 'shared needle here' }])
+    await store.plaintext!.put('iso-b', [{ file: 'fb', version: 'v', text: 'shared needle there' }])
+    expect(await store.plaintext!.candidates('iso-a', 'needle')).toEqual([
+      { file: 'fa', text: 'shared needle here' },
+    ])
+    expect((await store.plaintext!.candidates('iso-b', true)).map((c) => c.file)).toEqual(['fb'])
+  })
+
+  it('equals the brute force for random corpora, queries and edits (read token)', async () => {
+    let run = 0
+    let withHits = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(searchOpArbitrary, { minLength: 1, maxLength: 10 }),
+        fc.array(searchOpArbitrary, { minLength: 1, maxLength: 8 }),
+        fc.array(searchRequestArbitrary, { minLength: 1, maxLength: 4 }),
+        async (initial, edits, requests) => {
+          const id = `search-${run++}`
+          const tokens = await server.workspace(id)
+          let writer: WorkspaceConnection | undefined
+          let reader: WorkspaceConnection | undefined
+          try {
+            writer = await connect(server, id, tokens.write)
+            reader = await connect(server, id, tokens.read)
+            for (const op of initial) await applySearchOp(writer.fs, op)
+            await writer.flush()
+            for (const request of requests)
+              expect(
+                await checkSearch(reader.searcher, await workspaceTexts(writer.fs), request),
+              ).toBeUndefined()
+            for (const op of edits) await applySearchOp(writer.fs, op)
+            await writer.flush()
+            const files = await workspaceTexts(writer.fs)
+            for (const request of requests) {
+              expect(await checkSearch(reader.searcher, files, request)).toBeUndefined()
+              const got = await reader.searcher.search(request).catch(() => undefined)
+              if (got?.total) withHits++
+            }
+            expect(reader.searcher.backend).toBe('server')
+          } finally {
+            await writer?.close()
+            await reader?.close()
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    )
+    // Most runs compare real hits, not two empty pages.
+    expect(withHits).toBeGreaterThan(RUNS / 2)
+  }, 120_000)
+
+  it('finds Markdown by its text, pages, and refuses bad input with its position', async () => {
+    const tokens = await server.workspace('search-bounds')
+    const ws = await connect(server, 'search-bounds', tokens.write)
+    try {
+      await ws.fs.writeFile('/a.md', '# Title\n\nSome **bold** words.\n')
+      for (let i = 0; i < 250; i++) await ws.fs.writeFile(`/f${i}.txt`, `line ${i}\n`)
+      await ws.flush()
+      const md = await ws.searcher.search({ query: '**bold** words' })
+      expect(md.hits.map((h) => [h.path, h.matches[0]!.line])).toEqual([['/a.md', 3]])
+      const all = await ws.searcher.search({ query: '.', regex: true, limit: 100_000 })
+      expect(all).toMatchObject({ total: 251, nextOffset: 200 })
+      expect(all.hits).toHaveLength(200)
+      await expect(ws.searcher.search({ query: 'x(', regex: true })).rejects.toBeInstanceOf(SearchError)
+      await expect(ws.searcher.search({ query: 'x(', regex: true })).rejects.toMatchObject({ position: 1 })
+      await expect(ws.searcher.search({ query: 'q'.repeat(1001) })).rejects.toThrow(/longer than 1000/)
+      await expect(ws.searcher.search({ query: 'a', include: Array(33).fill('*') })).rejects.toThrow(/32/)
+    } finally {
+      await ws.close()
+    }
+  }, 60_000)
+})
+
+describe('search on SQLite', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(async () => server.close())
+
+  it('falls back to the in-process index on the client', async () => {
+    const tokens = await server.workspace('lite')
+    const ws = await connect(server, 'lite', tokens.write)
+    try {
+      await ws.fs.writeFile('/n.md', 'hello *world*\n')
+      const r = await ws.searcher.search({ query: 'world' })
+      expect(r.hits.map((h) => h.path)).toEqual(['/n.md'])
+      expect(ws.searcher.backend).toBe('local')
+    } finally {
+      await ws.close()
+    }
+  })
+})

@@ -1,0 +1,118 @@
+/**
+ * The search contract on the in-process index: results equal the brute force
+ * (testing/search-contract.ts) for random queries over random corpora, on one
+ * filesystem and on a replica that receives edits, renames, moves, trash and
+ * restore made on another replica.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createFileSystem, type YjsFileSystem } from '../fs/yjs-file-system.js'
+import { createReplicaNetwork } from '../testing/replica-network.js'
+import {
+  applySearchOp,
+  bruteForceSearch,
+  checkSearch,
+  searchOpArbitrary,
+  searchRequestArbitrary,
+  workspaceTexts,
+} from '../testing/search-contract.js'
+import { SearchIndex } from './search-index.js'
+
+const RUNS = Number(process.env.YFS_FUZZ_RUNS ?? 40)
+
+let withHits = 0
+const counted = (
+  files: Parameters<typeof bruteForceSearch>[0],
+  request: Parameters<typeof bruteForceSearch>[1],
+) => {
+  try {
+    if (bruteForceSearch(files, request).total > 0) withHits++
+  } catch {
+    // An invalid request: checkSearch compares the errors.
+  }
+}
+
+describe('SearchIndex (contract)', () => {
+  it('equals the brute force on one filesystem, also after edits', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(searchOpArbitrary, { minLength: 1, maxLength: 12 }),
+        fc.array(searchOpArbitrary, { maxLength: 8 }),
+        fc.array(searchRequestArbitrary, { minLength: 1, maxLength: 6 }),
+        async (initial, edits, requests) => {
+          const fs = createFileSystem()
+          for (const op of initial) await applySearchOp(fs, op)
+          const index = new SearchIndex(fs)
+          await index.ready
+          for (const request of requests)
+            expect(await checkSearch(index, await workspaceTexts(fs), request)).toBeUndefined()
+          for (const op of edits) await applySearchOp(fs, op)
+          for (const request of requests)
+            expect(await checkSearch(index, await workspaceTexts(fs), request)).toBeUndefined()
+          index.destroy()
+          fs.destroy()
+        },
+      ),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('equals the brute force on a replica after another replica edits, renames, moves, trashes and restores', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(searchOpArbitrary, { minLength: 1, maxLength: 10 }),
+        fc.array(searchOpArbitrary, { minLength: 1, maxLength: 10 }),
+        fc.array(searchRequestArbitrary, { minLength: 1, maxLength: 5 }),
+        async (initial, edits, requests) => {
+          const net = createReplicaNetwork(2)
+          const [here, there] = net.replicas.map((r) => r.fs) as [YjsFileSystem, YjsFileSystem]
+          for (const op of initial) await applySearchOp(there, op)
+          await net.syncAll()
+          const index = new SearchIndex(here)
+          await index.ready
+          for (const op of edits) await applySearchOp(there, op)
+          await net.syncAll()
+          const truth = await workspaceTexts(there)
+          expect(await workspaceTexts(here)).toEqual(truth)
+          for (const request of requests) {
+            counted(truth, request)
+            expect(await checkSearch(index, truth, request)).toBeUndefined()
+          }
+          index.destroy()
+          net.destroy()
+        },
+      ),
+      { numRuns: RUNS },
+    )
+    // The corpus and queries share words: most runs compare real hits, not two empty pages.
+    expect(withHits).toBeGreaterThan(RUNS / 2)
+  })
+
+  it('pages a query that matches every line instead of answering everything', async () => {
+    const fs = createFileSystem()
+    for (let i = 0; i < 300; i++) await fs.writeFile(`/f${i}.txt`, `line ${i}\nmore\n`)
+    const index = new SearchIndex(fs)
+    const first = await index.search({ query: '.', regex: true, limit: 500 })
+    expect(first.total).toBe(300)
+    expect(first.hits).toHaveLength(200)
+    expect(first.nextOffset).toBe(200)
+    const second = await index.search({ query: '.', regex: true, offset: 200, limit: 500 })
+    expect(second.hits).toHaveLength(100)
+    expect(second.nextOffset).toBeUndefined()
+  })
+
+  it('names the position of a regex error', async () => {
+    const index = new SearchIndex(createFileSystem())
+    await expect(index.search({ query: 'ab(c', regex: true })).rejects.toMatchObject({
+      code: 'EINVAL',
+      message: expect.stringContaining('position 2'),
+    })
+    await expect(index.search({ query: 'a**', regex: true })).rejects.toMatchObject({ position: 1 })
+    await expect(index.search({ query: 'ab)c', regex: true })).rejects.toMatchObject({ position: 2 })
+    await expect(index.search({ query: 'x[(]y(', regex: true })).rejects.toMatchObject({ position: 5 })
+    await expect(index.search({ query: 'ab\\', regex: true })).rejects.toMatchObject({ position: 2 })
+    await expect(index.search({ query: '(?<=x)y', regex: true })).rejects.toThrow(
+      /invalid regular expression/,
+    )
+  })
+})

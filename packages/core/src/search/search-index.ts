@@ -1,0 +1,246 @@
+/**
+ * SearchIndex: the in-process search of a YjsFileSystem — the plaintext of
+ * every active text file, a trigram index over it (trigram-index.ts), and
+ * `search` with the contract of types.ts.
+ *
+ * Kept current from row changes, local and remote (`fs.table.observe`, what
+ * `fs.watch` events are made of): a changed file is re-read soon after (a
+ * timer) and, at the latest, before the next search; an entry remembers the
+ * row version it was read at (size, mtime, content state vector, name), so a
+ * row change that leaves the version alone costs nothing. Every yfs writer
+ * updates a file's row when it changes its content (as the plaintext cache
+ * relies on). Built on creation (`ready`); not persisted: building it again
+ * on load costs one read of every file (see docs/benchmarks.md).
+ *
+ * Invariants: an entry's text is the file's text at its version or newer
+ * (never older); a search sees no file whose row changed since it was read.
+ * Paths are resolved at search time, so renames and moves cost nothing, and
+ * trashed files (no path) are never hits. `/tmp` and system paths are not
+ * rows, so never indexed. Binary files have no text and are skipped.
+ *
+ * Not here: matching (query.ts, scan.ts), trigrams (trigram-index.ts).
+ */
+import type { YjsFileSystem } from '../fs/yjs-file-system.js'
+import type { FileId } from '../ids.js'
+import { rowVersion } from './doc-text.js'
+import { foldText } from './fold.js'
+import { isAscii } from './query.js'
+import { prepareSearch } from './request.js'
+import type { Requirement } from './requirement.js'
+import {
+  compareRanked,
+  newlineOffsets,
+  nonAsciiOffsets,
+  type RankedFile,
+  rankedFile,
+  scanText,
+  toHit,
+} from './scan.js'
+import { TrigramIndex } from './trigram-index.js'
+import type { Searcher, SearchRequest, SearchResult } from './types.js'
+
+interface Entry {
+  version: string
+  /** Undefined for binary or unreadable files. */
+  text: string | undefined
+  /** `foldText(text)` when its length is the text's. */
+  folded: string | undefined
+  ascii: boolean
+  newlines: Uint32Array
+  /** Offsets of non-ASCII code units (empty for ASCII text). */
+  nonAscii: Uint32Array
+}
+
+const NONE = new Uint32Array(0)
+
+/** Sizes of an index. */
+export interface SearchIndexStats {
+  /** Files with text in the index. */
+  files: number
+  /** UTF-16 code units of indexed text. */
+  chars: number
+  /** Distinct trigrams. */
+  trigrams: number
+  /** Bytes of posting lists. */
+  postingBytes: number
+}
+
+/** Files read at once while (re)indexing. */
+const READ_BATCH = 64
+
+/** The in-process search index of a filesystem. */
+export class SearchIndex implements Searcher {
+  readonly #fs: YjsFileSystem
+  readonly #entries = new Map<FileId, Entry>()
+  readonly #trigrams = new TrigramIndex<FileId>()
+  /** Files whose rows changed since they were last looked at. */
+  readonly #dirty = new Set<FileId>()
+  readonly #off: () => void
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #running: Promise<void> = Promise.resolve()
+  #destroyed = false
+  /** Resolves once every file present at creation is indexed. */
+  readonly ready: Promise<void>
+
+  constructor(fs: YjsFileSystem) {
+    this.#fs = fs
+    for (const row of fs.table.rows()) if (row.type === 'file') this.#dirty.add(row.id)
+    // Row changes, local and remote (the events `fs.watch` is made of, without their paths).
+    this.#off = fs.table.observe((changes) => {
+      for (const id of changes.keys()) this.#dirty.add(id)
+      this.#timer ??= setTimeout(() => {
+        this.#timer = undefined
+        void this.refresh()
+      }, 0)
+    })
+    this.ready = this.refresh()
+  }
+
+  /** Re-read every file whose row changed since it was read (what a search does first). */
+  refresh(): Promise<void> {
+    if (this.#dirty.size === 0) return this.#running
+    return this.#serial(async () => {
+      const ids = [...this.#dirty]
+      this.#dirty.clear()
+      await this.#reindex(ids)
+    })
+  }
+
+  /** One page of ranked hits (types.ts). Throws `SearchError` for an invalid request. */
+  async search(request: SearchRequest): Promise<SearchResult> {
+    const prepared = prepareSearch(request)
+    await this.refresh()
+    const { query, accepts, perFile, offset, limit } = prepared
+    const ranked: RankedFile[] = []
+    for (const id of this.candidates(query.requirement) ?? this.#entries.keys()) {
+      const entry = this.#entries.get(id)
+      if (entry?.text === undefined) continue
+      const path = this.#fs.index.pathOf(id)
+      if (path === undefined || !accepts(path)) continue
+      const { text, folded, ascii, newlines, nonAscii } = entry
+      const scan = scanText(query, { text, folded, ascii, newlines, nonAscii }, perFile)
+      if (scan) ranked.push(rankedFile(query, path, scan))
+    }
+    ranked.sort(compareRanked)
+    const page = ranked.slice(offset, offset + limit)
+    const next = offset + page.length
+    return {
+      hits: page.map((file) => toHit(query, file)),
+      total: ranked.length,
+      offset,
+      ...(next < ranked.length ? { nextOffset: next } : {}),
+    }
+  }
+
+  /** Files whose indexed text may satisfy `req` (`undefined`: any file may). */
+  candidates(req: Requirement): FileId[] | undefined {
+    return this.#trigrams.candidates(req)
+  }
+
+  /**
+   * The indexed text of `id` when it is current (its row has not changed since it was read);
+   * `undefined` when it is not (not indexed yet, changed since, binary).
+   */
+  currentText(id: FileId): string | undefined {
+    const entry = this.#entries.get(id)
+    const row = this.#fs.table.get(id)
+    if (!entry || !row || entry.version !== rowVersion(row)) return undefined
+    return entry.text
+  }
+
+  /** Sizes of the index. */
+  stats(): SearchIndexStats {
+    let files = 0
+    let chars = 0
+    for (const e of this.#entries.values()) {
+      if (e.text === undefined) continue
+      files++
+      chars += e.text.length
+    }
+    return { files, chars, trigrams: this.#trigrams.trigrams, postingBytes: this.#trigrams.postingBytes }
+  }
+
+  /** Stop following changes. */
+  destroy(): void {
+    this.#destroyed = true
+    this.#off()
+    if (this.#timer) clearTimeout(this.#timer)
+  }
+
+  /** Run index updates one at a time (a refresh and an event flush never interleave). */
+  #serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.#running.then(fn)
+    this.#running = run.catch(() => undefined)
+    return run
+  }
+
+  async #reindex(ids: readonly FileId[]): Promise<void> {
+    for (let k = 0; k < ids.length && !this.#destroyed; k += READ_BATCH)
+      await Promise.all(ids.slice(k, k + READ_BATCH).map((id) => this.#read(id)))
+    if (this.#trigrams.garbage > Math.max(1000, 2 * this.#trigrams.size)) this.#compact()
+  }
+
+  async #read(id: FileId): Promise<void> {
+    const row = this.#fs.table.get(id)
+    if (row?.type !== 'file' || row.trashedAt !== null) {
+      this.#drop(id)
+      return
+    }
+    const version = rowVersion(row)
+    if (this.#entries.get(id)?.version === version) return
+    let text: string | undefined
+    try {
+      text = await this.#fs.readPlaintext(id)
+    } catch {
+      // Unreadable here (a codec this filesystem lacks, content gone): not searchable.
+      text = undefined
+    }
+    if (text === undefined) {
+      this.#trigrams.remove(id)
+      this.#entries.set(id, {
+        version,
+        text,
+        folded: undefined,
+        ascii: false,
+        newlines: NONE,
+        nonAscii: NONE,
+      })
+      return
+    }
+    const folded = foldText(text)
+    this.#trigrams.add(id, folded)
+    const ascii = isAscii(text)
+    this.#entries.set(id, {
+      version,
+      text,
+      folded: folded.length === text.length ? folded : undefined,
+      ascii,
+      newlines: newlineOffsets(text),
+      nonAscii: ascii ? NONE : nonAsciiOffsets(text),
+    })
+  }
+
+  #drop(id: FileId): void {
+    this.#entries.delete(id)
+    this.#trigrams.remove(id)
+  }
+
+  #compact(): void {
+    const docs: [FileId, string][] = []
+    for (const [id, e] of this.#entries)
+      if (e.text !== undefined) docs.push([id, e.folded ?? foldText(e.text)])
+    this.#trigrams.rebuild(docs)
+  }
+}
+
+const shared = new WeakMap<YjsFileSystem, SearchIndex>()
+
+/** The shared search index of `fs`, created (and built) on first use. */
+export function searchIndexOf(fs: YjsFileSystem): SearchIndex {
+  let index = shared.get(fs)
+  if (!index) {
+    index = new SearchIndex(fs)
+    shared.set(fs, index)
+  }
+  return index
+}
