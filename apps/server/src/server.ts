@@ -36,7 +36,7 @@ import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
 import { createSearchExtension } from './extensions/search.js'
 import { createAdminApi } from './http/admin-api.js'
-import { createHealthEndpoint } from './http/health.js'
+import { createHealthEndpoint, type ServerStats } from './http/health.js'
 import { sendJson } from './http/json.js'
 import { createMcpEndpoint } from './http/mcp-endpoint.js'
 import { requestUrl } from './http/request-url.js'
@@ -49,19 +49,7 @@ import { createServerSearch } from './search/server-search.js'
 import { WorkspaceFiles } from './workspace-files.js'
 import { createYwsHandler, YWS_PREFIX } from './yws/y-websocket-handler.js'
 
-export interface ServerStats {
-  name: string
-  store: string
-  /** Documents loaded in memory. */
-  documents: number
-  /** Open WebSockets (both kinds). */
-  sockets: number
-  /** Workspaces whose main doc is held for content-doc checks. */
-  heldWorkspaces: number
-  uptimeSec: number
-  rssBytes: number
-  heapUsedBytes: number
-}
+export type { ServerStats }
 
 export interface YfsServer {
   readonly httpServer: import('node:http').Server

@@ -17,10 +17,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Hocuspocus } from '@hocuspocus/server'
 import { parseDocName } from '../doc-names.js'
-import type { ServerStats } from '../server.js'
 import { createAdminCheck } from './admin-auth.js'
 import { sendJson } from './json.js'
 import { requestUrl } from './request-url.js'
+
+/** What the server reports about itself to an admin (`/healthz` with the admin token). */
+export interface ServerStats {
+  name: string
+  store: string
+  /** Documents loaded in memory. */
+  documents: number
+  /** Open WebSockets (both kinds). */
+  sockets: number
+  /** Workspaces whose main doc is held for content-doc checks. */
+  heldWorkspaces: number
+  uptimeSec: number
+  rssBytes: number
+  heapUsedBytes: number
+}
 
 export interface HealthOptions {
   /** The admin token; without one, only liveness is ever answered. */

@@ -22,8 +22,8 @@
  */
 import { toBase64 } from 'lib0/buffer'
 import * as encoding from 'lib0/encoding'
-import type { StoredVersion } from '../history/file-history.js'
-import { VERSIONS_KEY } from '../history/file-history.js'
+// The versions array's format only (a leaf module): content does not depend on history's logic.
+import { type StoredVersion, VERSIONS_KEY } from '../history/version-list.js'
 import { BINARY_KEY } from './binary.js'
 import { TEXT_KEY } from './text-codec.js'
 

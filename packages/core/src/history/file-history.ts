@@ -30,36 +30,15 @@ import {
   appendVersion,
   findStoredVersion,
   lastStoredVersion,
+  type StoredVersion,
   storedVersions,
   VERSIONS_KEY,
+  type VersionReason,
   versionListRebuilds,
 } from './version-list.js'
 
+export type { StoredVersion, VersionReason }
 export { ContentDroppedError, findStoredVersion, lastStoredVersion, VERSIONS_KEY }
-
-/** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
-export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
-
-/** A version as stored (with its snapshot). */
-export interface StoredVersion {
-  id: string
-  ts: number
-  author: string
-  reason: VersionReason
-  /** Byte size of the content at this version. */
-  size: number
-  /** Codec id that was active (file name at the time decides how to read it). */
-  codec: string
-  /** File name at the time. */
-  name: string
-  binary: boolean
-  /** Full snapshot (keyframe), or state vector + deletions since `base`. */
-  snapshot: Uint8Array
-  /** Version whose delete set this one's `snapshot` extends; absent on keyframes. */
-  base?: string
-  /** Number of deltas since the last keyframe. */
-  depth?: number
-}
 
 /** A full snapshot every this many versions, so reading a version merges at most this many deltas. */
 export const KEYFRAME_EVERY = 64

@@ -12,7 +12,30 @@
  * so that `push` does not walk the whole list to find its end).
  */
 import type * as Y from 'yjs'
-import type { StoredVersion } from './file-history.js'
+
+/** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
+export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
+
+/** A version as stored (with its snapshot). */
+export interface StoredVersion {
+  id: string
+  ts: number
+  author: string
+  reason: VersionReason
+  /** Byte size of the content at this version. */
+  size: number
+  /** Codec id that was active (file name at the time decides how to read it). */
+  codec: string
+  /** File name at the time. */
+  name: string
+  binary: boolean
+  /** Full snapshot (keyframe), or state vector + deletions since `base`. */
+  snapshot: Uint8Array
+  /** Version whose delete set this one's `snapshot` extends; absent on keyframes. */
+  base?: string
+  /** Number of deltas since the last keyframe. */
+  depth?: number
+}
 
 /** Root key of the versions array in a content doc. */
 export const VERSIONS_KEY = 'versions'
