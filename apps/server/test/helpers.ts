@@ -16,16 +16,9 @@ import { createServer, type YfsServer } from '../src/server.js'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 
-/** Poll `check` until it is truthy; throws after `timeoutMs` with `what`. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+import { waitFor } from '@yfs/core/testing'
+
+export { waitFor }
 
 export interface TestServer {
   server: YfsServer

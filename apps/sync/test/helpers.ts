@@ -17,22 +17,9 @@ import { type FolderSync, type SyncFolderOptions, syncFolder } from '../src/sync
 export const ADMIN = 'sync-test-admin'
 const BIN = fileURLToPath(new URL('../../server/bin/yfs.cjs', import.meta.url))
 
-/** Poll `check` until it is truthy; throws after `timeoutMs` with `what`. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const value = await check()
-      if (value) return value
-    } catch (error) {
-      last = error
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+import { waitFor } from '@yfs/core/testing'
+
+export { waitFor }
 
 /** Resolves once the wall clock is past the millisecond of the call: what comes next has a later `createdAt`. */
 export async function nextMillisecond(): Promise<void> {

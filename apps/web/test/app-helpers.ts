@@ -2,6 +2,8 @@
  * Helpers for the app's browser tests (on top of harness.ts): a context whose person is already
  * named, tree locators, and a bounded wait for Node-side state.
  */
+
+import { waitFor } from '@yfs/core/testing'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 
 /** A browser context whose person is already named (localStorage), like a returning user. */
@@ -20,17 +22,9 @@ export const treeItem = (page: Page, name: string) => page.getByRole('treeitem',
 export const connectionPhase = (page: Page) => page.locator('[data-phase]').getAttribute('data-phase')
 
 /** Poll until `check` holds (Node-side state), failing after `timeoutMs`. */
-export async function until(
-  check: () => Promise<boolean> | boolean,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+/** Poll until `check` holds (the shared bounded wait, with the browser tests' longer default). */
+export const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000) =>
+  waitFor(check, what, { timeoutMs, intervalMs: 50 })
 
 /** Create a file at the selected folder through the toolbar, and wait for its row. */
 export async function createFile(page: Page, name: string): Promise<void> {

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { waitFor } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -60,14 +61,6 @@ async function admin(port: number, path: string, body: unknown): Promise<Record<
   return (await res.json()) as Record<string, unknown>
 }
 
-async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
-
 describe('MCP on sync-server workspaces', () => {
   let dataDir: string
   let server: { child: ChildProcess; port: number }
@@ -112,14 +105,15 @@ describe('MCP on sync-server workspaces', () => {
       isError?: boolean
     }
     expect(r.isError).toBeFalsy()
-    await until(
+    await waitFor(
       async () =>
         (await person.fs.exists('/notes/plan.md')) &&
         (await person.fs.readFile('/notes/plan.md')) === '# Plan\n\n- ship\n',
+      "the plan on the person's side",
     )
     await person.fs.writeFile('/notes/reply.txt', 'looks good')
     await person.flush()
-    await until(async () => {
+    await waitFor(async () => {
       const res = (await agent.callTool({
         name: 'grep',
         arguments: { pattern: 'looks good' },
@@ -127,7 +121,7 @@ describe('MCP on sync-server workspaces', () => {
         structuredContent: { count: number }
       }
       return res.structuredContent.count === 1
-    })
+    }, "the person's reply in the agent's grep")
   }, 30_000)
 
   it("a stale write_file merges the person's edit made after the agent's read_file and says so", async () => {
@@ -140,8 +134,9 @@ describe('MCP on sync-server workspaces', () => {
       (await agent.callTool({ name, arguments: args })) as unknown as Result
     const base = 'alpha\nbeta\ngamma\ndelta\n'
     expect((await call('write_file', { path: 'vfs:///stale.txt', content: base })).isError).toBeFalsy()
-    await until(
+    await waitFor(
       async () => (await person.fs.exists('/stale.txt')) && (await person.fs.readFile('/stale.txt')) === base,
+      "the agent's file on the person's side",
     )
     const read = await call('read_file', { path: 'vfs:///stale.txt' })
     expect(read.structuredContent.content).toBe(base.slice(0, -1))
@@ -160,7 +155,10 @@ describe('MCP on sync-server workspaces', () => {
       }[]
       return entries.find((e) => e.name === 'stale.txt')?.size
     }
-    await until(async () => (await size()) === base.length + ' (person)'.length)
+    await waitFor(
+      async () => (await size()) === base.length + ' (person)'.length,
+      "the person's edit on the agent's side",
+    )
     const write = await call('write_file', {
       path: 'vfs:///stale.txt',
       content: base.replace('alpha', 'ALPHA (agent)'),
@@ -168,7 +166,7 @@ describe('MCP on sync-server workspaces', () => {
     expect(write.isError).toBeFalsy()
     expect(write.content[0]!.text).toContain('your write was merged with those changes')
     const want = 'ALPHA (agent)\nbeta\ngamma\ndelta (person)\n'
-    await until(async () => (await person.fs.readFile('/stale.txt')) === want)
+    await waitFor(async () => (await person.fs.readFile('/stale.txt')) === want, 'the merged text')
     expect((await call('read_file', { path: 'vfs:///stale.txt' })).structuredContent.content).toBe(
       want.slice(0, -1),
     )

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { waitFor } from '@yfs/core/testing'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenMcpHttp } from '../src/mcp/http.js'
@@ -202,13 +203,6 @@ describe('MCP session lifetime over HTTP', () => {
     }
     return { stores, state }
   }
-  const waitFor = async (what: string, check: () => Promise<boolean> | boolean) => {
-    const deadline = Date.now() + 5000
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  }
 
   it('closing a session destroys its private workspace', async () => {
     const { stores, state } = countingStores()
@@ -222,7 +216,7 @@ describe('MCP session lifetime over HTTP', () => {
       await call(c, 'write_file', { path: 'vfs:///a.txt', content: 'x' })
       await transport.terminateSession()
       await c.close()
-      await waitFor('the private workspace to be destroyed', () => state.destroyed === 1)
+      await waitFor(() => state.destroyed === 1, 'the private workspace to be destroyed', 5000)
       expect(state.created).toBe(1)
     } finally {
       await served.close()
@@ -240,7 +234,7 @@ describe('MCP session lifetime over HTTP', () => {
       await c.connect(transport)
       expect((await call(c, 'write_file', { path: 'vfs:///a.txt', content: 'x' })).isError).toBeFalsy()
       const sessionId = transport.sessionId!
-      await waitFor('the idle session to close', () => state.destroyed === 1)
+      await waitFor(() => state.destroyed === 1, 'the idle session to close', 5000)
       const r = await fetch(served.url, {
         method: 'POST',
         headers: {

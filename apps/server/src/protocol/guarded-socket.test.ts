@@ -7,20 +7,13 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
 import { Hocuspocus } from '@hocuspocus/server'
+import { waitFor } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket, WebSocketServer } from 'ws'
 import * as Y from 'yjs'
 import { silentLogger } from '../logger.js'
 import { GuardedSocket } from './guarded-socket.js'
 import { DEFAULT_LIMITS } from './limits.js'
-
-const waitFor = async (check: () => boolean, what: string) => {
-  const deadline = Date.now() + 10_000
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
 
 describe('GuardedSocket stands in for ws under Hocuspocus 3.4', () => {
   const touched = new Set<string>()

@@ -6,6 +6,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
 import { Hocuspocus } from '@hocuspocus/server'
+import { waitFor } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket, WebSocketServer } from 'ws'
 import * as Y from 'yjs'
@@ -15,14 +16,6 @@ import {
   resumeForwardingUpdates,
   stopForwardingUpdates,
 } from './hocuspocus-provider.js'
-
-const waitFor = async (check: () => boolean, what: string) => {
-  const deadline = Date.now() + 10_000
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
 
 describe('@hocuspocus/provider members @yfs/client relies on', () => {
   // Messages the server got per document (sync steps, updates, awareness): what a provider sent.

@@ -27,3 +27,5 @@ export {
 } from './search-contract.js'
 export { snapshotFileSystem } from './snapshot.js'
 export { typeInto } from './type-into.js'
+export type { WaitForOptions } from './wait-for.js'
+export { waitFor } from './wait-for.js'
