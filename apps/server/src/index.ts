@@ -1,7 +1,7 @@
 // @yfs/server — the yfs sync server.
 
+export { contentDocName, mainDocName, parseDocName } from '@yfs/protocol'
 export type { ServerConfig } from './config.js'
-export { contentDocName, mainDocName, parseDocName } from './doc-names.js'
 export type { Logger, LogLevel } from './logger.js'
 export { createLogger, silentLogger } from './logger.js'
 export type { CompactResult, DocumentStore, Role, TokenGrant } from './persistence/document-store.js'

@@ -20,8 +20,8 @@ import {
   type FilesTable,
   type FileType,
 } from '@yfs/core'
+import { mainDocName } from '@yfs/protocol'
 import { AuthError } from './auth/auth-error.js'
-import { mainDocName } from './doc-names.js'
 
 interface Holder {
   users: number

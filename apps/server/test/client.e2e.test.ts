@@ -2,11 +2,11 @@
 // just-bash runs on a connected workspace, flush means stored, refusals carry the reason.
 import { ConnectError, connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { createFileId } from '@yfs/core'
+import { parseDocName } from '@yfs/protocol'
 import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { parseDocName } from '../src/doc-names.js'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 describe('@yfs/client connectWorkspace', () => {

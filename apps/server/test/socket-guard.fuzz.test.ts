@@ -2,7 +2,8 @@
 // nesting, before and after authentication, from sockets holding a read token, a wrong token, an
 // oversized one or none. Whatever they send: the server keeps serving a legitimate client after
 // every run, stores nothing they sent, and its live heap stays under a bound.
-import { BULK_VERSION, connectWorkspace } from '@yfs/client'
+import { connectWorkspace } from '@yfs/client'
+import { BULK_VERSION } from '@yfs/protocol'
 import fc from 'fast-check'
 import * as encoding from 'lib0/encoding'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'

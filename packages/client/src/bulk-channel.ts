@@ -20,7 +20,7 @@
  * read-only snapshots; the filesystem decides what to cache.
  */
 import type { HocuspocusProvider } from '@hocuspocus/provider'
-import { BULK_ASK_AGAIN, type BulkMessage, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
+import { BULK_ASK_AGAIN, type BulkMessage, decodeBulkMessage, encodeBulkMessage } from '@yfs/protocol'
 import { ConnectError } from './connect-error.js'
 
 export interface BulkChannelOptions {

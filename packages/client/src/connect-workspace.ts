@@ -50,11 +50,11 @@ import {
   isFsError,
   type YjsFileSystem,
 } from '@yfs/core'
+import { contentDocName, mainDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
 import { createBulkChannel } from './bulk-channel.js'
 import { watchClosingDocs } from './closing-docs.js'
 import { ConnectError } from './connect-error.js'
-import { contentDocName, mainDocName } from './doc-names.js'
 import { holdSync } from './held-sync.js'
 import { captureHostContext } from './host-context.js'
 import { forgetProvider } from './internals/hocuspocus-provider.js'

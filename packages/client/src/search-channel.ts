@@ -17,8 +17,8 @@ import {
   searchIndexOf,
   type YjsFileSystem,
 } from '@yfs/core'
+import { decodeSearchMessage, encodeSearchMessage, type SearchFailure } from '@yfs/protocol'
 import { ConnectError } from './connect-error.js'
-import { decodeSearchMessage, encodeSearchMessage, type SearchFailure } from './search-messages.js'
 
 /** How long a search may take (the first one on a big workspace waits for the server to index it). */
 export const SEARCH_TIMEOUT_MS = 120_000

@@ -13,7 +13,7 @@
  * are refused without a lookup, so no client can fill memory with tokens.
  */
 import { createHash } from 'node:crypto'
-import { type DocName, parseDocName } from '../doc-names.js'
+import { type DocName, parseDocName } from '@yfs/protocol'
 import type { DocumentStore, Role } from '../persistence/document-store.js'
 import type { WorkspaceFiles } from '../workspace-files.js'
 import { AuthError } from './auth-error.js'

@@ -33,9 +33,9 @@ import {
   contentDocName,
   decodeBulkMessage,
   encodeBulkMessage,
-} from '@yfs/client'
+  parseDocName,
+} from '@yfs/protocol'
 import * as Y from 'yjs'
-import { parseDocName } from '../doc-names.js'
 import type { Logger } from '../logger.js'
 import type { ServerLimits } from '../protocol/limits.js'
 import { newDocUpdateProblem } from '../protocol/sync-message.js'

@@ -11,7 +11,7 @@
  * define the hook (a contract test checks the options a loaded doc gets).
  */
 import type { Extension, onCreateDocumentPayload } from '@hocuspocus/server'
-import { parseDocName } from '../doc-names.js'
+import { parseDocName } from '@yfs/protocol'
 
 /** `Y.Doc` options of a server document by its name. */
 export function documentOptions(documentName: string): { gc: boolean } {

@@ -29,8 +29,8 @@ import type {
   Extension,
   onLoadDocumentPayload,
 } from '@hocuspocus/server'
+import { parseDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
-import { parseDocName } from '../doc-names.js'
 import type { Logger } from '../logger.js'
 import type { Compactor } from '../persistence/compactor.js'
 import type { DocumentStore } from '../persistence/document-store.js'

@@ -1,7 +1,7 @@
 /** The search message's bounds: reply size, searches in flight, ENOSYS without an index, read-only. */
 import type { onStatelessPayload } from '@hocuspocus/server'
-import { decodeSearchMessage, encodeSearchMessage, type SearchMessage } from '@yfs/client'
 import { SearchError, type SearchResult } from '@yfs/core'
+import { decodeSearchMessage, encodeSearchMessage, type SearchMessage } from '@yfs/protocol'
 import { describe, expect, it } from 'vitest'
 import { silentLogger } from '../logger.js'
 import type { ServerSearch } from '../search/server-search.js'

@@ -17,15 +17,15 @@
  * an error reply.
  */
 import type { Extension, onChangePayload, onStatelessPayload } from '@hocuspocus/server'
+import { isSearchError, type SearchResult } from '@yfs/core'
 import {
   decodeSearchMessage,
   encodeSearchMessage,
+  parseDocName,
   SEARCH_VERSION,
   type SearchFailure,
   type SearchMessage,
-} from '@yfs/client'
-import { isSearchError, type SearchResult } from '@yfs/core'
-import { parseDocName } from '../doc-names.js'
+} from '@yfs/protocol'
 import type { Logger } from '../logger.js'
 import type { ServerLimits } from '../protocol/limits.js'
 import type { ServerSearch } from '../search/server-search.js'

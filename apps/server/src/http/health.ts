@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Hocuspocus } from '@hocuspocus/server'
-import { parseDocName } from '../doc-names.js'
+import { parseDocName } from '@yfs/protocol'
 import { createAdminCheck } from './admin-auth.js'
 import { sendJson } from './json.js'
 import { requestUrl } from './request-url.js'

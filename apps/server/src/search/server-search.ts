@@ -17,7 +17,6 @@
  * (extensions/search.ts).
  */
 import type { Hocuspocus } from '@hocuspocus/server'
-import { contentDocName } from '@yfs/client'
 import {
   asFileId,
   type ContentCodec,
@@ -35,6 +34,7 @@ import {
   scanText,
   toHit,
 } from '@yfs/core'
+import { contentDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
 import type { Persistence } from '../extensions/persistence.js'
 import type { Logger } from '../logger.js'

@@ -51,6 +51,11 @@ export function encodeBulkMessage(message: BulkMessage): string {
 
 const isString = (x: unknown): x is string => typeof x === 'string'
 
+// Node's base64 decoder skips characters outside the alphabet (`%%%` decodes to no bytes), so a
+// peer's broken payload is refused here rather than read as an empty update.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const isBase64 = (x: unknown): x is string => isString(x) && BASE64.test(x)
+
 /** The bulk message in `payload`; `undefined` for any other (or malformed) stateless payload. */
 export function decodeBulkMessage(payload: string): BulkMessage | undefined {
   let wire: Record<string, unknown>
@@ -72,7 +77,7 @@ export function decodeBulkMessage(payload: string): BulkMessage | undefined {
     if (op === 'loaded') {
       const docs: [string, Uint8Array | null, string?][] = []
       for (const d of wire.docs as unknown[]) {
-        if (!Array.isArray(d) || !isString(d[0]) || !(d[1] === null || isString(d[1]))) return undefined
+        if (!Array.isArray(d) || !isString(d[0]) || !(d[1] === null || isBase64(d[1]))) return undefined
         const bytes = d[1] === null ? null : fromBase64(d[1])
         docs.push(isString(d[2]) ? [d[0], bytes, d[2]] : [d[0], bytes])
       }
@@ -81,7 +86,7 @@ export function decodeBulkMessage(payload: string): BulkMessage | undefined {
     if (op === 'store') {
       const docs: [string, Uint8Array][] = []
       for (const d of wire.docs as unknown[]) {
-        if (!Array.isArray(d) || !isString(d[0]) || !isString(d[1])) return undefined
+        if (!Array.isArray(d) || !isString(d[0]) || !isBase64(d[1])) return undefined
         docs.push([d[0], fromBase64(d[1])])
       }
       return { op, req, docs }

@@ -1,13 +1,21 @@
 /**
- * Document names on the wire: `<workspace>` is the workspace's main doc,
- * `<workspace>/<fileId>` the content doc of one file. Workspace ids cannot
- * contain `/` (see `isValidWorkspaceId`); file ids are core's ids, which are
+ * Document names on a yfs sync server: `<workspace>` is the main doc (files
+ * table), `<workspace>/<fileId>` the content doc of one file. The server
+ * imports these too, so both sides agree by construction. Workspace ids
+ * cannot contain `/` (see `isValidWorkspaceId`); file ids are core's ids,
  * URL-safe and short, checked here only for shape.
  */
-import { contentDocName, mainDocName } from '@yfs/client'
-import { isValidWorkspaceId } from './persistence/document-store.js'
+import { isValidWorkspaceId } from './workspace-ids.js'
 
-export { contentDocName, mainDocName }
+/** The name of a workspace's main doc. */
+export function mainDocName(workspace: string): string {
+  return workspace
+}
+
+/** The name of a file's content doc. */
+export function contentDocName(workspace: string, fileId: string): string {
+  return `${workspace}/${fileId}`
+}
 
 export type DocName =
   | { kind: 'main'; workspace: string }

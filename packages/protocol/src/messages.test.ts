@@ -1,0 +1,97 @@
+// The wire contract both sides rely on: every message survives encode → decode unchanged, and
+// anything else a peer can send (other JSON, broken base64, wrong shapes) decodes to `undefined`.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { type BulkMessage, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
+import { decodeSearchMessage, encodeSearchMessage, type SearchMessage } from './search-messages.js'
+
+const req = fc.integer({ min: 0, max: 2 ** 48 })
+const id = fc.string({ minLength: 1, maxLength: 21 })
+const bytes = fc.uint8Array({ maxLength: 64 })
+
+const bulkMessage: fc.Arbitrary<BulkMessage> = fc.oneof(
+  fc.record({ op: fc.constant('load' as const), req, ids: fc.array(id) }),
+  fc.record(
+    {
+      op: fc.constant('loaded' as const),
+      req,
+      docs: fc.array(
+        fc.oneof(
+          fc.tuple(id, fc.option(bytes, { nil: null })),
+          fc.tuple(id, fc.constant(null), fc.string()),
+        ) as fc.Arbitrary<[string, Uint8Array | null, string?]>,
+      ),
+      error: fc.string(),
+    },
+    { requiredKeys: ['op', 'req', 'docs'] },
+  ),
+  fc.record({ op: fc.constant('store' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
+  fc.record({ op: fc.constant('stored' as const), req, error: fc.string() }, { requiredKeys: ['op', 'req'] }),
+)
+
+const searchMessage: fc.Arbitrary<SearchMessage> = fc.oneof(
+  fc.record({
+    op: fc.constant('search' as const),
+    req,
+    request: fc.record({ query: fc.string(), regex: fc.boolean(), limit: fc.nat(1000) }),
+  }) as fc.Arbitrary<SearchMessage>,
+  fc.record({
+    op: fc.constant('result' as const),
+    req,
+    error: fc.record(
+      { code: fc.constantFrom('EINVAL', 'ENOSYS', 'EBUSY', 'EIO'), message: fc.string(), position: fc.nat() },
+      { requiredKeys: ['code', 'message'] },
+    ),
+  }) as fc.Arbitrary<SearchMessage>,
+)
+
+describe('bulk messages', () => {
+  it('round-trip unchanged', () => {
+    fc.assert(
+      fc.property(bulkMessage, (m) => {
+        expect(decodeBulkMessage(encodeBulkMessage(m))).toEqual(m)
+      }),
+    )
+  })
+
+  it('decode anything else to undefined, never throwing', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json()), (payload) => {
+        const m = decodeBulkMessage(payload)
+        // Only a payload that carries our version tag can be a message.
+        if (m !== undefined) expect(payload).toContain('yfs.bulk.1')
+      }),
+    )
+    for (const payload of [
+      '{"v":"yfs.bulk.1","op":"store","req":1,"docs":[["a","%%%"]]}',
+      '{"v":"yfs.bulk.1","op":"load","req":1.5,"ids":[]}',
+      '{"v":"yfs.bulk.1","op":"load","req":1,"ids":[1]}',
+      '{"v":"yfs.bulk.1","op":"loaded","req":1,"docs":[[1,null]]}',
+      '{"v":"yfs.bulk.2","op":"load","req":1,"ids":[]}',
+      'null',
+    ])
+      expect(decodeBulkMessage(payload), payload).toBeUndefined()
+  })
+})
+
+describe('search messages', () => {
+  it('round-trip unchanged', () => {
+    fc.assert(
+      fc.property(searchMessage, (m) => {
+        expect(decodeSearchMessage(encodeSearchMessage(m))).toEqual(m)
+      }),
+    )
+  })
+
+  it('refuse other versions, bad request ids and shapeless bodies', () => {
+    for (const payload of [
+      '{"v":"yfs.search.2","op":"search","req":1,"request":{}}',
+      '{"v":"yfs.search.1","op":"search","req":"1","request":{}}',
+      '{"v":"yfs.search.1","op":"search","req":1,"request":"q"}',
+      '{"v":"yfs.search.1","op":"result","req":1,"error":{"code":"EIO"}}',
+      '{"v":"yfs.bulk.1","op":"load","req":1,"ids":[]}',
+      'not json',
+    ])
+      expect(decodeSearchMessage(payload), payload).toBeUndefined()
+  })
+})
