@@ -99,10 +99,7 @@ describe('bulk content messages', () => {
     // A later edit on a reaches b through the row entry (its cached text is dropped).
     await a.fs.writeFile('/tree/d0/f0.txt', 'changed\n')
     await a.flush()
-    const deadline = Date.now() + 10_000
-    while ((await b.fs.readFile('/tree/d0/f0.txt')) !== 'changed\n' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    expect(await b.fs.readFile('/tree/d0/f0.txt')).toBe('changed\n')
+    await waitFor(async () => (await b.fs.readFile('/tree/d0/f0.txt')) === 'changed\n', "a's edit on b")
   })
 
   it('a whole-file write after a peer edited a file writeTree stored here merges, never replaces', async () => {
@@ -222,10 +219,10 @@ describe('bulk content messages', () => {
     // An edit after the load reaches the other client (the stored doc is a normal content doc).
     await fresh.fs.writeFile('/notes/n0.md', '# Changed\n')
     await fresh.flush()
-    const deadline = Date.now() + 10_000
-    while ((await md.fs.readFile('/notes/n0.md')) !== '# Changed\n' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    expect(await md.fs.readFile('/notes/n0.md')).toBe('# Changed\n')
+    await waitFor(
+      async () => (await md.fs.readFile('/notes/n0.md')) === '# Changed\n',
+      'the edit on the other client',
+    )
   })
 
   it("an agent's cp -r of a folder stores the copies in batches", async () => {

@@ -3,6 +3,7 @@
 // browser: y-indexeddb on fake-indexeddb, an in-memory IndexedDB. Each member is checked to do what
 // the adapter relies on, so a y-indexeddb release that changes one fails here, by name.
 import 'fake-indexeddb/auto'
+import { waitFor } from '@yfs/core/testing'
 import { describe, expect, it } from 'vitest'
 import { IndexeddbPersistence } from 'y-indexeddb'
 import * as Y from 'yjs'
@@ -31,8 +32,8 @@ describe('y-indexeddb members the web app relies on', () => {
     expect(resumeStoring(store, doc)).toBe(true)
     storeWholeState(store, Y.encodeStateAsUpdate(doc))
     doc.getText('t').insert(10, 'after')
-    await new Promise((r) => setTimeout(r, 50))
-    expect(await reload('learning-a')).toBe('meanwhile after')
+    // Stored once the store's write lands (y-indexeddb writes asynchronously).
+    await waitFor(async () => (await reload('learning-a')) === 'meanwhile after', 'the resumed update stored')
     await store.destroy()
   })
 
