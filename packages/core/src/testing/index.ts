@@ -1,9 +1,13 @@
 // @yfs/core/testing — helpers for tests of yfs and of code built on it.
 
 export { checkConvergence, checkIndexes } from './check-convergence.js'
+export type { CodecCase } from './codec-contract.js'
+export { binaryAsCodec, codecContract, latin1Texts } from './codec-contract.js'
 export type { IndexDump } from './dump-index.js'
 export { dumpIndex } from './dump-index.js'
 export { FileRowSchema } from './file-row-schema.js'
+export type { ContractCase, ContractEnv } from './file-system-contract.js'
+export { fileSystemContract } from './file-system-contract.js'
 export type { IntentExpectation, IntentOp, IntentState } from './intent-ops.js'
 export { checkIntents, contentOf, intentOpArbitrary, runIntentOp, setUpIntentFiles } from './intent-ops.js'
 export type { CorpusFile } from './markdown-corpus.js'
