@@ -12,7 +12,11 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 
-const WORKER_URL = new URL('./worker.mjs', import.meta.url)
+// From sources (the workspace, through tsx) the entry registers tsx first; built (an installed
+// package) the compiled worker runs as it is.
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('./worker.mjs', import.meta.url)
+  : new URL('./worker.js', import.meta.url)
 
 /** Heap limit of one bash worker (MB): above just-bash's own string and live-bytes limits. */
 export const WORKER_HEAP_MB = 1024
@@ -26,11 +30,28 @@ export interface WorkerPool {
   close(): Promise<void>
 }
 
+/**
+ * How long an idle worker is kept for the next run. A worker whose stdout this process reads keeps
+ * a MessagePort referenced (Node's worker stdio, even after `worker.unref()`), so an idle worker
+ * would keep a library user's script from exiting: it is ended after this long without a run.
+ */
+export const WORKER_IDLE_MS = 1000
+
 export function createWorkerPool({
   maxWorkers = Math.max(2, Math.min(4, availableParallelism())),
   maxIdle = 2,
+  idleMs = WORKER_IDLE_MS,
 } = {}): WorkerPool {
   const idle: Worker[] = []
+  const idleTimers = new Map<Worker, ReturnType<typeof setTimeout>>()
+  const takeIdle = () => {
+    const worker = idle.pop()
+    if (worker) {
+      clearTimeout(idleTimers.get(worker))
+      idleTimers.delete(worker)
+    }
+    return worker
+  }
   const waiting: ((w: Worker) => void)[] = []
   let running = 0
   const spawn = () => {
@@ -46,6 +67,8 @@ export function createWorkerPool({
     worker.once('exit', () => {
       const i = idle.indexOf(worker)
       if (i !== -1) idle.splice(i, 1)
+      clearTimeout(idleTimers.get(worker))
+      idleTimers.delete(worker)
     })
     return worker
   }
@@ -53,7 +76,7 @@ export function createWorkerPool({
     acquire() {
       if (running >= maxWorkers) return new Promise((resolve) => waiting.push(resolve))
       running++
-      const worker = idle.pop() ?? spawn()
+      const worker = takeIdle() ?? spawn()
       worker.ref()
       return Promise.resolve(worker)
     },
@@ -61,7 +84,7 @@ export function createWorkerPool({
       if (!healthy) void worker.terminate()
       const next = waiting.shift()
       if (next) {
-        const w = healthy ? worker : (idle.pop() ?? spawn())
+        const w = healthy ? worker : (takeIdle() ?? spawn())
         w.ref()
         return next(w)
       }
@@ -73,8 +96,18 @@ export function createWorkerPool({
       }
       worker.unref()
       idle.push(worker)
+      const timer = setTimeout(() => {
+        const i = idle.indexOf(worker)
+        if (i !== -1) idle.splice(i, 1)
+        idleTimers.delete(worker)
+        void worker.terminate()
+      }, idleMs)
+      timer.unref()
+      idleTimers.set(worker, timer)
     },
     async close() {
+      for (const timer of idleTimers.values()) clearTimeout(timer)
+      idleTimers.clear()
       await Promise.all(idle.splice(0).map((w) => w.terminate()))
     },
   }
