@@ -1,0 +1,167 @@
+/**
+ * The packages as people install them: each `@yfs/*` library is packed
+ * (`pnpm pack`, which builds it to JavaScript + .d.ts), installed with npm
+ * into a fresh project outside the repository, and its README example runs
+ * there in plain Node (no TypeScript loader). A TypeScript file importing
+ * every package type-checks against the shipped declarations, and the
+ * browser entry points bundle for the browser with no Node built-in.
+ *
+ * Needs the npm registry for the packages' own dependencies: skipped, with
+ * the reason printed, where it cannot be reached.
+ */
+import { execFile, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { adminSetup, type ServerProcess, spawnServer } from '../../apps/server/test/spawn-server.js'
+
+const run = promisify(execFile)
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const PACKAGES = ['core', 'markdown', 'protocol', 'client', 'agent'] as const
+const PNPM = ['-y', 'pnpm@10.34.8']
+
+const registry = spawnSync('npm', ['ping', '--fetch-timeout=5000', '--fetch-retries=0'], { encoding: 'utf8' })
+const offline = registry.status !== 0
+if (offline)
+  console.log(`packaging tests skipped: the npm registry is not reachable (${registry.stderr.trim()})`)
+
+/** The first ```js block after a README's "## Example" heading. */
+function readmeExample(pkg: string): string {
+  const text = readFileSync(join(ROOT, 'packages', pkg, 'README.md'), 'utf8')
+  const match = /^## Example\n[\s\S]*?^```js\n([\s\S]*?)^```$/m.exec(text)
+  if (!match) throw new Error(`packages/${pkg}/README.md has no \`\`\`js example under "## Example"`)
+  return match[1]!
+}
+
+describe.skipIf(offline)('packed @yfs/* packages installed with npm', () => {
+  let project: string
+  let packs: string
+  let server: ServerProcess | undefined
+
+  beforeAll(async () => {
+    packs = mkdtempSync(join(tmpdir(), 'yfs-packs-'))
+    project = mkdtempSync(join(tmpdir(), 'yfs-install-'))
+    for (const pkg of PACKAGES)
+      await run('npx', [...PNPM, 'pack', '--pack-destination', packs], { cwd: join(ROOT, 'packages', pkg) })
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'p', private: true, type: 'module' }))
+    const tarballs = PACKAGES.map((pkg) => join(packs, `yfs-${pkg}-0.1.0.tgz`))
+    await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], {
+      cwd: project,
+      maxBuffer: 1 << 24,
+    })
+  })
+  afterAll(() => {
+    server?.child.kill()
+    rmSync(packs, { recursive: true, force: true })
+    rmSync(project, { recursive: true, force: true })
+  })
+
+  const node = (file: string, env: Record<string, string> = {}) =>
+    run(process.execPath, [file], { cwd: project, env: { ...process.env, ...env }, timeout: 60_000 })
+
+  it('ship JavaScript, declarations, README and licence only (no tests, no TypeScript entry)', () => {
+    for (const pkg of PACKAGES) {
+      const manifest = JSON.parse(
+        readFileSync(join(project, 'node_modules/@yfs', pkg, 'package.json'), 'utf8'),
+      ) as { exports: Record<string, { types: string; default: string }>; license: string }
+      expect(manifest.license).toBe('MIT')
+      for (const entry of Object.values(manifest.exports)) {
+        expect(Object.keys(entry)[0]).toBe('types')
+        expect(entry.default).toMatch(/^\.\/dist\/.*\.js$/)
+      }
+      const files = spawnSync('find', ['.', '-name', '*.test.*'], {
+        cwd: join(project, 'node_modules/@yfs', pkg),
+        encoding: 'utf8',
+      })
+      expect(files.stdout.trim()).toBe('')
+    }
+  })
+
+  it('core: the README example runs in plain Node', async () => {
+    writeFileSync(join(project, 'core.mjs'), readmeExample('core'))
+    expect((await node('core.mjs')).stdout).toContain('/src/a.ts:1:TODO: ship')
+  })
+
+  it('markdown: the README example runs in plain Node', async () => {
+    writeFileSync(join(project, 'markdown.mjs'), readmeExample('markdown'))
+    const { stdout } = await node('markdown.mjs')
+    expect(stdout).toContain('title: Plan')
+    expect(stdout).toContain('* [ ] ship it')
+    expect(stdout).toContain('Plan\n====')
+  })
+
+  it('protocol: the README example runs in plain Node', async () => {
+    writeFileSync(join(project, 'protocol.mjs'), readmeExample('protocol'))
+    const { stdout } = await node('protocol.mjs')
+    expect(stdout).toContain("kind: 'content'")
+    expect(stdout.trim().endsWith('undefined')).toBe(true)
+  })
+
+  it('agent: the README example runs in plain Node (bash in its worker thread) and exits by itself', async () => {
+    writeFileSync(join(project, 'agent.mjs'), readmeExample('agent'))
+    expect((await node('agent.mjs')).stdout).toContain('/src/a.ts:1:export const x = 1')
+  })
+
+  it('client: the README example runs in plain Node against a yfs server', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'yfs-pack-server-'))
+    server = await spawnServer(['--data', data, '--admin-token', 'pack-admin'])
+    const token = await adminSetup(server.http, 'pack-admin', 'demo')
+    writeFileSync(join(project, 'client.mjs'), readmeExample('client'))
+    const { stdout } = await node('client.mjs', { YFS_URL: server.url, YFS_TOKEN: token })
+    expect(stdout).toContain('/notes.md:# hello')
+  })
+
+  it('the shipped declarations type-check a TypeScript user of every package', async () => {
+    writeFileSync(
+      join(project, 'use.ts'),
+      [
+        "import { createFileSystem, type YjsFileSystem } from '@yfs/core'",
+        "import { fileSystemContract } from '@yfs/core/testing'",
+        "import { markdownCodec } from '@yfs/markdown'",
+        "import { parseDocName } from '@yfs/protocol'",
+        "import { connectWorkspace } from '@yfs/client'",
+        "import { createToolRegistry } from '@yfs/agent'",
+        'const fs: YjsFileSystem = createFileSystem({ codecs: [markdownCodec] })',
+        'export const names: string[] = fileSystemContract.map((c) => c.name)',
+        "export const doc = parseDocName('w')?.kind",
+        'export const tools = createToolRegistry(fs)',
+        'export const connect: typeof connectWorkspace = connectWorkspace',
+        '// @ts-expect-error: a wrong argument type is caught by the shipped types',
+        "createFileSystem('nope')",
+      ].join('\n'),
+    )
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc')
+    const args = ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution']
+    await run(process.execPath, [tsc, ...args, 'nodenext', '--target', 'es2022', 'use.ts'], { cwd: project })
+  })
+
+  it('the browser entry points bundle for the browser without Node built-ins', async () => {
+    const { build } = await import('esbuild')
+    writeFileSync(
+      join(project, 'browser.mjs'),
+      [
+        "export * from '@yfs/core'",
+        "export * from '@yfs/markdown'",
+        "export * from '@yfs/protocol'",
+        "export { connectWorkspace } from '@yfs/client'",
+      ].join('\n'),
+    )
+    const result = await build({
+      absWorkingDir: project,
+      entryPoints: ['browser.mjs'],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    })
+    const inputs = Object.keys(result.metafile.inputs)
+    expect(inputs.some((p) => p.includes('@yfs/core/dist'))).toBe(true)
+    // A Node built-in (node:fs, fs, path, …) fails the build for platform browser; none may appear.
+    expect(inputs.filter((p) => p.startsWith('node:'))).toEqual([])
+  })
+})
