@@ -6,10 +6,13 @@ import { expect, it } from 'vitest'
 import { WORKER_IDLE_MS } from '../src/bash-worker/pool.js'
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/one-bash-run.ts', import.meta.url))
-const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url))
 
 it('a library script that ran bash exits on its own once the worker idles out', async () => {
-  const child = spawn(TSX, [SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] })
+  // Node itself with tsx's loader (not the tsx bin, whose own child a kill would leave running).
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   let out = ''
   child.stdout.on('data', (d) => (out += d))
   const started = Date.now()
