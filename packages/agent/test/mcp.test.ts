@@ -251,4 +251,25 @@ describe('MCP session lifetime over HTTP', () => {
       await served.close()
     }
   })
+
+  it('a call that runs longer than idleTimeoutMs is answered: a session is not idle while it works', async () => {
+    const { stores, state } = countingStores()
+    const served = await listenMcpHttp({ stores, port: 0, idleTimeoutMs: 100 })
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(served.url), {
+        requestInit: { headers: bearer(served) },
+      })
+      const c = new Client({ name: 'test', version: '1.0.0' })
+      await c.connect(transport)
+      const r = await call(c, 'bash', { script: 'sleep 1; echo still here > /done.txt; cat /done.txt' })
+      expect(r.isError).toBeFalsy()
+      expect((r.structuredContent as { stdout: string }).stdout).toBe('still here\n')
+      expect(state.destroyed).toBe(0)
+      // Once answered, the session idles out as before.
+      await waitFor(() => state.destroyed === 1, 'the idle session to close', 5000)
+      await c.close()
+    } finally {
+      await served.close()
+    }
+  })
 })

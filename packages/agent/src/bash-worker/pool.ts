@@ -14,7 +14,8 @@ import { Worker } from 'node:worker_threads'
 
 // From sources (the workspace, through tsx) the entry registers tsx first; built (an installed
 // package) the compiled worker runs as it is.
-const WORKER_URL = import.meta.url.endsWith('.ts')
+// (tsx may add a query to the module's URL: the path says which.)
+const WORKER_URL = new URL(import.meta.url).pathname.endsWith('.ts')
   ? new URL('./worker.mjs', import.meta.url)
   : new URL('./worker.js', import.meta.url)
 

@@ -90,10 +90,12 @@ interface HttpSession {
   transport: StreamableHTTPServerTransport
   credential: string
   lastSeen: number
+  /** Tool calls and other POSTs being answered: a session is not idle while one runs. */
+  inFlight: number
 }
 
 export interface McpHttpOptions extends OriginPolicy {
-  /** Close sessions with no request for this long (default 30 minutes). */
+  /** Close sessions with no request for this long (default 30 minutes; never while a call runs). */
   idleTimeoutMs?: number
   /** When set, every request must carry `Authorization: Bearer <token>` (else 401). */
   token?: string
@@ -116,7 +118,7 @@ export function createMcpHttpHandler(
   const sweep = () => {
     const now = Date.now()
     for (const s of sessions.values())
-      if (now - s.lastSeen > idleTimeoutMs) {
+      if (s.inFlight === 0 && now - s.lastSeen > idleTimeoutMs) {
         if (s.transport.sessionId) sessions.delete(s.transport.sessionId)
         // Closing fires the session's onclose, which destroys its private workspace.
         void s.transport.close()
@@ -161,6 +163,18 @@ export function createMcpHttpHandler(
         return reply(res, 403, 'this MCP session was opened with another credential')
       if (existing) {
         existing.lastSeen = Date.now()
+        // A POST (a tool call) may run longer than the idle timeout: the session is busy until it
+        // is answered. A GET (the server's event stream) stays open for the session's life and
+        // does not count, or an abandoned session would never time out.
+        if (req.method === 'POST') {
+          // Busy until the answer is sent (the transport answers a call after handleRequest returns).
+          const session = existing
+          session.inFlight++
+          res.once('close', () => {
+            session.inFlight--
+            session.lastSeen = Date.now()
+          })
+        }
         return await existing.transport.handleRequest(req, res, body)
       }
       if (id) return reply(res, 404, 'unknown MCP session')
@@ -182,7 +196,7 @@ export function createMcpHttpHandler(
       const created = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
-          sessions.set(sid, { transport: created, credential, lastSeen: Date.now() })
+          sessions.set(sid, { transport: created, credential, lastSeen: Date.now(), inFlight: 0 })
           watchIdle()
         },
       })
