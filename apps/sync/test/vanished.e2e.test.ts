@@ -8,7 +8,8 @@
  * workspace's `c.txt` must still reach the disk (and the disk's file becomes `a.txt`).
  *
  * The editor's rename is real; only its moment is fixed: it runs when the daemon reads that file
- * (a pass-through `readFile` that renames first, once, when armed).
+ * (a pass-through `openSync`, the daemon's read of a file's bytes, that renames first, once, when
+ * armed).
  */
 import { existsSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,16 +18,31 @@ import { nextMillisecond, waitFor } from './helpers.js'
 import { syncedFolder } from './synced-folder.js'
 import { bothSides } from './two-sides.js'
 
-const beforeRead = vi.hoisted(() => new Map<string, () => void | Promise<void>>())
+// The daemon reads a file's bytes in one synchronous step (disk-read.ts), opened with `openSync`:
+// a hook armed for a path runs right before it (once).
+const beforeRead = vi.hoisted(() => new Map<string, () => void>())
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>()
+  const openSync = ((...args: Parameters<typeof actual.openSync>) => {
+    const hook = beforeRead.get(String(args[0]))
+    beforeRead.delete(String(args[0]))
+    hook?.()
+    return actual.openSync(...args)
+  }) as typeof actual.openSync
+  return { ...actual, default: { ...actual, openSync }, openSync }
+})
+// The daemon's upload of a disk file starts with an lstat of it (to-workspace.ts): an async hook
+// armed for a path runs before it (once), while the daemon waits.
+const beforeUpload = vi.hoisted(() => new Map<string, () => Promise<void>>())
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>()
-  const readFile: typeof actual.readFile = ((path: Parameters<typeof actual.readFile>[0], ...rest: []) => {
-    const hook = beforeRead.get(String(path))
-    if (!hook) return actual.readFile(path, ...rest)
-    beforeRead.delete(String(path))
-    return Promise.resolve(hook()).then(() => actual.readFile(path, ...rest))
-  }) as typeof actual.readFile
-  return { ...actual, default: { ...actual, readFile }, readFile }
+  const lstat = ((path: Parameters<typeof actual.lstat>[0], ...rest: []) => {
+    const hook = beforeUpload.get(String(path))
+    if (!hook) return actual.lstat(path, ...rest)
+    beforeUpload.delete(String(path))
+    return hook().then(() => actual.lstat(path, ...rest))
+  }) as typeof actual.lstat
+  return { ...actual, default: { ...actual, lstat }, lstat }
 })
 
 // A long debounce: the daemon takes the workspace's file (a remote pass) before it looks at the
@@ -64,10 +80,10 @@ describe('a disk file renamed after a namesake created on the other side took it
     await waitFor(() => t.daemon.connection.fs.index.lookup('/v2/c.txt') !== undefined, 'the upload', 15_000)
     await t.daemon.connection.flush(10_000)
     // The editor renames `c.txt` to `a.txt`; the daemon's pass over that rename starts with an
-    // unrelated new file (shallower, so first), and while it reads that file the client comes back:
+    // unrelated new file (shallower, so first), and while it uploads that file the client comes back:
     // the daemon's workspace shows the client's file as `c.txt` before the daemon looks at the rename.
     let met = false
-    beforeRead.set(join(t.dir, 'v2-first.txt'), async () => {
+    beforeUpload.set(join(t.dir, 'v2-first.txt'), async () => {
       await t.client.socket.connect()
       await t.client.flush(10_000)
       await waitFor(() => t.daemon.connection.fs.index.lookup('/v2/c (1).txt') !== undefined, 'both rows')

@@ -35,7 +35,14 @@ export async function bulkUpload(
   await forEachLimited(list, 32, async (path) => {
     const node = disk.get(path)
     if (!node) return
-    const bytes = scanned.get(path) ?? (await readBytes(hostOf(engine, path)).catch(() => undefined))
+    let bytes = scanned.get(path)
+    if (!bytes)
+      try {
+        bytes = readBytes(hostOf(engine, path))
+      } catch {
+        // Unreadable: left to the one-by-one upload, which reports why.
+        return
+      }
     if (!bytes || (!scanned.has(path) && hashBytes(bytes) !== node.hash)) return
     files.push({ path, bytes, node, text: decodeTextOrBinary(bytes) })
   })

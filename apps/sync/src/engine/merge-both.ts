@@ -50,7 +50,7 @@ export async function writeIfUnchanged(
  */
 export async function mergeBoth(engine: SyncEngine, path: string, base: string | undefined): Promise<void> {
   const host = await guardedHost(engine, path)
-  const diskBytes = await readBytes(host)
+  const diskBytes = readBytes(host)
   const row = rowAt(engine, path)
   if (!diskBytes && row?.type === 'file' && engine.state.get(path)?.id !== row.id) {
     // The disk file went since the caller looked (an editor renamed or deleted it: an event of

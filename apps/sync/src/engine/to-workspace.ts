@@ -66,7 +66,7 @@ export async function upload(
     change(engine, 'to-workspace', existing ? 'update' : 'create', path, { kind: 'symlink' })
     return
   }
-  const bytes = await readBytes(host)
+  const bytes = readBytes(host)
   if (!bytes) return
   if (bytes.byteLength > engine.fs.limits.maxFileSize) {
     engine.emit({ type: 'skip', path, code: 'EFBIG', reason: 'file larger than the workspace limit' })
