@@ -1,0 +1,117 @@
+/**
+ * Bash through the server's `/mcp` against the same scripts on an in-process
+ * YjsFileSystem (issue 25: goal ≤ 1.5× each), in one run: just-bash on a
+ * local `createFileSystem()` (the baseline), our `bash` tool on a local
+ * filesystem (the registry, bash in its worker thread), and the `bash` tool
+ * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
+ * Each round uses a fresh workspace; p50 over the rounds.
+ *
+ *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--files N]
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createToolRegistry } from '@yfs/agent'
+import { createFileSystem } from '@yfs/core'
+import { Bash } from 'just-bash'
+import { adminSetup, spawnServer } from '../test/spawn-server.js'
+import { fmt, percentile } from './stats.js'
+
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, files: { type: 'string', default: '1000' } },
+})
+const ROUNDS = Number(values.rounds)
+const N = Number(values.files)
+
+const STEPS: [string, string][] = [
+  [
+    `${N}-file echo loop`,
+    `mkdir -p /many && for i in $(seq 1 ${N}); do echo "line $i" > /many/f$i.txt; done`,
+  ],
+  [`sed -i over ${N} files`, `sed -i 's/line/LINE/' /many/*.txt`],
+  [`cp -r of ${N} files`, 'cp -r /many /copy'],
+  [`tar -x of ${N} files`, 'tar -cf /many.tar /many && mkdir -p /untar && tar -xf /many.tar -C /untar'],
+]
+
+type Runner = (script: string) => Promise<string>
+const times = new Map<string, number[]>()
+const record = (who: string, step: string, ms: number) => {
+  const key = `${who}\u0000${step}`
+  times.set(key, [...(times.get(key) ?? []), ms])
+}
+
+async function round(who: string, runner: Runner): Promise<void> {
+  for (const [step, script] of STEPS) {
+    const start = performance.now()
+    const out = await runner(script)
+    record(who, step, performance.now() - start)
+    if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
+  }
+  // Every step did its work: the last file went through echo, sed, cp and tar.
+  const check = await runner(`cat /copy/f${N}.txt /untar/many/f${N}.txt`)
+  if (check !== `LINE ${N}\nLINE ${N}\n`) throw new Error(`${who}: wrong result ${JSON.stringify(check)}`)
+}
+
+const data = mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-'))
+const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin'])
+try {
+  for (let r = 0; r < ROUNDS; r++) {
+    process.stderr.write(`round ${r + 1}/${ROUNDS}\n`)
+    const fs = createFileSystem()
+    const bash = new Bash({ fs, cwd: '/' })
+    await round('just-bash, in process', async (script) => {
+      const res = await bash.exec(script)
+      return res.stdout + res.stderr
+    })
+
+    const tools = createToolRegistry(createFileSystem())
+    await round('bash tool, in process', async (script) => {
+      const res = (await tools.execute('bash', { script, timeout_ms: 120_000 })) as unknown as {
+        isError?: boolean
+        structuredContent?: { stdout: string; stderr: string }
+      }
+      if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
+      return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
+    })
+
+    const token = await adminSetup(server.http, 'bench-admin', `mcp-bash-${r}`)
+    const client = new Client({ name: 'bench', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.http}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    })
+    await client.connect(transport)
+    await round('bash tool, server /mcp', async (script) => {
+      const res = (await client.callTool(
+        { name: 'bash', arguments: { script, timeout_ms: 120_000 } },
+        undefined,
+        { timeout: 600_000 },
+      )) as { isError?: boolean; structuredContent?: { stdout: string; stderr: string } }
+      if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
+      return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
+    })
+    await transport.terminateSession().catch(() => undefined)
+    await client.close()
+  }
+} finally {
+  server.child.kill()
+  rmSync(data, { recursive: true, force: true })
+}
+
+const p50 = (who: string, step: string) => percentile(times.get(`${who}\u0000${step}`) ?? [], 50)
+console.log(`\nBash via /mcp vs in process (${ROUNDS} rounds, p50 ms; goal ≤ 1.5× the just-bash baseline)\n`)
+console.log(
+  '| script | just-bash, in process | bash tool, in process | bash tool, server /mcp | /mcp ÷ baseline | goal | met |',
+)
+console.log('| --- | --- | --- | --- | --- | --- | --- |')
+for (const [step] of STEPS) {
+  const base = p50('just-bash, in process', step)
+  const tool = p50('bash tool, in process', step)
+  const mcp = p50('bash tool, server /mcp', step)
+  const ratio = mcp / base
+  console.log(
+    `| ${step} | ${fmt(base)} | ${fmt(tool)} | ${fmt(mcp)} | ${ratio.toFixed(2)}× | ≤ 1.5× | ${ratio <= 1.5 ? 'yes' : '**no**'} |`,
+  )
+}
