@@ -8,14 +8,18 @@
  * into a new folder), or is a folder `mkdir -p` created above one.
  *
  * The view forwards every call to the real filesystem unchanged; it adds no
- * checks and keeps nothing but the set of paths.
+ * checks and keeps nothing but the set of paths. A `beforeChange` hook, when
+ * given, runs before each mutating call with the paths it names (the activity
+ * recorder notes what was there before: activity/call-recorder.ts).
  */
-import { type FsEvent, isFsError, paths, type YjsFileSystem } from '@yfs/core'
+import { type FsEvent, type FsOp, isFsError, paths, type YjsFileSystem } from '@yfs/core'
 
 /** Mutating IFileSystem methods and which of their arguments are paths they change. */
 const MUTATIONS: Record<string, number[]> = {
   writeFile: [0],
+  write: [0],
   appendFile: [0],
+  restore: [0],
   mkdir: [0],
   rm: [0],
   cp: [1],
@@ -24,6 +28,17 @@ const MUTATIONS: Record<string, number[]> = {
   utimes: [0],
   symlink: [1],
   link: [1],
+}
+
+const strings = (values: unknown[]) => values.filter((a): a is string => typeof a === 'string')
+
+/** Paths changed by the batch methods (`transaction`, `writeTree`), read from their op lists. */
+const BATCHES: Record<string, (args: unknown[]) => string[]> = {
+  transaction: ([ops]) =>
+    (ops as FsOp[]).flatMap((op) =>
+      op.type === 'rename' ? [op.oldPath, op.newPath] : op.type === 'copy' ? [op.dest] : [op.path],
+    ),
+  writeTree: ([entries]) => strings((entries as { path?: unknown }[]).map((e) => e.path)),
 }
 
 export interface RecordingFs {
@@ -35,8 +50,11 @@ export interface RecordingFs {
 
 const isUnder = (path: string, dir: string) => dir === '/' || path.startsWith(`${dir}/`)
 
+/** Runs before a mutating call with the paths it will change (as given, not normalised). */
+export type BeforeChange = (paths: string[]) => Promise<void>
+
 /** Wrap `fs` so the change events of the calls made through it can be told apart. */
-export function createRecordingFs(fs: YjsFileSystem): RecordingFs {
+export function createRecordingFs(fs: YjsFileSystem, beforeChange?: BeforeChange): RecordingFs {
   const touched = new Set<string>()
   const record = async (path: string, follow: boolean) => {
     touched.add(paths.normalize(path))
@@ -49,16 +67,29 @@ export function createRecordingFs(fs: YjsFileSystem): RecordingFs {
       if (!isFsError(error)) throw error
     }
   }
+  const trashView: YjsFileSystem['trash'] = {
+    list: () => fs.trash.list(),
+    empty: () => fs.trash.empty(),
+    restore: (id) => {
+      const path = fs.trash.restore(id)
+      touched.add(path)
+      return path
+    },
+  }
   // Methods are bound to the real instance: YjsFileSystem keeps its state in private fields.
   const view = new Proxy(fs, {
     get(target, prop, _receiver) {
       const value: unknown = Reflect.get(target, prop, target)
+      // A restore from the trash changes the path it returns.
+      if (prop === 'trash') return trashView
       if (typeof value !== 'function') return value
       const argIndexes = typeof prop === 'string' ? MUTATIONS[prop] : undefined
-      if (!argIndexes) return value.bind(target)
+      const batch = typeof prop === 'string' ? BATCHES[prop] : undefined
+      if (!argIndexes && !batch) return value.bind(target)
       return async (...args: unknown[]) => {
-        const changed = argIndexes.map((i) => args[i]).filter((a): a is string => typeof a === 'string')
+        const changed = batch ? batch(args) : strings(argIndexes!.map((i) => args[i]))
         for (const p of changed) touched.add(paths.normalize(p))
+        if (beforeChange) await beforeChange(changed)
         try {
           return await value.apply(target, args)
         } finally {
