@@ -8,12 +8,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { type ActivityEntry, attachActivityLog } from '@yfs/core'
+import { type ActivityEntry, attachActivityLog, createFileSystem } from '@yfs/core'
 import { createReplicaNetwork, typeInto } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpSession } from '../mcp/server.js'
 import type { StoreProvider } from '../mcp/stores.js'
+import { createToolRegistry } from '../registry.js'
 
 interface CallResult {
   isError?: boolean
@@ -184,6 +185,17 @@ describe('activity log and undo over MCP', () => {
       expect.objectContaining({ path: 'vfs:///tmp-file.txt', reason: expect.stringContaining('for good') }),
     ])
     expect(await agentFs.exists('/kept.txt')).toBe(false)
+
+    // A read-only workspace (what a read token opens) can list the activity but not undo.
+    const readOnly = createFileSystem({ doc: agentFs.doc, readOnly: true, codecs: [markdownCodec] })
+    cleanup.push(() => readOnly.destroy())
+    const viewer = createToolRegistry(readOnly)
+    const listed = await viewer.execute('activity', {})
+    expect(listed.isError).toBeFalsy()
+    expect((listed.structuredContent.entries as unknown[]).length).toBeGreaterThan(0)
+    const refused = await viewer.execute('undo', { session: agent.session.session })
+    expect(refused.isError).toBe(true)
+    expect(refused.structuredContent.error).toMatchObject({ code: 'EACCES' })
   })
 })
 

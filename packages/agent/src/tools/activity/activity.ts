@@ -6,7 +6,7 @@ import type { ActivityEntry, ActivityFileChange } from '@yfs/core'
 import { type } from 'arktype'
 import { ToolError } from '../../errors.js'
 import { defineTool } from '../../tool.js'
-import { posix, vfs } from '../shared.js'
+import { posix, vfs, vfsPath } from '../shared.js'
 
 /** A file change as tools show it (vfs:/// paths). */
 export const fileView = (f: ActivityFileChange) => ({
@@ -47,7 +47,7 @@ export const activityTool = defineTool({
     "The workspace's activity log, newest first: each agent tool call and bash run with id, time, session, who, tool, status and the files it changed (with history versions before and after, for diff and checkout_version). Filter by session, by path prefix, by time. Use undo with a session or an entry id to take changes back.",
   input: type({
     'session?': type('string > 0').describe('only this session'),
-    'path?': type('string > 0').describe('only entries that changed files at or below this vfs:/// path'),
+    'path?': type(vfsPath).describe('vfs:/// path prefix: only entries that changed files at or below it'),
     'since?': type('string > 0').describe('only entries at or after this ISO time (2026-11-27T14:00:00Z)'),
     'limit?': type('1 <= number.integer <= 1000').describe('most entries returned (default 50)'),
   }),
@@ -56,10 +56,7 @@ export const activityTool = defineTool({
     const since = input.since === undefined ? undefined : Date.parse(input.since)
     if (since !== undefined && Number.isNaN(since))
       throw new ToolError('EINVAL', `since: '${input.since}' is not an ISO time`)
-    const pathPrefix =
-      input.path === undefined
-        ? undefined
-        : posix(/^vfs:/i.test(input.path) ? input.path : `vfs:///${input.path}`)
+    const pathPrefix = input.path === undefined ? undefined : posix(input.path)
     const entries = activity.log
       .list({
         ...(input.session ? { session: input.session } : {}),
