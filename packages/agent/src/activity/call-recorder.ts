@@ -7,7 +7,7 @@
  * hook records the file's pending changes as a history version
  * (`saveVersion`: edits a person typed since the last version become a
  * version in that person's name), and that version is the call's `before`.
- * After the call the newest version is its `after`. So `before`/`after` are
+ * After the call the newest recorded version is its `after`. So `before`/`after` are
  * exactly the content the call started from and left, which is what undo
  * merges against.
  *
@@ -47,10 +47,14 @@ interface Before {
 // Calls in flight per filesystem: a call that overlapped another cannot claim every local event.
 const running = new WeakMap<YjsFileSystem, Set<{ overlapped: boolean }>>()
 
-/** The newest version of the file at `path` (recording pending edits first); undefined when it has none. */
-async function versionAt(fs: YjsFileSystem, path: string): Promise<string | undefined> {
+/**
+ * The version of the file at `path` now: `save` records pending edits first (the state before a
+ * call, which must include what others typed); otherwise the newest recorded one (after a call
+ * its own write recorded it; an edit typed during the call is then left out, and undo keeps it).
+ */
+async function versionAt(fs: YjsFileSystem, path: string, save: boolean): Promise<string | undefined> {
   try {
-    return (await fs.saveVersion(path)).id
+    return save ? (await fs.saveVersion(path)).id : (await fs.latestVersion(path))?.id
   } catch (error) {
     // Not a file any more, or a codec this instance lacks: no version to name.
     if (isFsError(error)) return undefined
@@ -71,7 +75,7 @@ export function startCall(fs: YjsFileSystem): CallRecorder {
       const id = fs.index.lookup(path)
       const row = id === undefined ? undefined : fs.table.get(id)
       if (!row || row.trashedAt !== null || before.has(row.id)) continue
-      const version = row.type === 'file' ? await versionAt(fs, path) : undefined
+      const version = row.type === 'file' ? await versionAt(fs, path, true) : undefined
       before.set(row.id, { path, type: row.type, ...(version ? { version } : {}) })
     }
   }
@@ -129,7 +133,7 @@ export function startCall(fs: YjsFileSystem): CallRecorder {
         if (was && now !== undefined && now !== was.path) change.from = was.path
         if (type === 'file') {
           if (was?.version) change.before = was.version
-          const after = now === undefined ? undefined : await versionAt(fs, now)
+          const after = now === undefined ? undefined : await versionAt(fs, now, false)
           if (after && after !== was?.version) change.after = after
         }
         const edited = change.after !== undefined && !change.created
