@@ -204,6 +204,7 @@ Examples:
             process.exitCode = 2
             return
           }
+          // The undo tool's structured result (tools/undo/undo.ts) has this shape.
           const report = r.structuredContent as unknown as UndoStructured
           process.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : formatUndo(report))
           process.exitCode = report.conflicts.length ? 1 : 0

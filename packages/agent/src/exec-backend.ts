@@ -52,8 +52,8 @@ export interface ExecResult {
   timedOut?: boolean
   /** Whole-file writes of the run that merged changes made since the file was last read (stale writes). */
   merges: ExecMerge[]
-  /** The change events the run caused, in order (others' events left out). */
-  events: FsEvent[]
+  /** The change events the run caused, in order (others' events left out); the activity log uses them. */
+  events?: FsEvent[]
 }
 
 /** A stale write of a run: merged with concurrent changes; `conflict` when part of them was overwritten. */

@@ -89,7 +89,8 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
   const recordedExec = (recorder: CallRecorder): ExecBackend => ({
     async run(command, args, opts) {
       const r = await exec.run(command, args, { ...opts, beforeChange: recorder.beforeChange })
-      recorder.adopt(r.events)
+      // A backend of another kind may not report its events: the recorder then goes by paths.
+      if (r.events) recorder.adopt(r.events)
       return r
     },
     dispose: () => exec.dispose(),
