@@ -88,6 +88,12 @@ function workspaceOptions(command: Command): Command {
     .option('--json', 'print JSON')
 }
 
+function count(value: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer')
+  return n
+}
+
 function isoTime(value: string): number {
   const t = Date.parse(value)
   if (Number.isNaN(t)) throw new InvalidArgumentError('expected an ISO time, e.g. 2026-11-27T14:00:00Z')
@@ -119,25 +125,51 @@ export function createLogCommand(): Command {
     .option('--path <prefix>', 'only entries that changed files at or below this path (/src)')
     .addOption(new Option('--since <time>', 'only entries at or after this ISO time').argParser(isoTime))
     .option('--limit <n>', 'most entries (default 100)', (v) => Number.parseInt(v, 10))
+    .option(
+      '--keep-entries <n>',
+      "set the workspace's retention: keep at most n entries (a write token)",
+      count,
+    )
+    .option(
+      '--keep-days <n>',
+      "set the workspace's retention: drop entries older than n days (a write token)",
+      count,
+    )
     .addHelpText(
       'after',
       `
 Examples:
   yfs log --server ws://127.0.0.1:4321 --workspace team --token $T
   yfs log --data ./.yfs --workspace team --session 3f2a… --json
-  yfs log --server ... --workspace team --token $T --path /src --since 2026-11-27T09:00:00Z`,
+  yfs log --server ... --workspace team --token $T --path /src --since 2026-11-27T09:00:00Z
+  yfs log --data ./.yfs --workspace team --keep-entries 5000 --keep-days 14   (defaults: 10000, 30)`,
     )
     .action(async (flags) => {
       try {
-        const ws = await openWorkspace(flags, 'read')
+        const retain = flags.keepEntries !== undefined || flags.keepDays !== undefined
+        const ws = await openWorkspace(flags, retain ? 'write' : 'read')
         try {
-          const entries = attachActivityLog(ws.fs.doc).list({
+          const log = attachActivityLog(ws.fs.doc)
+          if (retain) {
+            if (ws.fs.readOnly) throw new Error('setting the retention needs a write token')
+            log.setRetention({
+              ...(flags.keepEntries !== undefined ? { maxEntries: flags.keepEntries } : {}),
+              ...(flags.keepDays !== undefined ? { maxAgeMs: flags.keepDays * 24 * 3600_000 } : {}),
+            })
+          }
+          const entries = log.list({
             ...(flags.session ? { session: flags.session } : {}),
             ...(flags.path ? { pathPrefix: flags.path } : {}),
             ...(flags.since !== undefined ? { since: flags.since } : {}),
             limit: flags.limit ?? 100,
           })
-          process.stdout.write(flags.json ? `${JSON.stringify({ entries })}\n` : formatEntries(entries))
+          const { maxEntries, maxAgeMs } = log.retention()
+          const retention = { max_entries: maxEntries, max_age_days: maxAgeMs / (24 * 3600_000) }
+          process.stdout.write(
+            flags.json
+              ? `${JSON.stringify({ entries, retention })}\n`
+              : `${formatEntries(entries)}${retain ? `retention: ${maxEntries} entries, ${retention.max_age_days} days\n` : ''}`,
+          )
         } finally {
           await ws.close()
         }

@@ -117,5 +117,10 @@ describe('yfs log and yfs undo', () => {
     const again = await yfs('log', '--data', dir, '--workspace', 'team', '--limit', '1', '--json')
     expect(JSON.parse(again.out).entries[0]).toMatchObject({ tool: 'undo', status: 'ok' })
     expect((await yfs('log', '--data', dir, '--workspace', 'nope')).err).toContain("no workspace 'nope'")
+    // Retention is the workspace's: set it, and the log is trimmed to it.
+    const kept = await yfs('log', '--data', dir, '--workspace', 'team', '--keep-entries', '2', '--json')
+    expect(kept.code, kept.err).toBe(0)
+    expect(JSON.parse(kept.out)).toMatchObject({ retention: { max_entries: 2, max_age_days: 30 } })
+    expect(JSON.parse(kept.out).entries).toHaveLength(2)
   })
 })
