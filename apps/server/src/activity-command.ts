@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
-import { createToolRegistry } from '@yfs/agent'
+import { createToolRegistry, type PersonEdit, peopleEdits } from '@yfs/agent'
 import { connectWorkspace } from '@yfs/client'
 import { type ActivityEntry, attachActivityLog, type YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
@@ -119,12 +119,21 @@ export function formatEntries(entries: readonly ActivityEntry[]): string {
   return `${lines.join('\n')}\n`
 }
 
+/** People's edits, newest first, under the entries. */
+export function formatEdits(edits: readonly PersonEdit[]): string {
+  const lines = edits.map(
+    (e) => `${new Date(e.time).toISOString()}  ${e.version}  ${e.who}  ${e.reason}  ${e.path}`,
+  )
+  return `people's edits:\n${lines.join('\n')}\n`
+}
+
 export function createLogCommand(): Command {
   return workspaceOptions(new Command('log').description("show a workspace's activity log, newest first"))
     .option('--session <id>', 'only this session')
     .option('--path <prefix>', 'only entries that changed files at or below this path (/src)')
     .addOption(new Option('--since <time>', 'only entries at or after this ISO time').argParser(isoTime))
     .option('--limit <n>', 'most entries (default 100)', (v) => Number.parseInt(v, 10))
+    .option('--edits', "also list people's edits (history versions) of the files the entries changed")
     .option(
       '--keep-entries <n>',
       "set the workspace's retention: keep at most n entries (a write token)",
@@ -163,12 +172,15 @@ Examples:
             ...(flags.since !== undefined ? { since: flags.since } : {}),
             limit: flags.limit ?? 100,
           })
+          const edits: PersonEdit[] | undefined = flags.edits
+            ? await peopleEdits(ws.fs, entries, flags.since ?? entries.at(-1)?.time ?? 0)
+            : undefined
           const { maxEntries, maxAgeMs } = log.retention()
           const retention = { max_entries: maxEntries, max_age_days: maxAgeMs / (24 * 3600_000) }
           process.stdout.write(
             flags.json
-              ? `${JSON.stringify({ entries, retention })}\n`
-              : `${formatEntries(entries)}${retain ? `retention: ${maxEntries} entries, ${retention.max_age_days} days\n` : ''}`,
+              ? `${JSON.stringify({ entries, ...(edits ? { edits } : {}), retention })}\n`
+              : `${formatEntries(entries)}${edits?.length ? formatEdits(edits) : ''}${retain ? `retention: ${maxEntries} entries, ${retention.max_age_days} days\n` : ''}`,
           )
         } finally {
           await ws.close()

@@ -77,6 +77,8 @@ describe('yfs log and yfs undo', () => {
     session = entries[0]!.session
     const human = await yfs('log', ...server(), '--token', tokens.read, '--path', '/out')
     expect(human.out).toMatch(/session .* cli-test-agent {2}bash {2}ok {2}\+\/out \+\/out\/report\.txt\n$/)
+    const edits = JSON.parse((await yfs('log', ...server(), '--token', tokens.read, '--edits', '--json')).out)
+    expect(edits.edits).toEqual([])
     expect((await yfs('log', ...server(), '--token', tokens.read, '--session', 'nobody')).out).toBe(
       '(no activity)\n',
     )

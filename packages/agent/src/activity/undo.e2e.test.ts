@@ -134,6 +134,11 @@ describe('activity log and undo over MCP', () => {
     const reviewer = await connect('reviewer')
     const listed = await reviewer.call('activity', { session: agent.session.session })
     expect((listed.structuredContent.entries as unknown[]).length).toBe(6)
+    // People's edits of those files, from their history, in the same listing.
+    const withEdits = await reviewer.call('activity', { session: agent.session.session, include_edits: true })
+    expect(withEdits.structuredContent.edits).toEqual(
+      expect.arrayContaining([expect.objectContaining({ who: 'alice', path: 'vfs:///notes.txt' })]),
+    )
     const dry = await reviewer.call('undo', { session: agent.session.session, dry_run: true })
     expect(dry.isError).toBeFalsy()
     expect(await snapshot(personFs)).toEqual(sessionState)

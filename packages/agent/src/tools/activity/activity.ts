@@ -4,6 +4,7 @@
  */
 import type { ActivityEntry, ActivityFileChange } from '@yfs/core'
 import { type } from 'arktype'
+import { peopleEdits } from '../../activity/people-edits.js'
 import { ToolError } from '../../errors.js'
 import { defineTool } from '../../tool.js'
 import { posix, vfs, vfsPath } from '../shared.js'
@@ -50,31 +51,44 @@ export const activityTool = defineTool({
     'path?': type(vfsPath).describe('vfs:/// path prefix: only entries that changed files at or below it'),
     'since?': type('string > 0').describe('only entries at or after this ISO time (2026-11-27T14:00:00Z)'),
     'limit?': type('1 <= number.integer <= 1000').describe('most entries returned (default 50)'),
+    'include_edits?': type('boolean').describe(
+      "also list people's edits (history versions) of the files these entries changed",
+    ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run(input, { activity }) {
+  async run(input, { fs, activity }) {
     const since = input.since === undefined ? undefined : Date.parse(input.since)
     if (since !== undefined && Number.isNaN(since))
       throw new ToolError('EINVAL', `since: '${input.since}' is not an ISO time`)
     const pathPrefix = input.path === undefined ? undefined : posix(input.path)
-    const entries = activity.log
-      .list({
-        ...(input.session ? { session: input.session } : {}),
-        ...(pathPrefix ? { pathPrefix } : {}),
-        ...(since !== undefined ? { since } : {}),
-        limit: input.limit ?? 50,
-      })
-      .map(entryView)
+    const listed = activity.log.list({
+      ...(input.session ? { session: input.session } : {}),
+      ...(pathPrefix ? { pathPrefix } : {}),
+      ...(since !== undefined ? { since } : {}),
+      limit: input.limit ?? 50,
+    })
+    const entries = listed.map(entryView)
+    const edits = input.include_edits
+      ? (await peopleEdits(fs, listed, since ?? listed.at(-1)?.time ?? 0)).map((e) => ({
+          time: new Date(e.time).toISOString(),
+          who: e.who,
+          path: vfs(e.path),
+          version: e.version,
+          reason: e.reason,
+        }))
+      : undefined
+    const lines = entries.map(
+      (e) =>
+        `${e.id}  ${e.time}  ${e.session.slice(0, 8)}  ${e.who}  ${e.tool}  ${e.status}${e.error ? ` ${e.error}` : ''}${e.files.length ? `  ${e.files.map((f) => `${f.change} ${f.path}`).join(', ')}` : ''}`,
+    )
+    if (edits?.length)
+      lines.push(
+        "people's edits:",
+        ...edits.map((e) => `${e.version}  ${e.time}  ${e.who}  ${e.reason} ${e.path}`),
+      )
     return {
-      structured: { entries },
-      text: entries.length
-        ? entries
-            .map(
-              (e) =>
-                `${e.id}  ${e.time}  ${e.session.slice(0, 8)}  ${e.who}  ${e.tool}  ${e.status}${e.error ? ` ${e.error}` : ''}${e.files.length ? `  ${e.files.map((f) => `${f.change} ${f.path}`).join(', ')}` : ''}`,
-            )
-            .join('\n')
-        : '(no activity)',
+      structured: { entries, ...(edits ? { edits } : {}) },
+      text: lines.length ? lines.join('\n') : '(no activity)',
     }
   },
 })
