@@ -34,6 +34,25 @@ describe('call recorder', () => {
     }
   })
 
+  it('rm -r of a folder and mv of a folder are undone whole', async () => {
+    const fs = createFileSystem()
+    await fs.mkdir('/d/e', { recursive: true })
+    await fs.writeFile('/d/e/f.txt', 'f\n')
+    await fs.writeFile('/d/g.txt', 'g\n')
+    await fs.mkdir('/m')
+    await fs.writeFile('/m/h.txt', 'h\n')
+    const tools = createToolRegistry(fs)
+    const r = await tools.execute('bash', { script: 'rm -r /d && mv /m /n' })
+    expect(r.isError).toBeFalsy()
+    const undo = await createToolRegistry(fs).execute('undo', { session: tools.session })
+    expect(undo.isError, undo.content[0]?.text).toBeFalsy()
+    expect(undo.structuredContent.conflicts).toEqual([])
+    expect(await fs.readFile('/d/e/f.txt')).toBe('f\n')
+    expect(await fs.readFile('/d/g.txt')).toBe('g\n')
+    expect(await fs.readFile('/m/h.txt')).toBe('h\n')
+    expect(await fs.exists('/n')).toBe(false)
+  })
+
   it('a failed call is logged with its code and no files', async () => {
     const fs = createFileSystem()
     const tools = createToolRegistry(fs)

@@ -240,12 +240,21 @@ async function undoDelete(
     conflict('already back (restored since): left as it is')
     return
   }
+  // Hidden by a trashed folder above it (`rm -r`): it comes back with that folder.
+  if (fs.table.get(id)?.trashedAt === null) return
   if (dryRun) {
     overlay.path.set(id, change.path)
     report.reverted.push({ entry: entry.id, action: 'restore', path: change.path })
     return
   }
-  const back = fs.trash.restore(id)
+  let back: string
+  try {
+    back = fs.trash.restore(id)
+  } catch (error) {
+    if (!isFsError(error)) throw error
+    conflict(`cannot be restored (${error.code}): left in the trash`)
+    return
+  }
   report.reverted.push({ entry: entry.id, action: 'restore', path: back })
   if (back !== change.path) conflict(`its place is taken: restored as ${back}`)
 }
