@@ -188,18 +188,17 @@ async function undo1000(): Promise<string[][]> {
 
 /** What the figures mean; kept here so a rerun rewrites it with the table. */
 const READING = `
-Reading: the logging overhead goal is **not met**. It costs about 0.15 ms per call in process
-(within 0.2 ms on a quiet run, over it under load), which is 80–140 % of an in-process write_file
-(0.1–0.2 ms) and about 10–25 % of a loopback HTTP round trip: the 5 % share is far off. Where it
-goes (profiled per call): recording the file's pending edits as a version before the call changes
-it (\`saveVersion\`, a snapshot comparison of the content doc, ~60 µs; it is what makes \`before\`
-exact when a person typed since), the change-event subscription and the recording view (~40–100 µs,
-including a \`realpath\` per changed path), the entry's append and retention check on the main doc
-(~25 µs) and hashing the content for the summary (~8 µs). A cheaper "edited since the last
-version?" test in core would remove most of the first. The undo goal is met with room: 1,000 files
-in well under 2 s, 2–4× the bare writes, the rest being two version reads per file and the
-three-way merge. The machine was heavily loaded during this run (load above); medians moved by
-±50 % between runs.`.split('\n')
+Reading: the logging overhead goal is **not met**. It costs 0.08–0.15 ms per call in process
+(within the 0.2 ms goal), which is 70–130 % of an in-process write_file (0.1–0.2 ms) and 10–20 % of
+a loopback HTTP round trip: the 5 % share is far off. Where it goes (profiled per call, quiet
+process): the recording view and the change-event subscription (~30–40 µs, including a
+\`realpath\` per changed path), the entry's append and retention check on the main doc (~25 µs),
+recording the file's pending edits as a version before the call changes it (\`saveVersion\`, ~16 µs
+since core checks only what changed since the last version; ~60 µs before; it is what makes
+\`before\` exact when a person typed since), the newest version after the call (~10 µs) and hashing
+the content for the summary (~8 µs). The undo goal is met with room: 1,000 files in well under
+2 s, 2–4× the bare writes, the rest being two version reads per file and the three-way merge. The
+machine was heavily loaded during these runs (load above); medians moved by ±50 % between runs.`.split('\n')
 
 const table = (head: string[], rows: string[][]) =>
   [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n')
