@@ -79,7 +79,8 @@ export async function undoEntries(
   const report: UndoReport = { dry_run: dryRun, entries: [], reverted: [], conflicts: [] }
   const overlay: Overlay = { path: new Map(), text: new Map() }
   const pathOf = (id: FileId) => pathIn(fs, overlay, id)
-  const ordered = [...entries].sort((a, b) => b.time - a.time || (a.id < b.id ? 1 : -1))
+  // Callers pass the log's listing (newest first, ties in its order); a stable sort keeps that order.
+  const ordered = [...entries].sort((a, b) => b.time - a.time)
   for (const entry of ordered) {
     report.entries.push(entry.id)
     for (const change of [...entry.files].reverse()) {

@@ -11,8 +11,8 @@
  * package records calls), or hold file contents, tokens or environment
  * values (the recorder summarises arguments before they get here).
  *
- * Order: entries are listed newest first by `time`, ties broken by `id`, so
- * every replica lists a converged log the same way.
+ * Order: entries are listed newest first by `time`, ties broken by place in
+ * the array (later first), so every replica lists a converged log the same way.
  */
 import type * as Y from 'yjs'
 
@@ -85,8 +85,10 @@ const isEntry = (v: unknown): v is ActivityEntry =>
 const under = (path: string, prefix: string) =>
   prefix === '/' || path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
 
-const newestFirst = (a: ActivityEntry, b: ActivityEntry) =>
-  b.time - a.time || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+// Ties in time (calls within one millisecond) go by place in the array, later first: the array's
+// order is the same on every replica once converged, and a session's calls are appended in order.
+const newestFirst = (a: [ActivityEntry, number], b: [ActivityEntry, number]) =>
+  b[0].time - a[0].time || b[1] - a[1]
 
 /** The log of a main doc: lives as long as the doc (nothing to dispose). */
 export interface ActivityLog {
@@ -134,6 +136,11 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
     if (drop > 0) array.delete(0, drop)
   }
   const all = () => array.toArray().filter(isEntry)
+  const indexed = () =>
+    array
+      .toArray()
+      .map((v, i): [unknown, number] => [v, i])
+      .filter((p): p is [ActivityEntry, number] => isEntry(p[0]))
   return {
     append(entries, origin) {
       if (entries.length === 0) return
@@ -144,8 +151,8 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
     },
     list(filter = {}) {
       const { session, pathPrefix, since, limit } = filter
-      const out = all().filter(
-        (e) =>
+      const out = indexed().filter(
+        ([e]) =>
           (session === undefined || e.session === session) &&
           (since === undefined || e.time >= since) &&
           (pathPrefix === undefined ||
@@ -154,7 +161,8 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
             )),
       )
       out.sort(newestFirst)
-      return limit === undefined ? out : out.slice(0, limit)
+      const entries = out.map(([e]) => e)
+      return limit === undefined ? entries : entries.slice(0, limit)
     },
     get: (id) => all().find((e) => e.id === id),
     retention,
