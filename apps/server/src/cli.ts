@@ -3,6 +3,7 @@
  * `start` starts it with the web app and a demo workspace (`pnpm start`);
  * `mcp` (from @yfs/agent) and `sync` (from @yfs/sync) are mounted here;
  * `search` queries a server workspace's search index (search-command.ts);
+ * `log` and `undo` show and take back agents' work (activity-command.ts);
  * `workspace create` and `token create` administer a store directly (no
  * server needed), for set-up scripts and recovery.
  *
@@ -10,25 +11,20 @@
  * YFS_DATA, YFS_POSTGRES_URL, YFS_REDIS_URL, YFS_ADMIN_TOKEN, ...), so
  * secrets need not appear in process listings.
  */
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { createLogCommand, createUndoCommand } from './activity-command.js'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
+import { openStore } from './open-store.js'
 import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
-import { createPostgresStore } from './persistence/postgres-store.js'
-import { createSqliteStore } from './persistence/sqlite-store.js'
 import { containUnhandledRejections } from './process-guards.js'
 import { createSearchCommand } from './search-command.js'
 import { createServer, type YfsServer } from './server.js'
 import { startDemo } from './start.js'
 
-interface StoreFlags {
-  data?: string
-  postgres?: string
-  pgSchema?: string
-}
+export { openStore } from './open-store.js'
 
 /** The monorepo's web app build (`apps/web/dist`), next to this package. */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url))
@@ -66,12 +62,6 @@ function integer(value: string): number {
   return n
 }
 
-/** Open the store the flags name: PostgreSQL with `--postgres`, else SQLite under `--data` (default ./.yfs). */
-export async function openStore(flags: StoreFlags): Promise<DocumentStore> {
-  if (flags.postgres) return createPostgresStore({ url: flags.postgres, schema: flags.pgSchema })
-  return createSqliteStore({ file: join(flags.data ?? './.yfs', 'yfs.sqlite') })
-}
-
 function storeOptions(command: Command): Command {
   return command
     .addOption(new Option('--data <dir>', 'SQLite data folder').env('YFS_DATA').conflicts('postgres'))
@@ -91,6 +81,9 @@ export function createProgram(): Command {
   program.addCommand(createSyncCommand())
   // `yfs search <query>`: ranked search of a server workspace (search-command.ts).
   program.addCommand(createSearchCommand())
+  // `yfs log` and `yfs undo`: the activity log and undo of a session (activity-command.ts).
+  program.addCommand(createLogCommand())
+  program.addCommand(createUndoCommand())
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(

@@ -24,7 +24,7 @@ import { type ConflictRegion, type FsEvent, isFsError, openCommandScope, type Yj
 import { Bash } from 'just-bash'
 import { runInWorker, type ShellJob, type ShellOutcome } from './bash-worker/run.js'
 import { capText } from './cap-text.js'
-import { createRecordingFs } from './recording-fs.js'
+import { type BeforeChange, createRecordingFs } from './recording-fs.js'
 import { createIndexedGrep } from './search/indexed-grep.js'
 
 export interface ExecOptions {
@@ -39,6 +39,8 @@ export interface ExecOptions {
    * make the main thread copy 64 MiB only for a tool to show 15,000 characters.
    */
   maxOutputChars?: number
+  /** Runs before each mutating fs call of the run, with the paths it changes (the activity recorder). */
+  beforeChange?: BeforeChange
 }
 
 export interface ExecResult {
@@ -50,6 +52,8 @@ export interface ExecResult {
   timedOut?: boolean
   /** Whole-file writes of the run that merged changes made since the file was last read (stale writes). */
   merges: ExecMerge[]
+  /** The change events the run caused, in order (others' events left out); the activity log uses them. */
+  events?: FsEvent[]
 }
 
 /** A stale write of a run: merged with concurrent changes; `conflict` when part of them was overwritten. */
@@ -146,7 +150,7 @@ export function createJustBashBackend(
   return {
     async run(command, args, options = {}) {
       const script = [command, ...args.map(quote)].join(' ')
-      const recording = createRecordingFs(fs)
+      const recording = createRecordingFs(fs, options.beforeChange)
       // `> f` truncate-then-write is one write against what was last read (see openCommandScope).
       const scope = openCommandScope(recording.fs)
       const events: FsEvent[] = []
@@ -171,7 +175,8 @@ export function createJustBashBackend(
         const timedOut = result.timedOut
         const changed = new Set<string>()
         const merges: ExecMerge[] = []
-        for (const e of events.filter(recording.owns)) {
+        const owned = events.filter(recording.owns)
+        for (const e of owned) {
           changed.add(e.path)
           if (e.oldPath) changed.add(e.oldPath)
           if (e.type === 'merge' || e.type === 'conflict')
@@ -189,6 +194,7 @@ export function createJustBashBackend(
           filesChanged: [...changed].sort(),
           timedOut,
           merges,
+          events: owned,
         }
       } finally {
         // Held truncations of a failed run still apply (idempotent after the close above).

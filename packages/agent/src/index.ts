@@ -1,5 +1,9 @@
 // @yfs/agent — tools for agents on a yfs workspace, and an MCP server.
 
+export type { PersonEdit } from './activity/people-edits.js'
+export { peopleEdits } from './activity/people-edits.js'
+export type { UndoAction, UndoConflict, UndoReport } from './activity/undo.js'
+export { undoEntries } from './activity/undo.js'
 export { capText } from './cap-text.js'
 export { errorResult, ToolError } from './errors.js'
 export type {
@@ -33,7 +37,7 @@ export { createServerStores } from './mcp/server-stores.js'
 export type { StoreProvider } from './mcp/stores.js'
 export { createMemoryStores } from './mcp/stores.js'
 export { collectOrigins, createMcpCommand, originArgument } from './mcp-command.js'
-export type { ToolRegistry, ToolRegistryOptions } from './registry.js'
+export type { ActivityIdentity, ToolRegistry, ToolRegistryOptions } from './registry.js'
 export { createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'
 export { grepRequirement } from './search/grep-requirement.js'
 export type { IndexedGrep } from './search/indexed-grep.js'

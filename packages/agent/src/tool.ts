@@ -4,7 +4,7 @@
  * `run` that returns a structured result. Tools never see raw arguments:
  * the registry validates them once, at the edge.
  */
-import type { Searcher, YjsFileSystem } from '@yfs/core'
+import type { ActivityLog, Searcher, YjsFileSystem } from '@yfs/core'
 import type { Type } from 'arktype'
 import type { ExecBackend } from './exec-backend.js'
 
@@ -21,6 +21,14 @@ export interface ToolContext {
   /** Answers `search` (the filesystem's in-process index, or a server's). */
   searcher: Searcher
   options: ToolOptions
+  /** The workspace's activity log and this call's session (`activity`, `undo`). */
+  activity: ActivityContext
+}
+
+export interface ActivityContext {
+  log: ActivityLog
+  /** Session of the calling registry (one MCP session, or one registry instance). */
+  session: string
 }
 
 export interface ToolOptions {

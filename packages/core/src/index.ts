@@ -1,5 +1,19 @@
 // @yfs/core — the collaborative filesystem on Yjs.
 
+export type {
+  ActivityEntry,
+  ActivityFileChange,
+  ActivityFilter,
+  ActivityLog,
+  ActivityRetention,
+} from './activity/activity-log.js'
+// Activity log
+export {
+  ACTIVITY_CONFIG_KEY,
+  ACTIVITY_KEY,
+  attachActivityLog,
+  DEFAULT_ACTIVITY_RETENTION,
+} from './activity/activity-log.js'
 export { BINARY_KEY, decodeTextOrBinary } from './content/binary.js'
 export type { ContentCodec } from './content/codec.js'
 export type {

@@ -3,6 +3,7 @@
  * `tools/call`). It holds no tool logic. Tools are listed with their JSON
  * Schema and annotations; results carry `structuredContent` and a text block.
  */
+import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { YjsFileSystem } from '@yfs/core'
@@ -28,6 +29,8 @@ export interface McpSession {
   readonly server: Server
   readonly storeName: () => string | undefined
   readonly fs: () => YjsFileSystem
+  /** The activity-log session of this MCP session's calls. */
+  readonly session: string
 }
 
 export const SERVER_INFO = { name: 'yfs', version: '0.1.0' }
@@ -56,8 +59,11 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
       return { structured: { current: storeName ?? '(private)', stores: await options.stores.list() } }
     },
   })
+  // One activity session per MCP session, across `stores` switches; who is the client's name.
+  const activity = { session: randomUUID(), who: () => server.getClientVersion()?.name }
   const makeRegistry = (): ToolRegistry =>
     createToolRegistry(fs, {
+      activity,
       ...options.registry,
       extraTools: [storesTool],
       ...(options.stores.searcherOf?.(fs) ? { searcher: options.stores.searcherOf(fs) } : {}),
@@ -75,5 +81,5 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
     const result = await registry.execute(request.params.name, request.params.arguments ?? {})
     return { ...result }
   })
-  return { server, storeName: () => storeName, fs: () => fs }
+  return { server, storeName: () => storeName, fs: () => fs, session: activity.session }
 }

@@ -1,5 +1,6 @@
 /** Every built-in tool, one folder each (`tools/<name>/<name>.ts`, tests beside). */
 import type { Tool } from '../tool.js'
+import { activityTool } from './activity/activity.js'
 import { appendFileTool } from './append-file/append-file.js'
 import { applyPatchTool } from './apply-patch/apply-patch.js'
 import { bashTool } from './bash/bash.js'
@@ -22,6 +23,7 @@ import { restoreCheckpointTool } from './restore-checkpoint/restore-checkpoint.j
 import { searchTool } from './search/search.js'
 import { statTool } from './stat/stat.js'
 import { treeTool } from './tree/tree.js'
+import { undoTool } from './undo/undo.js'
 import { writeFileTool } from './write-file/write-file.js'
 
 /** Every built-in tool, in the order clients list them. */
@@ -49,4 +51,6 @@ export const allTools: Tool[] = [
   checkoutVersionTool,
   checkpointTool,
   restoreCheckpointTool,
+  activityTool,
+  undoTool,
 ]

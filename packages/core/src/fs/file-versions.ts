@@ -56,6 +56,22 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
   }
 }
 
+/**
+ * The newest recorded version of a file, without recording pending edits first (cheap: no
+ * snapshot comparison); `undefined` when it has none. What a write just recorded, for callers
+ * that log it (the agent's activity log).
+ */
+export async function latestVersion(ctx: FsContext, path: string): Promise<FileVersion | undefined> {
+  const row = fileAt(ctx, path, 'history')
+  const handle = await ctx.pool.acquire(row.id)
+  try {
+    const last = listStoredVersions(handle.doc).at(-1)
+    return last && toFileVersion(last)
+  } finally {
+    handle.release()
+  }
+}
+
 /** Text (or, for binary versions, bytes) of one version. Throws ENOENT for an unknown version id. */
 export async function readVersionContent(
   ctx: FsContext,

@@ -84,6 +84,7 @@ import { createEventHub, type FsEventHandler, type FsEventType } from './events.
 import {
   diffVersions,
   fileHistory,
+  latestVersion,
   readVersion,
   readVersionContent,
   restoreVersion,
@@ -426,6 +427,14 @@ export class YjsFileSystem implements IFileSystem {
    */
   saveVersion(path: string): Promise<FileVersion> {
     return this.#change(() => saveVersion(this.#ctx, path))
+  }
+
+  /**
+   * The newest recorded version of a file, without recording pending edits first (unlike
+   * `history` and `saveVersion`); `undefined` when none was recorded. Throws like `history`.
+   */
+  latestVersion(path: string): Promise<FileVersion | undefined> {
+    return this.#look(path, () => latestVersion(this.#ctx, path))
   }
 
   /** Text (or, for binary versions, bytes) of one version. Throws ENOENT for an unknown version id. */

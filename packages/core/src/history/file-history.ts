@@ -83,10 +83,19 @@ export function versionSnapshot(doc: Y.Doc, version: StoredVersion): Y.Snapshot 
   return full
 }
 
-/** True when the doc's content changed since its last version. */
+/**
+ * True when the doc's content changed since its last version. When that version was recorded
+ * here, the deletions since it are known (deletion-tracker.ts) and only what changed since is
+ * looked at; otherwise the doc is walked once (`Y.snapshot`).
+ */
 export function hasUnversionedChanges(doc: Y.Doc): boolean {
   const last = lastStoredVersion(doc)
   if (!last) return contentTouched(doc)
+  const since = deletionsSince(doc, last.id)
+  if (since) {
+    if (contentClientsSince(doc, versionSnapshot(doc, last).sv).size > 0) return true
+    return deletesContent(doc, since.deletions)
+  }
   const then = versionSnapshot(doc, last)
   const now = Y.snapshot(doc)
   // Only the versions array itself may have moved on since.
@@ -123,11 +132,15 @@ export function contentClientsSince(doc: Y.Doc, from: Map<number, number>): Set<
 function sameContentState(doc: Y.Doc, then: Y.Snapshot, now: Y.Snapshot): boolean {
   if (Y.equalSnapshots(then, now)) return true
   if (contentClientsSince(doc, then.sv).size > 0) return false
+  return !deletesContent(doc, subtractDeleteSet(now.ds, then.ds))
+}
+
+// True when `deletions` delete anything outside the versions array: range by range and struct
+// by struct (not clock by clock: a long-edited doc has millions of deleted clocks).
+function deletesContent(doc: Y.Doc, deletions: DeleteSet): boolean {
   const versions = doc.share.get(VERSIONS_KEY)
-  // Deletions since `then` outside the versions array are content changes too: range by range
-  // and struct by struct (not clock by clock: a long-edited doc has millions of deleted clocks).
   let changed = false
-  rangesOf(subtractDeleteSet(now.ds, then.ds)).forEach((ranges, client) => {
+  rangesOf(deletions).forEach((ranges, client) => {
     const structs = doc.store.clients.get(client)
     if (!structs) {
       changed = changed || ranges.length > 0
@@ -141,7 +154,7 @@ function sameContentState(doc: Y.Doc, then: Y.Snapshot, now: Y.Snapshot): boolea
       }
     }
   })
-  return !changed
+  return changed
 }
 
 let fullSnapshots = 0

@@ -1,0 +1,146 @@
+/**
+ * What one tool call changed, for its activity entry: each file it created,
+ * deleted, moved or wrote, with the history versions before and after.
+ *
+ * The tool gets a recording view of the filesystem (recording-fs.ts). Before
+ * a mutating call touches a path for the first time in this call, the view's
+ * hook records the file's pending changes as a history version
+ * (`saveVersion`: edits a person typed since the last version become a
+ * version in that person's name), and that version is the call's `before`.
+ * After the call the newest recorded version is its `after`. So `before`/`after` are
+ * exactly the content the call started from and left, which is what undo
+ * merges against.
+ *
+ * Which change events belong to the call: those of paths it named (the
+ * view's `owns`), those a bash run reported as its own (`adopt`), and, when
+ * no other call ran on this filesystem meanwhile, every local event (trash
+ * restores, checkpoint restores: calls whose paths the view cannot see).
+ */
+import {
+  type ActivityFileChange,
+  type FileId,
+  type FsEvent,
+  isFsError,
+  isLocalPath,
+  paths,
+  type YjsFileSystem,
+} from '@yfs/core'
+import { type BeforeChange, createRecordingFs } from '../recording-fs.js'
+
+export interface CallRecorder {
+  /** The filesystem view to hand to the tool. */
+  readonly fs: YjsFileSystem
+  /** The hook for exec runs of this call (bash). */
+  readonly beforeChange: BeforeChange
+  /** Count these events (an exec run's own) as the call's. */
+  adopt(events: readonly FsEvent[]): void
+  /** Stop listening; the files the call changed. */
+  finish(): Promise<ActivityFileChange[]>
+}
+
+interface Before {
+  path: string
+  type: ActivityFileChange['type']
+  version?: string
+}
+
+// Calls in flight per filesystem: a call that overlapped another cannot claim every local event.
+const running = new WeakMap<YjsFileSystem, Set<{ overlapped: boolean }>>()
+
+/**
+ * The version of the file at `path` now: `save` records pending edits first (the state before a
+ * call, which must include what others typed); otherwise the newest recorded one (after a call
+ * its own write recorded it; an edit typed during the call is then left out, and undo keeps it).
+ */
+async function versionAt(fs: YjsFileSystem, path: string, save: boolean): Promise<string | undefined> {
+  try {
+    return save ? (await fs.saveVersion(path)).id : (await fs.latestVersion(path))?.id
+  } catch (error) {
+    // Not a file any more, or a codec this instance lacks: no version to name.
+    if (isFsError(error)) return undefined
+    throw error
+  }
+}
+
+/** Start recording one call on `fs`. */
+export function startCall(fs: YjsFileSystem): CallRecorder {
+  const before = new Map<FileId, Before>()
+  const looked = new Set<string>()
+  const startedAt = Date.now()
+  const beforeChange: BeforeChange = async (given) => {
+    for (const p of given) {
+      const path = paths.resolve('/', p)
+      if (looked.has(path) || isLocalPath(path)) continue
+      looked.add(path)
+      const id = fs.index.lookup(path)
+      const row = id === undefined ? undefined : fs.table.get(id)
+      if (!row || row.trashedAt !== null || before.has(row.id)) continue
+      const version = row.type === 'file' ? await versionAt(fs, path, true) : undefined
+      before.set(row.id, { path, type: row.type, ...(version ? { version } : {}) })
+    }
+  }
+  const recording = createRecordingFs(fs, beforeChange)
+  const events: FsEvent[] = []
+  const adopted = new Set<FsEvent>()
+  const off = fs.watch((e) => {
+    if (e.origin === 'local') events.push(e)
+  })
+  let calls = running.get(fs)
+  if (!calls) {
+    calls = new Set()
+    running.set(fs, calls)
+  }
+  const self = { overlapped: calls.size > 0 }
+  for (const other of calls) other.overlapped = true
+  calls.add(self)
+
+  return {
+    fs: recording.fs,
+    beforeChange,
+    adopt(list) {
+      for (const e of list) adopted.add(e)
+    },
+    async finish() {
+      off()
+      calls.delete(self)
+      const order: FileId[] = []
+      const first = new Map<FileId, FsEvent>()
+      for (const e of events) {
+        if (e.type === 'merge' || e.type === 'conflict') continue
+        if (self.overlapped && !adopted.has(e) && !recording.owns(e)) continue
+        if (!first.has(e.id)) {
+          first.set(e.id, e)
+          order.push(e.id)
+        }
+      }
+      const changes: ActivityFileChange[] = []
+      for (const id of order) {
+        const row = fs.table.get(id)
+        const now = row && row.trashedAt === null ? fs.index.pathOf(id) : undefined
+        const e = first.get(id)!
+        // Touched without passing the hook (below a moved or removed folder): it existed if older
+        // than the call, unless the call brought it back from the trash.
+        const was =
+          before.get(id) ??
+          (row && row.createdAt < startedAt && e.type !== 'restore'
+            ? { path: e.type === 'rename' ? (e.oldPath ?? e.path) : e.path, type: row.type }
+            : undefined)
+        if (!was && now === undefined) continue
+        const type = row?.type ?? was?.type ?? 'file'
+        const change: ActivityFileChange = { id, type, path: now ?? was?.path ?? e.path }
+        if (!was) change.created = true
+        if (was && now === undefined) change.deleted = true
+        if (was && now !== undefined && now !== was.path) change.from = was.path
+        if (type === 'file') {
+          if (was?.version) change.before = was.version
+          const after = now === undefined ? undefined : await versionAt(fs, now, false)
+          if (after && after !== was?.version) change.after = after
+        }
+        const edited = change.after !== undefined && !change.created
+        if (!change.created && !change.deleted && !change.from && !edited) continue
+        changes.push(change)
+      }
+      return changes
+    },
+  }
+}

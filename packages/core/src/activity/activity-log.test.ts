@@ -1,0 +1,88 @@
+/**
+ * The activity log on the main doc: filters and order, retention by count
+ * and age (per workspace, synced), and convergence of concurrent appends and
+ * trims across replicas (fast-check, fixed seed).
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { type ActivityEntry, attachActivityLog } from './activity-log.js'
+
+const entry = (id: string, time: number, session = 's', paths: string[] = []): ActivityEntry => ({
+  id,
+  time,
+  session,
+  who: 'agent',
+  tool: 'write_file',
+  args: {},
+  status: 'ok',
+  durationMs: 1,
+  files: paths.map((path) => ({ id: `f-${path}`, type: 'file', path })),
+})
+
+const sync = (a: Y.Doc, b: Y.Doc) => {
+  Y.applyUpdate(b, Y.encodeStateAsUpdate(a, Y.encodeStateVector(b)))
+  Y.applyUpdate(a, Y.encodeStateAsUpdate(b, Y.encodeStateVector(a)))
+}
+
+describe('activity log', () => {
+  it('lists newest first, filtered by session, path prefix, time and limit', () => {
+    const log = attachActivityLog(new Y.Doc(), () => 1_000)
+    log.append([entry('a', 1, 's1', ['/src/a.ts']), entry('b', 3, 's2', ['/docs/x.md']), entry('c', 2, 's1')])
+    expect(log.list().map((e) => e.id)).toEqual(['b', 'c', 'a'])
+    expect(log.list({ session: 's1' }).map((e) => e.id)).toEqual(['c', 'a'])
+    expect(log.list({ pathPrefix: '/src' }).map((e) => e.id)).toEqual(['a'])
+    expect(log.list({ pathPrefix: '/sr' }).map((e) => e.id)).toEqual([])
+    expect(log.list({ since: 2 }).map((e) => e.id)).toEqual(['b', 'c'])
+    expect(log.list({ limit: 1 }).map((e) => e.id)).toEqual(['b'])
+    expect(log.get('c')?.time).toBe(2)
+  })
+
+  it('keeps at most maxEntries and nothing older than maxAgeMs, as the workspace sets them', () => {
+    let now = 10_000
+    const doc = new Y.Doc()
+    const log = attachActivityLog(doc, () => now)
+    log.setRetention({ maxEntries: 3, maxAgeMs: 5_000 })
+    log.append([1, 2, 3, 4, 5].map((i) => entry(`e${i}`, 9_000 + i)))
+    expect(log.list().map((e) => e.id)).toEqual(['e5', 'e4', 'e3'])
+    // Five seconds after e4: e4 is too old, and the count drops e3.
+    now = 14_005
+    log.append([entry('e6', 14_005)])
+    expect(log.list().map((e) => e.id)).toEqual(['e6', 'e5'])
+    // The setting is synced: another replica trims by it too.
+    const other = new Y.Doc()
+    sync(doc, other)
+    expect(attachActivityLog(other).retention()).toEqual({ maxEntries: 3, maxAgeMs: 5_000 })
+  })
+
+  it('converges across replicas under concurrent appends and trims', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), replica: fc.nat(2), time: fc.nat(50) }),
+      fc.record({ kind: fc.constant('sync' as const), a: fc.nat(2), b: fc.nat(2) }),
+      fc.record({
+        kind: fc.constant('limit' as const),
+        replica: fc.nat(2),
+        max: fc.integer({ min: 1, max: 6 }),
+      }),
+    )
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]
+        const logs = docs.map((d) => attachActivityLog(d, () => 100))
+        let n = 0
+        for (const o of ops) {
+          if (o.kind === 'append') logs[o.replica]!.append([entry(`e${n++}`, o.time)])
+          else if (o.kind === 'limit') logs[o.replica]!.setRetention({ maxEntries: o.max })
+          else sync(docs[o.a]!, docs[o.b]!)
+        }
+        sync(docs[0]!, docs[1]!)
+        sync(docs[1]!, docs[2]!)
+        sync(docs[0]!, docs[1]!)
+        const lists = logs.map((l) => l.list().map((e) => e.id))
+        expect(lists[1]).toEqual(lists[0])
+        expect(lists[2]).toEqual(lists[0])
+      }),
+      { seed: 23, numRuns: 200 },
+    )
+  })
+})

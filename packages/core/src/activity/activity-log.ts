@@ -1,0 +1,180 @@
+/**
+ * The activity log: one entry per agent tool call or bash run, stored on the
+ * workspace's main doc (`Y.Array(ACTIVITY_KEY)`), so it syncs, persists and
+ * converges like the files table. Entries are plain JSON, written once and
+ * never edited (append-only); the only deletion is retention, which drops
+ * the oldest entries by age and count (`Y.Map(ACTIVITY_CONFIG_KEY)` holds a
+ * workspace's limits). Concurrent trims by two replicas delete the same or
+ * neighbouring items; Yjs makes every replica end with the same array.
+ *
+ * What it deliberately doesn't do: decide what goes in an entry (the agent
+ * package records calls), or hold file contents, tokens or environment
+ * values (the recorder summarises arguments before they get here).
+ *
+ * Order: entries are listed newest first by `time`, ties broken by place in
+ * the array (later first), so every replica lists a converged log the same way.
+ */
+import type * as Y from 'yjs'
+
+/** Root key of the activity entries on the main doc. */
+export const ACTIVITY_KEY = 'activity'
+/** Root key of the per-workspace activity settings on the main doc. */
+export const ACTIVITY_CONFIG_KEY = 'activity-config'
+
+/** One file an entry changed. Version ids are history versions of the file (`fs.history`). */
+export interface ActivityFileChange {
+  /** File id (history, trash and undo follow the id across renames). */
+  id: string
+  type: 'file' | 'folder' | 'symlink'
+  /** Path after the call (for a delete: where it was). */
+  path: string
+  /** Path before the call, when the call moved or renamed it. */
+  from?: string
+  created?: true
+  deleted?: true
+  /** History version holding the content before / after the call (files whose content changed or that were created/deleted). */
+  before?: string
+  after?: string
+}
+
+export interface ActivityEntry {
+  id: string
+  /** ms since the epoch, when the call started. */
+  time: number
+  session: string
+  who: string
+  tool: string
+  /** Arguments, summarised: contents as `{ size, sha256 }`, never whole. */
+  args: Record<string, unknown>
+  status: 'ok' | 'error'
+  /** Errno-style code of a failed call (`ENOENT`, `EIO`, …). */
+  error?: string
+  durationMs: number
+  files: ActivityFileChange[]
+}
+
+export interface ActivityRetention {
+  /** Most entries kept (oldest dropped first). */
+  maxEntries: number
+  /** Entries older than this are dropped, in ms. */
+  maxAgeMs: number
+}
+
+export const DEFAULT_ACTIVITY_RETENTION: ActivityRetention = {
+  maxEntries: 10_000,
+  maxAgeMs: 30 * 24 * 3600_000,
+}
+
+export interface ActivityFilter {
+  session?: string
+  /** Entries that changed a file at or below this path (either side of a move). */
+  pathPrefix?: string
+  /** ms since the epoch: entries at or after it. */
+  since?: number
+  limit?: number
+}
+
+const isEntry = (v: unknown): v is ActivityEntry =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as ActivityEntry).id === 'string' &&
+  typeof (v as ActivityEntry).time === 'number' &&
+  typeof (v as ActivityEntry).session === 'string' &&
+  Array.isArray((v as ActivityEntry).files)
+
+const under = (path: string, prefix: string) =>
+  prefix === '/' || path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
+
+// Ties in time (calls within one millisecond) go by place in the array, later first: the array's
+// order is the same on every replica once converged, and a session's calls are appended in order.
+const newestFirst = (a: [ActivityEntry, number], b: [ActivityEntry, number]) =>
+  b[0].time - a[0].time || b[1] - a[1]
+
+/** The log of a main doc: lives as long as the doc (nothing to dispose). */
+export interface ActivityLog {
+  /** Append entries (one transaction), then apply retention. */
+  append(entries: readonly ActivityEntry[], origin?: unknown): void
+  /** Entries matching `filter`, newest first. */
+  list(filter?: ActivityFilter): ActivityEntry[]
+  /** One entry by id. */
+  get(id: string): ActivityEntry | undefined
+  /** The workspace's retention (defaults where unset). */
+  retention(): ActivityRetention
+  /** Change the workspace's retention (synced), and apply it. */
+  setRetention(retention: Partial<ActivityRetention>, origin?: unknown): void
+  /** Number of stored entries. */
+  readonly size: number
+}
+
+/**
+ * Attach to the activity log of `doc`.
+ * @example
+ * const log = attachActivityLog(fs.doc)
+ * log.list({ session: 's1', limit: 20 })
+ */
+export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): ActivityLog {
+  const array = doc.getArray<unknown>(ACTIVITY_KEY)
+  const config = doc.getMap<unknown>(ACTIVITY_CONFIG_KEY)
+  const retention = (): ActivityRetention => {
+    const n = config.get('maxEntries')
+    const age = config.get('maxAgeMs')
+    return {
+      maxEntries: typeof n === 'number' && n >= 0 ? Math.floor(n) : DEFAULT_ACTIVITY_RETENTION.maxEntries,
+      maxAgeMs: typeof age === 'number' && age >= 0 ? age : DEFAULT_ACTIVITY_RETENTION.maxAgeMs,
+    }
+  }
+  const trim = () => {
+    const { maxEntries, maxAgeMs } = retention()
+    const cutoff = clock() - maxAgeMs
+    // The array is in append order, which is roughly time order: count old entries from the front.
+    let drop = Math.max(0, array.length - maxEntries)
+    while (drop < array.length) {
+      const v = array.get(drop)
+      if (isEntry(v) && v.time >= cutoff) break
+      drop++
+    }
+    if (drop > 0) array.delete(0, drop)
+  }
+  const all = () => array.toArray().filter(isEntry)
+  const indexed = () =>
+    array
+      .toArray()
+      .map((v, i): [unknown, number] => [v, i])
+      .filter((p): p is [ActivityEntry, number] => isEntry(p[0]))
+  return {
+    append(entries, origin) {
+      if (entries.length === 0) return
+      doc.transact(() => {
+        array.push([...entries])
+        trim()
+      }, origin)
+    },
+    list(filter = {}) {
+      const { session, pathPrefix, since, limit } = filter
+      const out = indexed().filter(
+        ([e]) =>
+          (session === undefined || e.session === session) &&
+          (since === undefined || e.time >= since) &&
+          (pathPrefix === undefined ||
+            e.files.some(
+              (f) => under(f.path, pathPrefix) || (f.from !== undefined && under(f.from, pathPrefix)),
+            )),
+      )
+      out.sort(newestFirst)
+      const entries = out.map(([e]) => e)
+      return limit === undefined ? entries : entries.slice(0, limit)
+    },
+    get: (id) => all().find((e) => e.id === id),
+    retention,
+    setRetention(next, origin) {
+      doc.transact(() => {
+        if (next.maxEntries !== undefined) config.set('maxEntries', next.maxEntries)
+        if (next.maxAgeMs !== undefined) config.set('maxAgeMs', next.maxAgeMs)
+        trim()
+      }, origin)
+    },
+    get size() {
+      return array.length
+    },
+  }
+}
