@@ -202,12 +202,14 @@ describe('fs.writeTree with a store for new content (a connected client)', () =>
       Array.from({ length: n }, (_, i) => ({ path: `/many/f${i}.txt`, content: `file ${i}\n` })),
     )
     expect(stored.size).toBe(n)
-    // Every content doc has its own client id (they are drawn at random, in 64 KiB calls).
+    // Every content doc gets a client id drawn at random, in 64 KiB calls: a part left unfilled
+    // would give thousands the same id (0). Random 32-bit ids themselves collide now and then
+    // (20,000 of them: one pair in ~5 % of runs, harmless across docs), so a few repeats are allowed.
     const clients = new Set<number>()
     for (const update of stored.values())
       for (const client of Y.decodeStateVector(Y.encodeStateVectorFromUpdate(update)).keys())
         clients.add(client)
-    expect(clients.size).toBe(n)
+    expect(clients.size).toBeGreaterThanOrEqual(n - 10)
     expect(await fs.readFile('/many/f19999.txt')).toBe('file 19999\n')
     fs.pool.evictIdle(true)
     expect(await fs.readFile('/many/f16500.txt')).toBe('file 16500\n')
