@@ -1,7 +1,8 @@
 /**
  * The `yfs` command line (commander). `serve` starts the sync server;
  * `start` starts it with the web app and a demo workspace (`pnpm start`);
- * `mcp` (from @yfs/agent) and `sync` (from @yfs/sync) are mounted here;
+ * `mcp` (from @yfs/agent, given the local data folder's stores:
+ * mcp-local-stores.ts) and `sync` (from @yfs/sync) are mounted here;
  * `search` queries a server workspace's search index (search-command.ts);
  * `workspace create` and `token create` administer a store directly (no
  * server needed), for set-up scripts and recovery.
@@ -10,12 +11,12 @@
  * YFS_DATA, YFS_POSTGRES_URL, YFS_REDIS_URL, YFS_ADMIN_TOKEN, ...), so
  * secrets need not appear in process listings.
  */
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
+import { openLocalStores, sqliteFileOf } from './mcp-local-stores.js'
 import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
 import { createPostgresStore } from './persistence/postgres-store.js'
 import { createSqliteStore } from './persistence/sqlite-store.js'
@@ -69,7 +70,7 @@ function integer(value: string): number {
 /** Open the store the flags name: PostgreSQL with `--postgres`, else SQLite under `--data` (default ./.yfs). */
 export async function openStore(flags: StoreFlags): Promise<DocumentStore> {
   if (flags.postgres) return createPostgresStore({ url: flags.postgres, schema: flags.pgSchema })
-  return createSqliteStore({ file: join(flags.data ?? './.yfs', 'yfs.sqlite') })
+  return createSqliteStore({ file: sqliteFileOf(flags.data ?? './.yfs') })
 }
 
 function storeOptions(command: Command): Command {
@@ -85,8 +86,8 @@ function storeOptions(command: Command): Command {
 
 export function createProgram(): Command {
   const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
-  // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent.
-  program.addCommand(createMcpCommand())
+  // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent; files in the data folder.
+  program.addCommand(createMcpCommand({ openLocalStores: (dataDir) => openLocalStores({ dataDir }) }))
   // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
   program.addCommand(createSyncCommand())
   // `yfs search <query>`: ranked search of a server workspace (search-command.ts).

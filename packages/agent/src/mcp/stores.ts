@@ -17,6 +17,11 @@ export interface StoreProvider {
   list(): Promise<string[]> | string[]
   /** What answers `search` on a filesystem of this provider (default: its in-process index). */
   searcherOf?(fs: YjsFileSystem): Searcher | undefined
+  /**
+   * The shared store a session starts in when none is named, instead of a private
+   * workspace (a persistent provider: its files outlive the session and the process).
+   */
+  defaultStore?: string
 }
 
 /** Stores kept in this process's memory. */
