@@ -13,10 +13,18 @@
  * The folder is locked for the process (persistence/data-lock.ts): a second
  * `yfs mcp` on it fails at start with an error naming the folder.
  *
- * A session starts in the store named by `--store`, else in `DEFAULT_LOCAL_STORE`.
+ * A session starts in the store named by `--store`, else in `DEFAULT_LOCAL_STORE`. Each
+ * tool call's changes are stored before its result goes back (`settle`), so a client that
+ * kills the process right after a result still finds the change.
  */
 import { join } from 'node:path'
-import { createMemoryStores, createServerStores, type StoreProvider, ToolError } from '@yfs/agent'
+import {
+  createMemoryStores,
+  createServerStores,
+  type ServerStores,
+  type StoreProvider,
+  ToolError,
+} from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { createLogger, type Logger } from './logger.js'
 import { lockDataFolder } from './persistence/data-lock.js'
@@ -58,8 +66,8 @@ export async function openLocalStores(options: LocalStoresOptions): Promise<Loca
     throw error
   }
   const url = `ws://127.0.0.1:${address.port}`
-  const opened = new Map<string, Promise<{ stores: LocalStores; token: string }>>()
-  const owners = new Map<YjsFileSystem, LocalStores>()
+  const opened = new Map<string, Promise<{ stores: ServerStores; token: string }>>()
+  const owners = new Map<YjsFileSystem, ServerStores>()
 
   const connect = async (name: string) => {
     const problem = workspaceIdProblem(name)
@@ -88,6 +96,8 @@ export async function openLocalStores(options: LocalStoresOptions): Promise<Loca
     },
     list: () => store.listWorkspaces(),
     searcherOf: (fs) => owners.get(fs)?.searcherOf?.(fs),
+    // A tool result means stored: the in-process server has appended the call's changes.
+    settle: async (fs) => owners.get(fs)?.flush(fs),
     async close() {
       const entries = await Promise.allSettled(opened.values())
       opened.clear()

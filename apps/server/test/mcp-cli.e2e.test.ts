@@ -3,7 +3,7 @@
  * process, JSON-RPC over its stdin/stdout.
  *
  * - Without `--server` its files live in the data folder: a restarted process
- *   finds them; `--memory` keeps none. A second process on the same folder
+ *   finds them, even after a SIGKILL right after a tool result; `--memory` keeps none. A second process on the same folder
  *   fails at start naming the folder, and the first keeps working.
  * - In every mode it exits when its stdin closes (the client is gone), and
  *   with `--server` the server sees its socket go.
@@ -166,6 +166,18 @@ describe('yfs mcp on a local data folder', () => {
     expect((await third.call('read_file', { path: 'vfs:///one.txt' })).text).toBe('1\tone')
     expect(await closeStdin(third)).toMatchObject({ code: 0 })
   }, 60_000)
+
+  it('a tool result means stored: SIGKILL right after it loses nothing', async () => {
+    const data = join(dir, 'killed')
+    const first = await startMcp(['--data', data])
+    await first.call('write_file', { path: 'vfs:///k.txt', content: 'kept' })
+    first.child.kill('SIGKILL')
+    await first.exited
+    // The OS dropped the lock with the process.
+    const second = await startMcp(['--data', data])
+    expect((await second.call('read_file', { path: 'vfs:///k.txt' })).text).toBe('1\tkept')
+    expect(await closeStdin(second)).toMatchObject({ code: 0 })
+  }, 30_000)
 
   it('stores every edit on SIGTERM as well', async () => {
     const data = join(dir, 'signal')

@@ -72,7 +72,15 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
   server.onclose = () => privateFs?.destroy()
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list() }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const ranOn = fs
     const result = await registry.execute(request.params.name, request.params.arguments ?? {})
+    try {
+      await options.stores.settle?.(ranOn)
+    } catch (error) {
+      // The call did run; say its changes may not be stored yet (the stores retry on close).
+      const note = `warning: the changes are not stored yet: ${(error as Error).message}`
+      return { ...result, content: [...result.content, { type: 'text' as const, text: note }] }
+    }
     return { ...result }
   })
   return { server, storeName: () => storeName, fs: () => fs }

@@ -22,6 +22,11 @@ export interface StoreProvider {
    * workspace (a persistent provider: its files outlive the session and the process).
    */
   defaultStore?: string
+  /**
+   * Called after each tool call on `fs`; resolves once the call's changes are durable (a local
+   * data folder: stored). A rejection is reported with the call's result, which still stands.
+   */
+  settle?(fs: YjsFileSystem): Promise<void>
 }
 
 /** Stores kept in this process's memory. */
