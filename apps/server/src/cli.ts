@@ -17,6 +17,7 @@ import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
 import { openLocalStores, sqliteFileOf } from './mcp-local-stores.js'
+import { type DataLock, lockDataFolder } from './persistence/data-lock.js'
 import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
 import { createPostgresStore } from './persistence/postgres-store.js'
 import { createSqliteStore } from './persistence/sqlite-store.js'
@@ -38,7 +39,7 @@ export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.me
  * Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once); an
  * unhandled rejection is logged and the server keeps serving (process-guards.ts).
  */
-function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger): void {
+function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger, lock?: DataLock): void {
   containUnhandledRejections(logger)
   let stopping = false
   const stop = async (signal: string) => {
@@ -51,6 +52,7 @@ function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger):
     try {
       await server.close()
       await store.close()
+      lock?.release()
       process.exit(0)
     } catch (error) {
       logger.error('shutdown failed', { error })
@@ -71,6 +73,20 @@ function integer(value: string): number {
 export async function openStore(flags: StoreFlags): Promise<DocumentStore> {
   if (flags.postgres) return createPostgresStore({ url: flags.postgres, schema: flags.pgSchema })
   return createSqliteStore({ file: sqliteFileOf(flags.data ?? './.yfs') })
+}
+
+/**
+ * A server's shared lock on its SQLite data folder (none with `--postgres`): other servers may
+ * share it, a `yfs mcp` may not (persistence/data-lock.ts). Throws `DataFolderBusy`.
+ */
+function lockServerData(flags: StoreFlags, holder: string): DataLock | undefined {
+  if (flags.postgres) return undefined
+  return lockDataFolder(flags.data ?? './.yfs', {
+    mode: 'shared',
+    holder,
+    advice:
+      'stop it and let agents join the server with yfs mcp --server instead, or pass another --data folder',
+  })
 }
 
 function storeOptions(command: Command): Command {
@@ -133,6 +149,7 @@ export function createProgram(): Command {
     )
     .action(async (flags) => {
       const logger = createLogger({ level: flags.logLevel as LogLevel })
+      const lock = lockServerData(flags, 'yfs serve')
       const store = await openStore(flags)
       const server = createServer({
         store,
@@ -146,7 +163,7 @@ export function createProgram(): Command {
         publicUrl: flags.publicUrl,
         allowedOrigins: flags.allowOrigin,
       })
-      stopOnSignals(server, store, logger)
+      stopOnSignals(server, store, logger, lock)
       await server.listen(flags.port, flags.host)
     })
 
@@ -174,6 +191,7 @@ export function createProgram(): Command {
         level: flags.logLevel as LogLevel,
         write: (line) => process.stderr.write(line),
       })
+      const lock = lockServerData({ data: flags.data }, 'yfs start')
       const store = await openStore({ data: flags.data })
       try {
         const { server } = await startDemo({
@@ -185,9 +203,10 @@ export function createProgram(): Command {
           logger,
           adminToken: flags.adminToken,
         })
-        stopOnSignals(server, store, logger)
+        stopOnSignals(server, store, logger, lock)
       } catch (error) {
         await store.close()
+        lock?.release()
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
           throw new Error(
             `port ${flags.port} is in use: stop what uses it, or pick another (--port N or YFS_PORT=N)`,

@@ -11,7 +11,8 @@
  * revoked on close (only its hash is stored; one left by a crash is unusable).
  *
  * The folder is locked for the process (persistence/data-lock.ts): a second
- * `yfs mcp` on it fails at start with an error naming the folder.
+ * `yfs mcp` on it, or one on a folder a `yfs serve` uses, fails at start with
+ * an error naming the folder and the holder.
  *
  * A session starts in the store named by `--store`, else in `DEFAULT_LOCAL_STORE`. Each
  * tool call's changes are stored before its result goes back (`settle`), so a client that
@@ -52,7 +53,12 @@ export type LocalStores = StoreProvider & { close(): Promise<void> }
  * process holds the folder. `close()` flushes every workspace, then releases everything.
  */
 export async function openLocalStores(options: LocalStoresOptions): Promise<LocalStores> {
-  const lock = lockDataFolder(options.dataDir)
+  const lock = lockDataFolder(options.dataDir, {
+    mode: 'exclusive',
+    holder: 'yfs mcp',
+    advice:
+      'stop it, or pass another --data folder (or --memory); beside a running yfs serve, use yfs mcp --server URL --token T --store W',
+  })
   const store = createSqliteStore({ file: sqliteFileOf(lock.folder) })
   const logger =
     options.logger ?? createLogger({ level: 'warn', write: (line) => process.stderr.write(line) })

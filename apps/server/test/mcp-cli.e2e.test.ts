@@ -3,8 +3,10 @@
  * process, JSON-RPC over its stdin/stdout.
  *
  * - Without `--server` its files live in the data folder: a restarted process
- *   finds them, even after a SIGKILL right after a tool result; `--memory` keeps none. A second process on the same folder
- *   fails at start naming the folder, and the first keeps working.
+ *   finds them, even after a SIGKILL right after a tool result; `--memory` keeps
+ *   none. A second process on the same folder fails at start naming the folder
+ *   and the holder, and the first keeps working; so does one on a folder a
+ *   `yfs serve` uses, and the reverse.
  * - In every mode it exits when its stdin closes (the client is gone), and
  *   with `--server` the server sees its socket go.
  */
@@ -158,13 +160,35 @@ describe('yfs mcp on a local data folder', () => {
     })
     const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
     expect(code).toBe(1)
-    expect(stderr).toContain(`data folder '${data}' is in use by another yfs mcp (pid ${first.child.pid})`)
+    expect(stderr).toContain(`data folder '${data}' is in use by yfs mcp (pid ${first.child.pid}): stop it`)
     expect((await first.call('read_file', { path: 'vfs:///one.txt' })).text).toBe('1\tone')
     expect(await closeStdin(first)).toMatchObject({ code: 0 })
     // The lock went with the process.
     const third = await startMcp(['--data', data])
     expect((await third.call('read_file', { path: 'vfs:///one.txt' })).text).toBe('1\tone')
     expect(await closeStdin(third)).toMatchObject({ code: 0 })
+  }, 60_000)
+
+  it('refuses a folder a running yfs serve uses, and yfs serve refuses one yfs mcp holds', async () => {
+    const data = join(dir, 'served')
+    const server = await spawnServer(['--data', data])
+    try {
+      const mcp = spawn(process.execPath, [BIN, 'mcp', '--data', data], { stdio: ['pipe', 'pipe', 'pipe'] })
+      let stderr = ''
+      mcp.stderr!.on('data', (d) => {
+        stderr += d
+      })
+      expect(await new Promise((resolve) => mcp.once('exit', resolve))).toBe(1)
+      expect(stderr).toContain(`data folder '${data}' is in use by yfs serve (pid ${server.child.pid})`)
+      expect(stderr).toContain('yfs mcp --server')
+    } finally {
+      await server.stop('SIGTERM')
+    }
+    const mcp = await startMcp(['--data', data])
+    await expect(spawnServer(['--data', data], { timeoutMs: 10_000 })).rejects.toThrow(
+      `data folder '${data}' is in use by yfs mcp (pid ${mcp.child.pid})`,
+    )
+    expect(await closeStdin(mcp)).toMatchObject({ code: 0 })
   }, 60_000)
 
   it('a tool result means stored: SIGKILL right after it loses nothing', async () => {

@@ -129,8 +129,9 @@ MCP client configuration (stdio; give an absolute --data: clients start it in an
   {"mcpServers": {"yfs": {"command": "yfs", "args": ["mcp", "--data", "/home/me/.yfs"]}}}
 
 It exits when its standard input closes (the client is gone) or on SIGTERM/SIGINT,
-after storing every edit. Exit codes: 0 stopped, 1 failed (e.g. the data folder is
-in use by another yfs mcp), 2 bad options.
+after storing every edit. One yfs mcp per data folder, and none beside a yfs serve on it
+(join the server with --server). Exit codes: 0 stopped, 1 failed (e.g. the data folder
+is in use), 2 bad options.
 `
 
 const MEMORY_HELP_EXAMPLES = `
