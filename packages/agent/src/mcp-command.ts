@@ -212,15 +212,16 @@ export function createMcpCommand(options: McpCommandOptions = {}): Command {
         process.stderr.write('yfs mcp: --server needs --token and --store (the workspace to work in)\n')
         process.exit(2)
       }
+      if (opts.http !== undefined && opts.httpToken !== undefined && opts.httpToken.length < 16) {
+        process.stderr.write('yfs mcp: --http-token must be at least 16 characters\n')
+        process.exit(2)
+      }
+      // Options are checked before this: opening a data folder locks it and starts a server.
       let stores: ClosableStores
       if (opts.server) stores = createServerStores({ url: opts.server, token: opts.token! })
       else if (local && !opts.memory) stores = await local(opts.data ?? './.yfs')
       else stores = createMemoryStores()
       if (opts.http !== undefined) {
-        if (opts.httpToken !== undefined && opts.httpToken.length < 16) {
-          process.stderr.write('yfs mcp: --http-token must be at least 16 characters\n')
-          process.exit(2)
-        }
         if (!LOOPBACK_HOSTS.has(opts.host))
           process.stderr.write(
             `yfs mcp: warning: binding ${opts.host}: the agent tools are reachable from the network by anyone with the token; prefer 127.0.0.1\n`,
