@@ -115,6 +115,8 @@ describe('yfs mcp on a local data folder', () => {
 
     const second = await startMcp(['--data', data])
     expect((await second.call('read_file', { path: 'vfs:///notes/a.md' })).text).toBe('1\t# kept')
+    // The bash worker starts under the CLI's loader too (it once looked for a compiled worker).
+    expect((await second.call('bash', { script: 'cat /notes/a.md' })).text).toMatch(/^# kept\n/)
     // Another store of the same folder is listed, and kept too.
     await second.call('stores', { action: 'open', name: 'notes' })
     await second.call('write_file', { path: 'vfs:///b.txt', content: 'b' })
