@@ -1,7 +1,8 @@
 /**
  * The `yfs` command line (commander). `serve` starts the sync server;
  * `start` starts it with the web app and a demo workspace (`pnpm start`);
- * `mcp` (from @yfs/agent) and `sync` (from @yfs/sync) are mounted here;
+ * `mcp` (from @yfs/agent, given the local data folder's stores:
+ * mcp-local-stores.ts) and `sync` (from @yfs/sync) are mounted here;
  * `search` queries a server workspace's search index (search-command.ts);
  * `log` and `undo` show and take back agents' work (activity-command.ts);
  * `workspace create` and `token create` administer a store directly (no
@@ -17,7 +18,9 @@ import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
-import { openStore } from './open-store.js'
+import { openLocalStores } from './mcp-local-stores.js'
+import { openStore, type StoreFlags } from './open-store.js'
+import { type DataLock, lockDataFolder } from './persistence/data-lock.js'
 import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
 import { containUnhandledRejections } from './process-guards.js'
 import { createSearchCommand } from './search-command.js'
@@ -33,7 +36,7 @@ export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.me
  * Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once); an
  * unhandled rejection is logged and the server keeps serving (process-guards.ts).
  */
-function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger): void {
+function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger, lock?: DataLock): void {
   containUnhandledRejections(logger)
   let stopping = false
   const stop = async (signal: string) => {
@@ -46,6 +49,7 @@ function stopOnSignals(server: YfsServer, store: DocumentStore, logger: Logger):
     try {
       await server.close()
       await store.close()
+      lock?.release()
       process.exit(0)
     } catch (error) {
       logger.error('shutdown failed', { error })
@@ -62,6 +66,20 @@ function integer(value: string): number {
   return n
 }
 
+/**
+ * A server's shared lock on its SQLite data folder (none with `--postgres`): other servers may
+ * share it, a `yfs mcp` may not (persistence/data-lock.ts). Throws `DataFolderBusy`.
+ */
+function lockServerData(flags: StoreFlags, holder: string): DataLock | undefined {
+  if (flags.postgres) return undefined
+  return lockDataFolder(flags.data ?? './.yfs', {
+    mode: 'shared',
+    holder,
+    advice:
+      'stop it and let agents join the server with yfs mcp --server instead, or pass another --data folder',
+  })
+}
+
 function storeOptions(command: Command): Command {
   return command
     .addOption(new Option('--data <dir>', 'SQLite data folder').env('YFS_DATA').conflicts('postgres'))
@@ -75,8 +93,8 @@ function storeOptions(command: Command): Command {
 
 export function createProgram(): Command {
   const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
-  // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent.
-  program.addCommand(createMcpCommand())
+  // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent; files in the data folder.
+  program.addCommand(createMcpCommand({ openLocalStores: (dataDir) => openLocalStores({ dataDir }) }))
   // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
   program.addCommand(createSyncCommand())
   // `yfs search <query>`: ranked search of a server workspace (search-command.ts).
@@ -125,6 +143,7 @@ export function createProgram(): Command {
     )
     .action(async (flags) => {
       const logger = createLogger({ level: flags.logLevel as LogLevel })
+      const lock = lockServerData(flags, 'yfs serve')
       const store = await openStore(flags)
       const server = createServer({
         store,
@@ -138,7 +157,7 @@ export function createProgram(): Command {
         publicUrl: flags.publicUrl,
         allowedOrigins: flags.allowOrigin,
       })
-      stopOnSignals(server, store, logger)
+      stopOnSignals(server, store, logger, lock)
       await server.listen(flags.port, flags.host)
     })
 
@@ -166,6 +185,7 @@ export function createProgram(): Command {
         level: flags.logLevel as LogLevel,
         write: (line) => process.stderr.write(line),
       })
+      const lock = lockServerData({ data: flags.data }, 'yfs start')
       const store = await openStore({ data: flags.data })
       try {
         const { server } = await startDemo({
@@ -177,9 +197,10 @@ export function createProgram(): Command {
           logger,
           adminToken: flags.adminToken,
         })
-        stopOnSignals(server, store, logger)
+        stopOnSignals(server, store, logger, lock)
       } catch (error) {
         await store.close()
+        lock?.release()
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
           throw new Error(
             `port ${flags.port} is in use: stop what uses it, or pick another (--port N or YFS_PORT=N)`,

@@ -14,6 +14,10 @@ export type {
   JustBashLimits,
 } from './exec-backend.js'
 export { createJustBashBackend, DEFAULT_EXEC_LIMITS } from './exec-backend.js'
+// The registry for agent frameworks: OpenAI here; AI SDK and LangChain at
+// `@yfs/agent/ai-sdk` and `@yfs/agent/langchain` (their libraries are optional peers).
+export type { OpenAiFunctionTool, OpenAiToolCall, OpenAiToolMessage } from './frameworks/openai-tools.js'
+export { callWithJsonArguments, executeOpenAiToolCall, toOpenAiTools } from './frameworks/openai-tools.js'
 export { bearerToken, generateToken, sameSecret } from './mcp/bearer.js'
 export type {
   McpHttpHandler,
@@ -32,10 +36,11 @@ export type { OriginPolicy, OriginVerdict } from './mcp/origin-guard.js'
 export { checkOriginAndHost, normalizeOrigin } from './mcp/origin-guard.js'
 export type { McpSession, McpSessionOptions } from './mcp/server.js'
 export { createMcpSession, SERVER_INFO } from './mcp/server.js'
-export type { ServerStoresOptions } from './mcp/server-stores.js'
+export type { ServerStores, ServerStoresOptions } from './mcp/server-stores.js'
 export { createServerStores } from './mcp/server-stores.js'
 export type { StoreProvider } from './mcp/stores.js'
 export { createMemoryStores } from './mcp/stores.js'
+export type { ClosableStores, McpCommandOptions } from './mcp-command.js'
 export { collectOrigins, createMcpCommand, originArgument } from './mcp-command.js'
 export type { ActivityIdentity, ToolRegistry, ToolRegistryOptions } from './registry.js'
 export { createToolRegistry, DEFAULT_TOOL_OPTIONS } from './registry.js'

@@ -13,8 +13,8 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 
 // From sources (the workspace, through tsx) the entry registers tsx first; built (an installed
-// package) the compiled worker runs as it is.
-// (tsx may add a query to the module's URL: the path says which.)
+// package) the compiled worker runs as it is. The path, not the URL: tsx's `tsImport` (the `yfs`
+// bin) loads modules with a query (`?tsx-namespace=…`), so the URL does not end in `.ts`.
 const WORKER_URL = new URL(import.meta.url).pathname.endsWith('.ts')
   ? new URL('./worker.mjs', import.meta.url)
   : new URL('./worker.js', import.meta.url)

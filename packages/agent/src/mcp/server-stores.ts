@@ -18,11 +18,19 @@ export interface ServerStoresOptions {
   author?: string
 }
 
-export function createServerStores(options: ServerStoresOptions): StoreProvider & { close(): Promise<void> } {
+/** Server stores: close them to flush and disconnect every workspace. */
+export interface ServerStores extends StoreProvider {
+  /** Wait until the server has acknowledged (stored) every change of `fs` (rejects after `timeoutMs`, default 10 s). */
+  flush(fs: YjsFileSystem, timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+export function createServerStores(options: ServerStoresOptions): ServerStores {
   const url = options.url.replace(/^http/, 'ws')
   const open = new Map<string, Promise<WorkspaceConnection>>()
   // The server's index answers `search` on a store (in process when the server has none).
   const searchers = new WeakMap<YjsFileSystem, Searcher>()
+  const connections = new WeakMap<YjsFileSystem, WorkspaceConnection>()
   return {
     createPrivate() {
       throw new ToolError(
@@ -45,7 +53,11 @@ export function createServerStores(options: ServerStoresOptions): StoreProvider 
       }
       const ws = await conn
       searchers.set(ws.fs, ws.searcher)
+      connections.set(ws.fs, ws)
       return ws.fs
+    },
+    async flush(fs, timeoutMs) {
+      await connections.get(fs)?.flush(timeoutMs)
     },
     searcherOf: (fs) => searchers.get(fs),
     list: () => [...open.keys()].sort(),

@@ -36,14 +36,14 @@ export interface McpSession {
 export const SERVER_INFO = { name: 'yfs', version: '0.1.0' }
 
 export async function createMcpSession(options: McpSessionOptions): Promise<McpSession> {
-  let storeName = options.store
+  let storeName = options.store ?? options.stores.defaultStore
   const privateFs = storeName ? undefined : await options.stores.createPrivate()
   let fs = privateFs ?? (await options.stores.open(storeName!))
   const storesTool: Tool = defineTool({
     name: 'stores',
     title: 'Workspaces',
     description:
-      'List the shared workspaces (stores), or open one: after open, every other tool works on that shared workspace, which other sessions and people can see. Each session starts in a private workspace.',
+      'List the shared workspaces (stores), or open one: after open, every other tool works on that shared workspace, which other sessions and people can see. A session starts in the store it was started with, else in a private workspace.',
     input: type({
       action: type("'list' | 'open'").describe('list the stores, or open the store called name'),
       'name?': type(/^[\w.-]{1,64}$/).describe('store name (letters, digits, . _ -)'),
@@ -78,7 +78,15 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
   server.onclose = () => privateFs?.destroy()
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list() }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const ranOn = fs
     const result = await registry.execute(request.params.name, request.params.arguments ?? {})
+    try {
+      await options.stores.settle?.(ranOn)
+    } catch (error) {
+      // The call did run; say its changes may not be stored yet (the stores retry on close).
+      const note = `warning: the changes are not stored yet: ${(error as Error).message}`
+      return { ...result, content: [...result.content, { type: 'text' as const, text: note }] }
+    }
     return { ...result }
   })
   return { server, storeName: () => storeName, fs: () => fs, session: activity.session }

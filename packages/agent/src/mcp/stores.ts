@@ -17,6 +17,16 @@ export interface StoreProvider {
   list(): Promise<string[]> | string[]
   /** What answers `search` on a filesystem of this provider (default: its in-process index). */
   searcherOf?(fs: YjsFileSystem): Searcher | undefined
+  /**
+   * The shared store a session starts in when none is named, instead of a private
+   * workspace (a persistent provider: its files outlive the session and the process).
+   */
+  defaultStore?: string
+  /**
+   * Called after each tool call on `fs`; resolves once the call's changes are durable (a local
+   * data folder: stored). A rejection is reported with the call's result, which still stands.
+   */
+  settle?(fs: YjsFileSystem): Promise<void>
 }
 
 /** Stores kept in this process's memory. */
