@@ -15,78 +15,9 @@
 import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
 import { createToolRegistry, type PersonEdit, peopleEdits } from '@yfs/agent'
-import { connectWorkspace } from '@yfs/client'
-import { type ActivityEntry, attachActivityLog, type YjsFileSystem } from '@yfs/core'
-import { markdownCodec } from '@yfs/markdown'
+import { type ActivityEntry, attachActivityLog } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { silentLogger } from './logger.js'
-import { openStore } from './open-store.js'
-import { createServer } from './server.js'
-
-interface WorkspaceFlags {
-  server?: string
-  token?: string
-  workspace: string
-  data?: string
-  postgres?: string
-  pgSchema?: string
-}
-
-interface OpenedWorkspace {
-  fs: YjsFileSystem
-  close(): Promise<void>
-}
-
-/** Open the workspace the flags name: through a server, or a data folder served in process for the command. */
-async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write'): Promise<OpenedWorkspace> {
-  const connect = async (url: string, token: string) =>
-    connectWorkspace({ url, workspace: flags.workspace, token, fs: { codecs: [markdownCodec] } })
-  if (flags.server) {
-    if (!flags.token) throw new Error('--server needs --token')
-    const ws = await connect(String(flags.server).replace(/^http/, 'ws'), flags.token)
-    return { fs: ws.fs, close: () => ws.close() }
-  }
-  const store = await openStore(flags)
-  try {
-    if (!(await store.hasWorkspace(flags.workspace)))
-      throw new Error(`no workspace '${flags.workspace}' in this store`)
-    const server = createServer({ store, logger: silentLogger })
-    const { port } = await server.listen(0, '127.0.0.1')
-    const token = await store.createToken(flags.workspace, role)
-    try {
-      const ws = await connect(`ws://127.0.0.1:${port}`, token)
-      return {
-        fs: ws.fs,
-        async close() {
-          await ws.close()
-          await store.revokeToken(token)
-          await server.close()
-          await store.close()
-        },
-      }
-    } catch (error) {
-      await store.revokeToken(token)
-      await server.close()
-      throw error
-    }
-  } catch (error) {
-    await store.close()
-    throw error
-  }
-}
-
-function workspaceOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--server <url>', 'yfs server (ws://host:port)').env('YFS_SERVER'))
-    .addOption(new Option('--token <token>', 'workspace token, with --server').env('YFS_TOKEN'))
-    .addOption(new Option('--workspace <id>', 'the workspace').env('YFS_WORKSPACE').makeOptionMandatory())
-    .addOption(
-      new Option('--data <dir>', 'or: a SQLite data folder (no server running on it)').conflicts('server'),
-    )
-    .addOption(new Option('--postgres <url>', 'or: a PostgreSQL store').conflicts(['server', 'data']))
-    .addOption(new Option('--pg-schema <name>', 'PostgreSQL schema').default('yfs'))
-    .option('--json', 'print JSON')
-}
+import { openWorkspace, workspaceOptions } from './workspace-flags.js'
 
 function count(value: string): number {
   const n = Number(value)

@@ -17,6 +17,7 @@ import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
+import { createBashCommand } from './bash-command.js'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
 import { openLocalStores } from './mcp-local-stores.js'
 import { openStore, type StoreFlags } from './open-store.js'
@@ -102,6 +103,8 @@ export function createProgram(): Command {
   // `yfs log` and `yfs undo`: the activity log and undo of a session (activity-command.ts).
   program.addCommand(createLogCommand())
   program.addCommand(createUndoCommand())
+  // `yfs bash [script]`: the agents' bash tool from a terminal (bash-command.ts).
+  program.addCommand(createBashCommand())
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(

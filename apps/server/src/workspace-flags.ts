@@ -1,0 +1,79 @@
+/**
+ * The workspace a command works on, from its flags: through a yfs server
+ * (`--server URL --token T`), or a data folder / PostgreSQL store served in
+ * process for the length of the command with a token made for it (no other
+ * server may run on a SQLite folder). Used by `log`, `undo` and `bash`.
+ */
+import { connectWorkspace } from '@yfs/client'
+import type { YjsFileSystem } from '@yfs/core'
+import { markdownCodec } from '@yfs/markdown'
+import { type Command, Option } from 'commander'
+import { silentLogger } from './logger.js'
+import { openStore } from './open-store.js'
+import { createServer } from './server.js'
+
+export interface WorkspaceFlags {
+  server?: string
+  token?: string
+  workspace: string
+  data?: string
+  postgres?: string
+  pgSchema?: string
+}
+
+export interface OpenedWorkspace {
+  fs: YjsFileSystem
+  close(): Promise<void>
+}
+
+/** Open the workspace the flags name: through a server, or a data folder served in process for the command. */
+export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write'): Promise<OpenedWorkspace> {
+  const connect = async (url: string, token: string) =>
+    connectWorkspace({ url, workspace: flags.workspace, token, fs: { codecs: [markdownCodec] } })
+  if (flags.server) {
+    if (!flags.token) throw new Error('--server needs --token')
+    const ws = await connect(String(flags.server).replace(/^http/, 'ws'), flags.token)
+    return { fs: ws.fs, close: () => ws.close() }
+  }
+  const store = await openStore(flags)
+  try {
+    if (!(await store.hasWorkspace(flags.workspace)))
+      throw new Error(`no workspace '${flags.workspace}' in this store`)
+    const server = createServer({ store, logger: silentLogger })
+    const { port } = await server.listen(0, '127.0.0.1')
+    const token = await store.createToken(flags.workspace, role)
+    try {
+      const ws = await connect(`ws://127.0.0.1:${port}`, token)
+      return {
+        fs: ws.fs,
+        async close() {
+          await ws.close()
+          await store.revokeToken(token)
+          await server.close()
+          await store.close()
+        },
+      }
+    } catch (error) {
+      await store.revokeToken(token)
+      await server.close()
+      throw error
+    }
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+}
+
+/** The flags that name a workspace (and `--json`). */
+export function workspaceOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--server <url>', 'yfs server (ws://host:port)').env('YFS_SERVER'))
+    .addOption(new Option('--token <token>', 'workspace token, with --server').env('YFS_TOKEN'))
+    .addOption(new Option('--workspace <id>', 'the workspace').env('YFS_WORKSPACE').makeOptionMandatory())
+    .addOption(
+      new Option('--data <dir>', 'or: a SQLite data folder (no server running on it)').conflicts('server'),
+    )
+    .addOption(new Option('--postgres <url>', 'or: a PostgreSQL store').conflicts(['server', 'data']))
+    .addOption(new Option('--pg-schema <name>', 'PostgreSQL schema').default('yfs'))
+    .option('--json', 'print JSON')
+}
