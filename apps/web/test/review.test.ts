@@ -1,0 +1,214 @@
+/**
+ * The review panels (issue 23) in Chromium against a real `yfs serve`: the open file's History
+ * (versions, a side-by-side diff of version 1 against now, restore as a new version seen by a
+ * second browser), Activity (an agent session run through @yfs/agent's registry on a Node client,
+ * undone from the panel after its dry-run report, reverted in both browsers and in Node) and
+ * Checkpoints (create, an agent deletes a folder and edits a file, compare, restore).
+ */
+import { createToolRegistry } from '@yfs/agent'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { personContext, treeItem, until } from './app-helpers.js'
+import {
+  describeBrowser,
+  launchBrowser,
+  openPage,
+  screenshot,
+  startServer,
+  type TestServer,
+} from './harness.js'
+
+describeBrowser('review panels', () => {
+  let server: TestServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    server = await startServer()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  /** The open CodeMirror's lines, joined with newlines. */
+  const editorText = (page: Page) =>
+    page.locator('.cm-content').evaluate((el) =>
+      Array.from(el.querySelectorAll('.cm-line'))
+        .map((l) => l.textContent)
+        .join('\n'),
+    )
+
+  it('History: diff version 1 against now, restore it as a new version seen by another browser', async () => {
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.writeFile('/notes.txt', 'one\n')
+    await node.fs.writeFile('/notes.txt', 'one\ntwo\n')
+    await node.fs.writeFile('/notes.txt', 'one\ntwo\nthree\n')
+    await node.flush()
+
+    const ana = await personContext(browser, 'Ana')
+    const ben = await personContext(browser, 'Ben')
+    const { page: a } = await openPage(ana, ws.appUrl())
+    const { page: b } = await openPage(ben, ws.appUrl())
+    for (const page of [a, b]) {
+      await treeItem(page, 'notes.txt').click()
+      await expect.poll(() => editorText(page)).toContain('three')
+    }
+
+    await a.getByRole('button', { name: 'History', exact: true }).click()
+    const versions = a.getByRole('list', { name: 'Versions' }).getByRole('button')
+    await expect.poll(() => versions.count()).toBeGreaterThanOrEqual(3)
+    const before = await versions.count()
+    // Newest first: version 1 is the last row.
+    await a.getByRole('button', { name: /^Version 1, / }).click()
+    const table = a.getByRole('table')
+    await table.waitFor()
+    expect(await table.getByRole('columnheader').allTextContents()).toEqual([
+      expect.stringMatching(/^Version 1 · /),
+      'Now',
+    ])
+    expect(await table.locator('tr.added .right').allTextContents()).toEqual(['two', 'three'])
+    await screenshot(a, 'history')
+
+    await a.getByRole('button', { name: 'Restore version 1' }).click()
+    await a.getByRole('status').filter({ hasText: 'Restored version 1 as a new version.' }).waitFor()
+    await expect.poll(() => versions.count()).toBe(before + 1)
+    await until(
+      async () => (await node.fs.readFile('/notes.txt')) === 'one\n',
+      'Node reads the restored text',
+    )
+    await expect.poll(() => editorText(b)).toBe('one\n')
+
+    // Keyboard: the button is reachable, and Close history gives focus back to it.
+    await a.getByRole('button', { name: 'Close history' }).click()
+    await expect.poll(() => a.evaluate(() => document.activeElement?.textContent)).toBe('History')
+    await ana.close()
+    await ben.close()
+  })
+
+  it('Activity: an agent session shows up and is undone from the panel in both browsers', async () => {
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.mkdir('/src')
+    await node.fs.writeFile('/src/a.txt', 'alpha\n')
+    await node.fs.writeFile('/keep.txt', 'keep\n')
+    await node.flush()
+
+    const ana = await personContext(browser, 'Ana')
+    const ben = await personContext(browser, 'Ben')
+    const { page: a } = await openPage(ana, ws.appUrl())
+    const { page: b } = await openPage(ben, ws.appUrl())
+    for (const page of [a, b]) {
+      await treeItem(page, 'keep.txt').waitFor()
+      await treeItem(page, 'src').click()
+      await treeItem(page, 'a.txt').waitFor()
+    }
+
+    const agent = createToolRegistry(node.fs, { activity: { who: () => 'test-agent' } })
+    for (const [tool, args] of [
+      ['write_file', { path: 'vfs:///src/a.txt', content: 'alpha\nbeta\n' }],
+      ['bash', { script: 'echo gamma > /src/new.txt && mv /keep.txt /kept.txt' }],
+    ] as const) {
+      const result = await agent.execute(tool, args)
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
+    }
+    await node.flush()
+    for (const page of [a, b]) {
+      await treeItem(page, 'new.txt').waitFor()
+      await treeItem(page, 'kept.txt').waitFor()
+    }
+
+    await a.getByRole('button', { name: 'Activity', exact: true }).click()
+    const entries = a.getByRole('list', { name: 'Activity entries' })
+    await entries.getByRole('button', { name: /^bash by test-agent/ }).click()
+    await a.getByRole('list', { name: 'Files this entry changed' }).getByText('/src/new.txt').waitFor()
+    await a.getByRole('button', { name: 'Diff of /src/new.txt' }).click()
+    await expect
+      .poll(() => a.getByRole('table').locator('tr.added .right').allTextContents())
+      .toEqual(['gamma'])
+
+    await a.getByRole('button', { name: 'Undo this session…' }).click()
+    const dialog = a.getByRole('alertdialog')
+    await dialog.waitFor()
+    const planned = await dialog
+      .getByRole('list', { name: 'What will change' })
+      .getByRole('listitem')
+      .allTextContents()
+    expect(planned.sort()).toEqual([
+      'move /keep.txt (now at /kept.txt)',
+      'revert /src/a.txt',
+      'trash /src/new.txt',
+    ])
+    // Nothing changed yet: the dry run only reports.
+    expect(await node.fs.exists('/src/new.txt')).toBe(true)
+    await screenshot(a, 'activity-undo')
+
+    await dialog.getByRole('button', { name: 'Undo session' }).click()
+    await a
+      .getByRole('status')
+      .filter({ hasText: /^Undid 3 changes of session \S+$/ })
+      .waitFor()
+    await until(
+      async () =>
+        !(await node.fs.exists('/src/new.txt')) &&
+        (await node.fs.exists('/keep.txt')) &&
+        (await node.fs.readFile('/src/a.txt')) === 'alpha\n',
+      'Node sees the session undone',
+    )
+    for (const page of [a, b]) {
+      await treeItem(page, 'new.txt').waitFor({ state: 'detached' })
+      await treeItem(page, 'keep.txt').waitFor()
+      await treeItem(page, 'kept.txt').waitFor({ state: 'detached' })
+    }
+    // The undo is itself an entry, in Ana's name.
+    await entries.getByRole('button', { name: /^undo by user:Ana/ }).waitFor()
+    await screenshot(a, 'activity')
+    await ana.close()
+    await ben.close()
+  })
+
+  it('Checkpoints: create, compare after an agent deletes a folder and edits a file, restore', async () => {
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.mkdir('/docs')
+    await node.fs.writeFile('/docs/guide.md', '# Guide\n')
+    await node.fs.writeFile('/b.txt', 'first\n')
+    await node.flush()
+
+    const ana = await personContext(browser, 'Ana')
+    const { page: a } = await openPage(ana, ws.appUrl())
+    await treeItem(a, 'docs').waitFor()
+    await a.getByRole('button', { name: 'Checkpoints', exact: true }).click()
+    await a.getByLabel('New checkpoint').fill('before the agent')
+    await a.getByRole('button', { name: 'Create checkpoint' }).click()
+    await a.getByRole('status').filter({ hasText: 'Checkpoint “before the agent” created.' }).waitFor()
+    await until(() => node.fs.checkpoints().length === 1, 'Node sees the checkpoint')
+
+    const agent = createToolRegistry(node.fs)
+    const result = await agent.execute('bash', { script: 'rm -r /docs && echo second > /b.txt' })
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
+    await node.flush()
+    await treeItem(a, 'docs').waitFor({ state: 'detached' })
+
+    await a.getByRole('button', { name: 'Compare “before the agent” with now' }).click()
+    const changes = a.getByRole('region', { name: 'Changes since “before the agent”' })
+    await changes.getByText('/docs/guide.md').waitFor()
+    await changes.getByText('/b.txt', { exact: true }).click()
+    await changes.getByText('+second').waitFor()
+    await screenshot(a, 'checkpoints')
+
+    await a.getByRole('button', { name: 'Restore “before the agent”' }).click()
+    await a.getByRole('button', { name: 'Restore checkpoint' }).click()
+    await a.getByRole('status').filter({ hasText: 'Restored “before the agent”.' }).waitFor()
+    await until(
+      async () =>
+        (await node.fs.exists('/docs/guide.md')) && (await node.fs.readFile('/b.txt')) === 'first\n',
+      'Node sees the checkpoint restored',
+    )
+    await treeItem(a, 'docs').waitFor()
+    // The safety checkpoint core takes first is listed too.
+    await a.getByText("before restoring 'before the agent'").waitFor()
+    await ana.close()
+  })
+})
