@@ -6,9 +6,10 @@
  * Checkpoints (create, an agent deletes a folder and edits a file, compare, restore).
  */
 import { createToolRegistry } from '@yfs/agent'
+import { type ActivityEntry, attachActivityLog } from '@yfs/core'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { personContext, treeItem, until } from './app-helpers.js'
+import { axeViolations, personContext, treeItem, until } from './app-helpers.js'
 import {
   describeBrowser,
   launchBrowser,
@@ -61,7 +62,7 @@ describeBrowser('review panels', () => {
     await expect.poll(() => versions.count()).toBeGreaterThanOrEqual(3)
     const before = await versions.count()
     // Newest first: version 1 is the last row.
-    await a.getByRole('button', { name: /^Version 1, / }).click()
+    await a.getByRole('button', { name: /^Version 1 · / }).click()
     const table = a.getByRole('table')
     await table.waitFor()
     expect(await table.getByRole('columnheader').allTextContents()).toEqual([
@@ -191,7 +192,7 @@ describeBrowser('review panels', () => {
     await node.flush()
     await treeItem(a, 'docs').waitFor({ state: 'detached' })
 
-    await a.getByRole('button', { name: 'Compare “before the agent” with now' }).click()
+    await a.getByRole('button', { name: 'Compare with now: “before the agent”' }).click()
     const changes = a.getByRole('region', { name: 'Changes since “before the agent”' })
     await changes.getByText('/docs/guide.md').waitFor()
     await changes.getByText('/b.txt', { exact: true }).click()
@@ -209,6 +210,118 @@ describeBrowser('review panels', () => {
     await treeItem(a, 'docs').waitFor()
     // The safety checkpoint core takes first is listed too.
     await a.getByText("before restoring 'before the agent'").waitFor()
+    await ana.close()
+  })
+  it('Markdown and binary history, axe on every panel, and read-only tokens: no restore, undo or create', async () => {
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.writeFile('/doc.md', '# One\n')
+    await node.fs.writeFile('/doc.md', '# One\n\nTwo *words*\n')
+    await node.fs.writeFile('/pic.bin', new Uint8Array([0, 1, 2, 255]))
+    await node.fs.writeFile('/pic.bin', new Uint8Array([0, 1, 2, 255, 7, 7]))
+    const agent = createToolRegistry(node.fs, { activity: { who: () => 'test-agent' } })
+    expect(
+      (await agent.execute('write_file', { path: 'vfs:///new.txt', content: 'x\n' })).isError,
+    ).toBeFalsy()
+    await node.fs.checkpoint('base')
+    await node.flush()
+
+    const ana = await personContext(browser, 'Ana')
+    const { page: a } = await openPage(ana, ws.appUrl())
+    await treeItem(a, 'doc.md').click()
+    await a.locator('.ProseMirror').waitFor()
+    await a.getByRole('button', { name: 'History', exact: true }).click()
+    await a.getByRole('button', { name: /^Version 1 · / }).click()
+    // Markdown diffs on its Markdown text.
+    await expect
+      .poll(() => a.getByRole('table').locator('tr.added .right').allTextContents())
+      .toEqual(['', 'Two *words*'])
+    expect(await axeViolations(a)).toEqual([])
+    await a.getByRole('button', { name: 'Close history' }).click()
+
+    await treeItem(a, 'pic.bin').click()
+    await a.getByRole('button', { name: 'History', exact: true }).click()
+    await a.getByRole('button', { name: /^Version 1 · .* 4 B · binary$/ }).click()
+    await a
+      .getByText('Binary file: versions are listed with their sizes; there is no diff to show.')
+      .waitFor()
+    expect(await a.getByRole('table').count()).toBe(0)
+    await a.getByRole('button', { name: /^Version 2 · .* 6 B · binary$/ }).waitFor()
+    await screenshot(a, 'history-binary')
+
+    await a.getByRole('button', { name: 'Activity', exact: true }).click()
+    await a.getByRole('button', { name: /^write_file by test-agent/ }).click()
+    await a.getByRole('button', { name: 'Undo this session…' }).waitFor()
+    expect(await axeViolations(a)).toEqual([])
+    await a.getByRole('button', { name: 'Checkpoints', exact: true }).click()
+    await a.getByRole('button', { name: 'Compare with now: “base”' }).click()
+    await a.getByText('Nothing changed since this checkpoint.').waitFor()
+    expect(await axeViolations(a)).toEqual([])
+    await ana.close()
+
+    const reader = await personContext(browser, 'Rea')
+    const { page: r } = await openPage(reader, ws.appUrl(ws.readToken))
+    await treeItem(r, 'doc.md').click()
+    await r.getByRole('button', { name: 'History', exact: true }).click()
+    await r.getByRole('button', { name: /^Version 1 · / }).click()
+    await r.getByRole('table').waitFor()
+    expect(await r.getByRole('button', { name: /^Restore/ }).count()).toBe(0)
+    await r.getByRole('button', { name: 'Activity', exact: true }).click()
+    await r.getByRole('button', { name: /^write_file by test-agent/ }).click()
+    await r.getByRole('heading', { name: 'write_file by test-agent' }).waitFor()
+    expect(await r.getByRole('button', { name: /^Undo/ }).count()).toBe(0)
+    await r.getByRole('button', { name: 'Checkpoints', exact: true }).click()
+    await r.getByText('base', { exact: true }).waitFor()
+    expect(await r.getByRole('button', { name: /Create checkpoint|^Restore/ }).count()).toBe(0)
+    expect(await axeViolations(r)).toEqual([])
+    await reader.close()
+  })
+
+  it('Activity with 10,000 entries keeps a few rows in the DOM and reaches the oldest', async () => {
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    const start = Date.now() - 10_000_000
+    const entries: ActivityEntry[] = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `e${String(i).padStart(11, '0')}`,
+      time: start + i * 1000,
+      session: `s${i % 7}`,
+      who: i % 2 ? 'agent-a' : 'agent-b',
+      tool: i === 0 ? 'oldest_call' : 'write_file',
+      args: {},
+      status: 'ok',
+      durationMs: 1,
+      files: [{ id: 'x', type: 'file', path: `/f${i % 50}.txt` }],
+    }))
+    attachActivityLog(node.fs.doc).append(entries)
+    await node.flush()
+
+    const ana = await personContext(browser, 'Ana')
+    const { page: a } = await openPage(ana, ws.appUrl())
+    const toggle = a.getByRole('button', { name: 'Activity', exact: true })
+    const list = a.getByRole('list', { name: 'Activity entries' })
+    await toggle.click()
+    await a.getByText('10000 of 10000 entries').waitFor({ timeout: 30_000 })
+    await toggle.click()
+    await a.getByRole('heading', { name: 'No file open' }).waitFor()
+    const opened = performance.now()
+    await toggle.click()
+    await list.getByRole('listitem').first().waitFor()
+    process.stdout.write(
+      `[web] Activity with 10,000 entries open in ${(performance.now() - opened).toFixed(0)} ms\n`,
+    )
+    expect(await list.getByRole('listitem').count()).toBeLessThan(100)
+    expect(await list.getByRole('listitem').first().getAttribute('aria-setsize')).toBe('10000')
+    // Keyboard: End of the list by arrows is long; scroll instead, then the oldest is there.
+    await a.locator('.scroller', { has: list }).evaluate((el) => {
+      el.scrollTop = el.scrollHeight
+    })
+    await list.getByRole('button', { name: /^oldest_call by agent-b/ }).click()
+    await a.getByRole('button', { name: /^oldest_call by agent-b/ }).press('ArrowUp')
+    await expect.poll(() => a.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('9998')
+    await a.getByLabel('Who').selectOption('agent-a')
+    await a.getByText('5000 of 10000 entries').waitFor()
+    await a.getByLabel('Path').fill('/f3.txt')
+    await a.getByText('200 of 10000 entries').waitFor()
     await ana.close()
   })
 })
