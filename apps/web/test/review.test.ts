@@ -169,6 +169,53 @@ describeBrowser('review panels', () => {
     await ben.close()
   })
 
+  it('Activity: undo keeps the lines a person typed since, and says so before it runs', async () => {
+    const ws = await server.createWorkspace()
+    const node = await ws.connect()
+    await node.fs.writeFile('/plan.txt', 'a\nb\nc\n')
+    await node.flush()
+    const agent = createToolRegistry(node.fs, { activity: { who: () => 'test-agent' } })
+    const result = await agent.execute('write_file', { path: 'vfs:///plan.txt', content: 'A\nb\nC\n' })
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
+    await node.flush()
+
+    const ben = await personContext(browser, 'Ben')
+    const { page: b } = await openPage(ben, ws.appUrl())
+    await treeItem(b, 'plan.txt').click()
+    await expect.poll(() => editorText(b)).toBe('A\nb\nC\n')
+    await b.locator('.cm-line').nth(0).click()
+    await b.keyboard.press('End')
+    await b.keyboard.type('!')
+    await until(async () => (await node.fs.readFile('/plan.txt')) === 'A!\nb\nC\n', 'Node sees Ben’s edit')
+
+    const ana = await personContext(browser, 'Ana')
+    const { page: a } = await openPage(ana, ws.appUrl())
+    await a.getByRole('button', { name: 'Activity', exact: true }).click()
+    await a.getByRole('button', { name: /^write_file by test-agent/ }).click()
+    await a.getByRole('button', { name: 'Undo this session…' }).click()
+    const dialog = a.getByRole('alertdialog')
+    await dialog.getByRole('list', { name: 'Kept as they are' }).waitFor()
+    expect(
+      await dialog.getByRole('list', { name: 'What will change' }).getByRole('listitem').allTextContents(),
+    ).toEqual(['revert /plan.txt'])
+    expect(
+      await dialog.getByRole('list', { name: 'Kept as they are' }).getByRole('listitem').allTextContents(),
+    ).toEqual(['kept /plan.txt: lines changed since by someone else were kept (line 1)'])
+    await screenshot(a, 'activity-undo-conflict')
+    await dialog.getByRole('button', { name: 'Undo session' }).click()
+    await a
+      .getByRole('status')
+      .filter({ hasText: /kept 1 because someone changed them since$/ })
+      .waitFor()
+    await until(
+      async () => (await node.fs.readFile('/plan.txt')) === 'A!\nb\nc\n',
+      'Node: line 3 reverted, line 1 kept',
+    )
+    await expect.poll(() => editorText(b)).toBe('A!\nb\nc\n')
+    await ana.close()
+    await ben.close()
+  })
+
   it('Checkpoints: create, compare after an agent deletes a folder and edits a file, restore', async () => {
     const ws = await server.createWorkspace()
     const node = await ws.connect()
