@@ -304,6 +304,17 @@ describeBrowser('review panels', () => {
     await a.getByRole('button', { name: 'Compare with now: “base”' }).click()
     await a.getByText('Nothing changed since this checkpoint.').waitFor()
     expect(await axeViolations(a)).toEqual([])
+    // One entry alone can be undone too.
+    await a.getByRole('button', { name: 'Activity', exact: true }).click()
+    await a.getByRole('button', { name: /^write_file by test-agent/ }).click()
+    await a.getByRole('button', { name: 'Undo this entry…' }).click()
+    await a.getByRole('heading', { name: 'Undo this write_file call?' }).waitFor()
+    expect(
+      await a.getByRole('list', { name: 'What will change' }).getByRole('listitem').allTextContents(),
+    ).toEqual(['trash /new.txt'])
+    await a.getByRole('button', { name: 'Undo entry' }).click()
+    await a.getByRole('status').filter({ hasText: 'Undid 1 change of this write_file call' }).waitFor()
+    await until(async () => !(await node.fs.exists('/new.txt')), 'Node sees the entry undone')
     await ana.close()
 
     const reader = await personContext(browser, 'Rea')
