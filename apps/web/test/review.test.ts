@@ -80,6 +80,11 @@ describeBrowser('review panels', () => {
       'Node reads the restored text',
     )
     await expect.poll(() => editorText(b)).toBe('one\n')
+    // A change after the list was read: the panel says so and shows the latest on request.
+    await node.fs.writeFile('/notes.txt', 'one\nfour\n')
+    await a.getByText('The file changed since this list was read.').waitFor()
+    await a.getByRole('button', { name: 'Show the latest' }).click()
+    await expect.poll(() => versions.count()).toBe(before + 2)
 
     // Keyboard: the button is reachable, and Close history gives focus back to it.
     await a.getByRole('button', { name: 'Close history' }).click()
