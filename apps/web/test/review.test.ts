@@ -374,13 +374,18 @@ describeBrowser('review panels', () => {
     )
     expect(await list.getByRole('listitem').count()).toBeLessThan(100)
     expect(await list.getByRole('listitem').first().getAttribute('aria-setsize')).toBe('10000')
-    // Keyboard: End of the list by arrows is long; scroll instead, then the oldest is there.
+    // Scrolled to the bottom, the oldest is there; then the keys: ↑, Home, End.
     await a.locator('.scroller', { has: list }).evaluate((el) => {
       el.scrollTop = el.scrollHeight
     })
     await list.getByRole('button', { name: /^oldest_call by agent-b/ }).click()
     await a.getByRole('button', { name: /^oldest_call by agent-b/ }).press('ArrowUp')
     await expect.poll(() => a.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('9998')
+    await a.keyboard.press('Home')
+    await expect.poll(() => a.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('0')
+    await a.keyboard.press('End')
+    await expect.poll(() => a.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('9999')
+    expect(await list.getByRole('listitem').count()).toBeLessThan(100)
     await a.getByLabel('Who').selectOption('agent-a')
     await a.getByText('5000 of 10000 entries').waitFor()
     await a.getByLabel('Path').fill('/f3.txt')
