@@ -217,6 +217,17 @@ describeBrowser('review panels', () => {
       'Node: line 3 reverted, line 1 kept',
     )
     await expect.poll(() => editorText(b)).toBe('A!\nb\nc\n')
+    // People's edits join the timeline on request: Ben's, with a diff against the version before.
+    await a.getByLabel('People’s edits').check()
+    await a
+      .getByRole('button', { name: /^(edit|save) by user:Ben/ })
+      .first()
+      .click()
+    await a.getByRole('button', { name: 'Diff against the version before' }).click()
+    await expect
+      .poll(() => a.getByRole('table').locator('tr.changed .right').allTextContents())
+      .toEqual(['A!'])
+    await screenshot(a, 'activity-people-edits')
     await ana.close()
     await ben.close()
   })

@@ -6,12 +6,15 @@
  *
  * Browser-safe on purpose (exported as `@yfs/agent/activity`): this module
  * and what it imports use only `@yfs/core`, never just-bash, the MCP SDK or
- * Node built-ins. A dry run changes nothing and is not logged.
+ * Node built-ins. A dry run changes nothing and is not logged. It also hands
+ * a page `undoEntries` and `peopleEdits` (people's edits for the timeline).
  */
 import { type ActivityEntry, type ActivityLog, attachActivityLog, type YjsFileSystem } from '@yfs/core'
 import { startCall } from './call-recorder.js'
 import { type UndoReport, undoEntries } from './undo.js'
 
+export type { PersonEdit } from './people-edits.js'
+export { peopleEdits } from './people-edits.js'
 export type { UndoAction, UndoConflict, UndoReport } from './undo.js'
 export { undoEntries } from './undo.js'
 
