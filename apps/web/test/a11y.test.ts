@@ -4,12 +4,10 @@
  * no serious or critical violations, file names and presence names that look like markup rendered
  * as text (`window.__pwned` stays undefined), and presence: who views which file, in the tree.
  */
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { createToolRegistry } from '@yfs/agent'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { connectionPhase, personContext, treeItem, until } from './app-helpers.js'
+import { axeViolations, connectionPhase, personContext, treeItem, until } from './app-helpers.js'
 import {
   describeBrowser,
   launchBrowser,
@@ -28,22 +26,6 @@ const focusedName = (page: Page) =>
     const el = document.activeElement
     return el?.getAttribute('aria-label') ?? el?.textContent?.trim() ?? ''
   })
-
-/** Run axe-core on the page; returns the serious and critical violations. */
-async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
-  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern (no inline <script>).
-  await page.evaluate(source)
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: unknown[] }> } })
-      .axe
-    const result = await axe.run(document)
-    return result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]
-  })
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }))
-}
 
 describeBrowser('accessibility and hostile input', () => {
   let server: TestServer

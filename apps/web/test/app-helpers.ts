@@ -3,6 +3,8 @@
  * named, tree locators, and a bounded wait for Node-side state.
  */
 
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { waitFor } from '@yfs/core/testing'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 
@@ -69,4 +71,20 @@ export async function idbSettled(page: Page, timeoutMs = 10_000): Promise<void> 
     last = now
     await page.waitForTimeout(250)
   }
+}
+
+/** Run axe-core on the page; returns the serious and critical violations. */
+export async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
+  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (no inline <script>).
+  await page.evaluate(source)
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: unknown[] }> } })
+      .axe
+    const result = await axe.run(document)
+    return result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]
+  })
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }))
 }

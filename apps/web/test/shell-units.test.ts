@@ -1,11 +1,12 @@
 /**
  * The shell's pure pieces, without a browser: filesystem errors as sentences (for every code the
  * tree can cause, from real FsErrors of a YjsFileSystem), name checks, the sign-in fragment, and
- * person names and colours.
+ * person names and colours, and the review panels' side-by-side line diff.
  */
 import { createFileSystem, FsError } from '@yfs/core'
 import { describe, expect, it } from 'vitest'
 import { checkName, describeFsError } from '../src/lib/yfs/fs-errors.js'
+import { sideBySide } from '../src/lib/yfs/line-diff.js'
 import { parseFragment } from '../src/lib/yfs/sign-in.js'
 import { authorOf, cleanName, colorFor } from '../src/lib/yfs/user.js'
 
@@ -71,5 +72,32 @@ describe('user', () => {
     expect(colorFor('Ana')).toBe(colorFor('Ana'))
     expect(colorFor('Ana')).toMatch(/^#[0-9a-f]{6}$/)
     expect(authorOf({ name: 'Ana', color: '#000000' })).toBe('user:Ana')
+  })
+})
+
+describe('sideBySide', () => {
+  const compact = (before: string, after: string) =>
+    sideBySide(before, after).rows.map(
+      (r) => `${r.kind}:${r.left?.n ?? ''}${r.left?.text ?? ''}|${r.right?.n ?? ''}${r.right?.text ?? ''}`,
+    )
+
+  it('pairs a changed line across, and numbers each side on its own', () => {
+    expect(compact('a\nb\nc\n', 'a\nB\nc\nd\n')).toEqual([
+      'same:1a|1a',
+      'changed:2b|2B',
+      'same:3c|3c',
+      'added:|4d',
+    ])
+    expect(sideBySide('a\nb\nc\n', 'a\nB\nc\nd\n')).toMatchObject({ added: 2, removed: 1 })
+  })
+
+  it('leaves the rest of a longer removed run on the left alone', () => {
+    expect(compact('x\ny\nz\n', 'X\n')).toEqual(['changed:1x|1X', 'removed:2y|', 'removed:3z|'])
+  })
+
+  it('handles empty sides and a missing final newline', () => {
+    expect(compact('', 'one')).toEqual(['added:|1one'])
+    expect(compact('one\n', '')).toEqual(['removed:1one|'])
+    expect(sideBySide('same\n', 'same\n')).toMatchObject({ added: 0, removed: 0 })
   })
 })
