@@ -27,6 +27,7 @@ import { containUnhandledRejections } from './process-guards.js'
 import { createSearchCommand } from './search-command.js'
 import { createServer, type YfsServer } from './server.js'
 import { startDemo } from './start.js'
+import { createExportCommand, createImportCommand } from './transfer-command.js'
 
 export { openStore } from './open-store.js'
 
@@ -105,6 +106,9 @@ export function createProgram(): Command {
   program.addCommand(createUndoCommand())
   // `yfs bash [script]`: the agents' bash tool from a terminal (bash-command.ts).
   program.addCommand(createBashCommand())
+  // `yfs import` and `yfs export`: whole trees in and out, folders or tar (transfer-command.ts).
+  program.addCommand(createImportCommand())
+  program.addCommand(createExportCommand())
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(
