@@ -110,6 +110,10 @@ describeBrowser('accessibility and hostile input', () => {
     await item(page, 'app.ts').click()
     await page.getByRole('main', { name: 'Editor: /src/app.ts' }).waitFor()
     expect(await axeViolations(page)).toEqual([])
+    // The rich-text editor, with its formatting toolbar.
+    await item(page, 'README.md').click()
+    await page.getByRole('toolbar', { name: 'Formatting' }).waitFor()
+    expect(await axeViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Trash', exact: true }).click()
     await page.getByRole('button', { name: 'Restore old.txt' }).waitFor()
     expect(await axeViolations(page)).toEqual([])
