@@ -55,7 +55,7 @@ export function createSyncCommand(): Command {
         url: flags.server,
         workspace: flags.workspace,
         token: flags.token,
-        fs: { codecs: [markdownCodec], author: `sync:${hostname()}` },
+        fs: { codecs: [markdownCodec], author: `disk:${hostname()}` },
       })
       const stop = async (signal: string, code = 0) => {
         if (stopping) process.exit(1)

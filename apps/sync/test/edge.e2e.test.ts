@@ -4,6 +4,7 @@
  * symlink whose target does not resolve, and a file replaced by a folder (and
  * back) on disk.
  */
+
 import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
@@ -15,6 +16,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
+import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { WorkspaceConnection } from '@yfs/client'
@@ -94,6 +96,8 @@ describe('the folder itself removed', () => {
     expect(await text(client, '/a.txt')).toBe('a\n')
     expect(await text(client, '/b/c.txt')).toBe('c\n')
     expect(client.fs.trash.list()).toEqual([])
+    // The daemon signs its versions as the disk of its host (the history and activity panels show it).
+    expect((await client.fs.history('/a.txt')).map((v) => v.author)).toEqual([`disk:${hostname()}`])
   })
 
   it('a folder replaced by a new empty one is not a delete of everything either', async () => {
