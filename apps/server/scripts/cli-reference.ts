@@ -5,5 +5,8 @@ import { createProgram } from '../src/cli.js'
 import { renderCliReference } from '../src/cli-reference.js'
 
 const target = fileURLToPath(new URL('../../../docs/cli.md', import.meta.url))
-writeFileSync(target, renderCliReference(createProgram()))
+writeFileSync(
+  target,
+  renderCliReference(createProgram(), fileURLToPath(new URL('../../../', import.meta.url))),
+)
 console.log(`wrote ${target}`)

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import type { Command } from 'commander'
 import { expect, it } from 'vitest'
 import { createProgram } from './cli.js'
@@ -6,7 +7,7 @@ import { renderCliReference } from './cli-reference.js'
 
 it('docs/cli.md is what the yfs program renders (run `pnpm docs:cli` after changing a command)', () => {
   const program = createProgram()
-  const rendered = renderCliReference(program)
+  const rendered = renderCliReference(program, fileURLToPath(new URL('../../../', import.meta.url)))
   expect(readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8')).toBe(rendered)
   // Every command and every one of its options is in it.
   const walk = (command: Command, path: string[]): void => {

@@ -4,14 +4,22 @@
  * environment variables and defaults, so the document says only what the
  * CLI does. `pnpm docs:cli` writes it; a test fails when it is stale.
  */
+import { isAbsolute, relative } from 'node:path'
 import type { Command, Option } from 'commander'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 
+// Defaults that are paths inside the checkout (the built web app) are shown relative to it, so the
+// reference is the same in every clone.
+let checkoutRoot: string | undefined
+
 function defaultOf(option: Option): string {
   const value = option.defaultValue as unknown
   if (value === undefined || value === false) return ''
-  return `\`${Array.isArray(value) ? value.join(',') : String(value)}\``
+  let text = Array.isArray(value) ? value.join(',') : String(value)
+  if (checkoutRoot && isAbsolute(text) && !relative(checkoutRoot, text).startsWith('..'))
+    text = `<checkout>/${relative(checkoutRoot, text)}`
+  return `\`${text}\``
 }
 
 function section(command: Command, path: string[], out: string[]): void {
@@ -47,8 +55,9 @@ function section(command: Command, path: string[], out: string[]): void {
     section(sub, path.length > 0 ? [...path, command.name()] : [command.name()], out)
 }
 
-/** The whole reference as Markdown. */
-export function renderCliReference(program: Command): string {
+/** The whole reference as Markdown; `root`: the checkout, for defaults that are paths in it. */
+export function renderCliReference(program: Command, root?: string): string {
+  checkoutRoot = root
   const out = [
     '# CLI reference',
     '',

@@ -6,6 +6,7 @@
  *   JavaScript loaded before the first file is opened  vs the 400 KB budget
  *   opening a 1 MB file in CodeMirror                  vs opening a 1 KB file the same way
  *   keystroke → other browser latency (p95)            vs Node client → Node client on the same server
+ *   the Activity panel with 10,000 entries opening     vs the same panel with 10 entries
  *
  * Times are taken inside the pages (performance.now(), MutationObservers), not by Playwright's
  * polling. Writes its section of docs/benchmarks.md (between `<!-- web:start -->` and
@@ -16,7 +17,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
-import { createFileId, TEXT_KEY } from '@yfs/core'
+import { type ActivityEntry, attachActivityLog, createFileId, TEXT_KEY } from '@yfs/core'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { personContext } from '../test/app-helpers.js'
 import {
@@ -284,6 +285,80 @@ async function openLargeFile(server: TestServer, browser: Browser): Promise<Row>
   }
 }
 
+/** A workspace whose activity log holds `count` entries (appended directly, as a replica's). */
+async function activityWorkspace(server: TestServer, count: number): Promise<TestWorkspace> {
+  const ws = await server.createWorkspace(`bench-activity-${count}`)
+  const node = await ws.connect()
+  const start = Date.now() - count * 1000
+  const entries: ActivityEntry[] = Array.from({ length: count }, (_, i) => ({
+    id: `e${String(i).padStart(11, '0')}`,
+    time: start + i * 1000,
+    session: `s${i % 7}`,
+    who: i % 2 ? 'agent-a' : 'agent-b',
+    tool: 'write_file',
+    args: {},
+    status: 'ok',
+    durationMs: 1,
+    files: [{ id: 'x', type: 'file', path: `/f${i % 50}.txt` }],
+  }))
+  attachActivityLog(node.fs.doc).append(entries)
+  await node.flush()
+  await node.close()
+  return ws
+}
+
+/** Click on the Activity button → its first entry in the DOM, in the page's own clock. */
+async function openActivityTimed(page: Page): Promise<number> {
+  const t0 = await page.evaluate(() => {
+    const button = Array.from(document.querySelectorAll<HTMLButtonElement>('button')).find(
+      (b) => b.textContent?.trim() === 'Activity',
+    )
+    if (!button) throw new Error('no Activity button')
+    const start = performance.now()
+    button.click()
+    return start
+  })
+  const handle = await page.waitForFunction(
+    () => (document.querySelector('[aria-label="Activity entries"] li') ? performance.now() : false),
+    undefined,
+    { timeout: 60_000, polling: 'raf' },
+  )
+  return ((await handle.jsonValue()) as number) - t0
+}
+
+async function activityPanel(server: TestServer, browser: Browser): Promise<Row> {
+  const big = await activityWorkspace(server, 10_000)
+  const small = await activityWorkspace(server, 10)
+  const context = await benchContext(browser, 'Bench')
+  const pages: Record<'big' | 'small', Page> = {
+    big: await context.newPage(),
+    small: await context.newPage(),
+  }
+  const errors = [watchErrors(pages.big), watchErrors(pages.small)]
+  await pages.big.goto(big.appUrl())
+  await pages.small.goto(small.appUrl())
+  const times: Record<'big' | 'small', number[]> = { big: [], small: [] }
+  for (let i = 0; i <= RUNS; i++)
+    for (const which of ['small', 'big'] as const) {
+      const page = pages[which]
+      const t = await openActivityTimed(page)
+      // Close it again for the next run (the same button toggles).
+      await page.getByRole('button', { name: 'Activity', exact: true }).click()
+      await page.locator('[aria-label="Activity entries"]').waitFor({ state: 'detached' })
+      if (i > 0) times[which].push(t)
+    }
+  for (const e of errors) e.assertNone()
+  await context.close()
+  return {
+    measure: 'open the Activity panel with 10,000 entries (click → first entry shown)',
+    web: spread(times.big),
+    reference: `10 entries: ${spread(times.small)}`,
+    ratio: `${(median(times.big) / median(times.small)).toFixed(1)}×`,
+    goal: '≤ 300 ms',
+    met: median(times.big) <= 300,
+  }
+}
+
 /** Record in the page when the editor's text reaches each length (epoch ms, comparable across pages). */
 async function recordLengths(page: Page): Promise<void> {
   await page.evaluate(() => {
@@ -488,6 +563,7 @@ async function main(): Promise<void> {
     if (!only || only === 'tti') rows.push(...(await ttiAndBudget(server, browser)))
     if (!only || only === 'open') rows.push(await openLargeFile(server, browser))
     if (!only || only === 'keys') rows.push(await keystrokeLatency(server, browser))
+    if (!only || only === 'activity') rows.push(await activityPanel(server, browser))
     const text = section(rows)
     process.stdout.write(`${text}\n`)
     if (!only) writeSection(text)
