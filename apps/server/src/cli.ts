@@ -18,6 +18,7 @@ import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
 import { createBashCommand } from './bash-command.js'
+import { createFileCommands } from './file-commands.js'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
 import { openLocalStores } from './mcp-local-stores.js'
 import { openStore, type StoreFlags } from './open-store.js'
@@ -109,6 +110,8 @@ export function createProgram(): Command {
   // `yfs import` and `yfs export`: whole trees in and out, folders or tar (transfer-command.ts).
   program.addCommand(createImportCommand())
   program.addCommand(createExportCommand())
+  // `yfs ls|tree|stat|cat|history|diff|restore|trash|checkpoint` (file-commands.ts).
+  for (const c of createFileCommands()) program.addCommand(c)
 
   storeOptions(program.command('serve').description('run the sync server'))
     .addOption(

@@ -4,6 +4,7 @@
  * process for the length of the command with a token made for it (no other
  * server may run on a SQLite folder). Used by `log`, `undo` and `bash`.
  */
+import { userInfo } from 'node:os'
 import { connectWorkspace } from '@yfs/client'
 import type { YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
@@ -29,7 +30,13 @@ export interface OpenedWorkspace {
 /** Open the workspace the flags name: through a server, or a data folder served in process for the command. */
 export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write'): Promise<OpenedWorkspace> {
   const connect = async (url: string, token: string) =>
-    connectWorkspace({ url, workspace: flags.workspace, token, fs: { codecs: [markdownCodec] } })
+    connectWorkspace({
+      url,
+      workspace: flags.workspace,
+      token,
+      // A person at a terminal: their versions are signed as theirs, not an agent's.
+      fs: { codecs: [markdownCodec], author: `cli:${userInfo().username}` },
+    })
   if (flags.server) {
     if (!flags.token) throw new Error('--server needs --token')
     const ws = await connect(String(flags.server).replace(/^http/, 'ws'), flags.token)

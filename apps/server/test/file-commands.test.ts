@@ -1,0 +1,98 @@
+// yfs ls, tree, stat, cat, history, diff, restore, trash and checkpoint on a data-folder workspace:
+// each prints what the agents' tool of the same job says (or its JSON), and fails with exit 1 and
+// the POSIX code for a missing path; a read-only command runs with a read token.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createProgram } from '../src/cli.js'
+import { createSqliteStore } from '../src/persistence/sqlite-store.js'
+
+async function yfs(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  let out = ''
+  let err = ''
+  const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+    return true
+  })
+  const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    err += String(chunk)
+    return true
+  })
+  const before = process.exitCode
+  try {
+    await createProgram()
+      .exitOverride()
+      .parseAsync(['node', 'yfs', ...args])
+    return { out, err, code: Number(process.exitCode ?? 0) }
+  } finally {
+    spyOut.mockRestore()
+    spyErr.mockRestore()
+    process.exitCode = before
+  }
+}
+
+describe('yfs file commands', () => {
+  const data = mkdtempSync(join(tmpdir(), 'yfs-file-commands-'))
+  const at = ['--data', data, '--workspace', 'demo']
+
+  beforeAll(async () => {
+    const store = createSqliteStore({ file: join(data, 'yfs.sqlite') })
+    await store.createWorkspace('demo')
+    await store.close()
+    const r = await yfs(
+      'bash',
+      ...at,
+      'mkdir -p /src/lib && printf "one\\ntwo\\n" > /src/plan.txt && echo x > /src/lib/a.ts',
+    )
+    expect(r.code).toBe(0)
+  })
+  afterAll(() => rmSync(data, { recursive: true, force: true }))
+
+  it('ls, tree, stat and cat show the tree and the bytes', async () => {
+    expect((await yfs('ls', '/src', ...at)).out).toMatch(/lib\/[\s\S]*plan\.txt/)
+    expect((await yfs('tree', '/', '--depth', '3', ...at)).out).toContain('a.ts')
+    const stat = JSON.parse((await yfs('stat', '/src/plan.txt', ...at, '--json')).out)
+    expect(stat).toMatchObject({ type: 'file', size: 8 })
+    expect((await yfs('cat', '/src/plan.txt', ...at)).out).toBe('one\ntwo\n')
+    const missing = await yfs('cat', '/nope.txt', ...at)
+    expect(missing.code).toBe(1)
+    expect(missing.err).toContain('ENOENT')
+  }, 60_000)
+
+  it('history, diff and restore: a version comes back as a new one', async () => {
+    expect((await yfs('bash', ...at, 'echo three >> /src/plan.txt')).code).toBe(0)
+    const versions = JSON.parse((await yfs('history', '/src/plan.txt', ...at, '--json')).out).versions as {
+      id: string
+      size: number
+      author: string
+    }[]
+    expect(versions.length).toBeGreaterThanOrEqual(2)
+    // Versions made from a terminal are signed by its user.
+    expect(versions.at(-1)!.author).toMatch(/^cli:/)
+    const first = versions.find((v) => v.size === 8)!.id
+    expect((await yfs('diff', '/src/plan.txt', first, ...at)).out).toContain('+three')
+    expect((await yfs('restore', '/src/plan.txt', first, ...at)).code).toBe(0)
+    expect((await yfs('cat', '/src/plan.txt', ...at)).out).toBe('one\ntwo\n')
+  }, 60_000)
+
+  it('trash lists and restores; checkpoint creates, lists and restores', async () => {
+    expect((await yfs('bash', ...at, 'rm /src/lib/a.ts')).code).toBe(0)
+    const listed = await yfs('trash', ...at, '--json')
+    expect(listed.code).toBe(0)
+    const trashId = String(JSON.stringify(JSON.parse(listed.out)).match(/"(?:trash_id|id)":"?([^",}]+)/)?.[1])
+    expect((await yfs('trash', '--restore', trashId, ...at)).code).toBe(0)
+    expect((await yfs('cat', '/src/lib/a.ts', ...at)).out).toBe('x\n')
+
+    expect((await yfs('checkpoint', 'before cleanup', ...at)).code).toBe(0)
+    const list = JSON.parse((await yfs('checkpoint', '--list', ...at, '--json')).out) as {
+      id: string
+      label: string
+    }[]
+    const mine = list.find((k) => k.label === 'before cleanup')!
+    expect(mine).toBeTruthy()
+    expect((await yfs('bash', ...at, 'rm -r /src/lib')).code).toBe(0)
+    expect((await yfs('checkpoint', '--restore', mine.id, ...at)).code).toBe(0)
+    expect((await yfs('cat', '/src/lib/a.ts', ...at)).out).toBe('x\n')
+  }, 60_000)
+})
