@@ -21,3 +21,21 @@ it('docs/cli.md is what the yfs program renders (run `pnpm docs:cli` after chang
   }
   walk(program, ['yfs'])
 })
+
+it('every command has --help examples', () => {
+  const missing: string[] = []
+  const walk = (command: Command, path: string[]): void => {
+    for (const sub of command.commands) {
+      const name = [...path, sub.name()].join(' ')
+      if (sub.commands.length === 0) {
+        let help = ''
+        sub.configureOutput({ writeOut: (s) => (help += s), writeErr: (s) => (help += s) })
+        sub.outputHelp()
+        if (!/Examples?:/.test(help)) missing.push(name)
+      }
+      walk(sub, [...path, sub.name()])
+    }
+  }
+  walk(createProgram(), ['yfs'])
+  expect(missing).toEqual([])
+})

@@ -252,5 +252,30 @@ export function createProgram(): Command {
     }
   })
 
+  addExamples(program)
   return program
+}
+
+// `--help` examples for the commands defined without their own (the others add theirs).
+const EXAMPLES: Record<string, string[]> = {
+  serve: [
+    'yfs serve --port 4321 --admin-token "$ADMIN"',
+    'yfs serve --postgres postgres://127.0.0.1/yfs --redis redis://127.0.0.1:6379 --name node-1',
+  ],
+  start: ['yfs start', 'yfs start --port 8080 --data ./my-workspaces'],
+  sync: ['yfs sync ./mirror --server ws://127.0.0.1:4321 --workspace team --token "$T"'],
+  'workspace create': ['yfs workspace create team --data ./.yfs'],
+  'token create': ['yfs token create team --role read --data ./.yfs'],
+}
+
+function addExamples(program: Command): void {
+  const walk = (command: Command, path: string[]) => {
+    for (const sub of command.commands) {
+      const name = [...path, sub.name()].join(' ')
+      const examples = EXAMPLES[name]
+      if (examples) sub.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`)
+      walk(sub, [...path, sub.name()])
+    }
+  }
+  walk(program, [])
 }
