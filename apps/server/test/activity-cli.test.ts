@@ -5,34 +5,10 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { connectWorkspace } from '@yfs/client'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createProgram } from '../src/cli.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSqliteStore } from '../src/persistence/sqlite-store.js'
 import { startTestServer, type TestServer } from './helpers.js'
-
-async function yfs(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  let out = ''
-  let err = ''
-  const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk)
-    return true
-  })
-  const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err += String(chunk)
-    return true
-  })
-  const before = process.exitCode
-  try {
-    await createProgram()
-      .exitOverride()
-      .parseAsync(['node', 'yfs', ...args])
-    return { out, err, code: Number(process.exitCode ?? 0) }
-  } finally {
-    spyOut.mockRestore()
-    spyErr.mockRestore()
-    process.exitCode = before
-  }
-}
+import { yfs } from './run-cli.js'
 
 describe('yfs log and yfs undo', () => {
   const dir = mkdtempSync(join(tmpdir(), 'yfs-activity-cli-'))

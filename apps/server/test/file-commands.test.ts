@@ -4,33 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createProgram } from '../src/cli.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSqliteStore } from '../src/persistence/sqlite-store.js'
-
-async function yfs(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  let out = ''
-  let err = ''
-  const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-    return true
-  })
-  const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err += String(chunk)
-    return true
-  })
-  const before = process.exitCode
-  try {
-    await createProgram()
-      .exitOverride()
-      .parseAsync(['node', 'yfs', ...args])
-    return { out, err, code: Number(process.exitCode ?? 0) }
-  } finally {
-    spyOut.mockRestore()
-    spyErr.mockRestore()
-    process.exitCode = before
-  }
-}
+import { yfs } from './run-cli.js'
 
 describe('yfs file commands', () => {
   const data = mkdtempSync(join(tmpdir(), 'yfs-file-commands-'))
