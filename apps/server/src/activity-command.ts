@@ -12,12 +12,10 @@
  * an activity entry (who: `cli:<user>`) and can be undone. A read token can
  * list the log but not undo (EACCES).
  */
-import { randomUUID } from 'node:crypto'
-import { userInfo } from 'node:os'
-import { createToolRegistry, type PersonEdit, peopleEdits } from '@yfs/agent'
+import { type PersonEdit, peopleEdits } from '@yfs/agent'
 import { type ActivityEntry, attachActivityLog } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { openWorkspace, workspaceOptions } from './workspace-flags.js'
+import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 function count(value: string): number {
   const n = Number(value)
@@ -169,10 +167,7 @@ Examples:
       try {
         const ws = await openWorkspace(flags, 'write')
         try {
-          const who = `cli:${userInfo().username}`
-          const tools = createToolRegistry(ws.fs, {
-            activity: { session: `cli-${randomUUID()}`, who: () => who },
-          })
+          const tools = terminalTools(ws.fs)
           const r = await tools.execute('undo', { session: flags.session, dry_run: flags.dryRun === true })
           if (r.isError) {
             process.stderr.write(`yfs undo: ${r.content[0]?.text ?? 'failed'}\n`)

@@ -7,13 +7,11 @@
  * kept in the prompt's history (up/down). Each run is in the activity log as
  * `cli:<user>`, and is a stale-write-safe command like an agent's.
  */
-import { randomUUID } from 'node:crypto'
-import { userInfo } from 'node:os'
 import { createInterface } from 'node:readline'
-import { createToolRegistry, type ToolRegistry } from '@yfs/agent'
+import type { ToolRegistry } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { openWorkspace, workspaceOptions } from './workspace-flags.js'
+import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 interface BashOutcome {
   stdout: string
@@ -137,11 +135,7 @@ Examples:
         return
       }
       try {
-        const who = `cli:${userInfo().username}`
-        const tools = createToolRegistry(ws.fs, {
-          activity: { session: `cli-${randomUUID()}`, who: () => who },
-          maxOutputChars: CLI_MAX_OUTPUT_CHARS,
-        })
+        const tools = terminalTools(ws.fs, { maxOutputChars: CLI_MAX_OUTPUT_CHARS })
         if (script !== undefined) {
           const r = await runLine(tools, script, flags.cwd, flags.timeout)
           if (flags.json) process.stdout.write(`${JSON.stringify(r)}\n`)

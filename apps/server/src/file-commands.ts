@@ -8,12 +8,10 @@
  * Exit codes: 0 done, 1 the operation failed (its POSIX code on stderr),
  * 2 the workspace could not be opened.
  */
-import { randomUUID } from 'node:crypto'
-import { userInfo } from 'node:os'
-import { createToolRegistry, type ToolRegistry } from '@yfs/agent'
+import type { ToolRegistry } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { openWorkspace, workspaceOptions } from './workspace-flags.js'
+import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 const vfs = (path: string) =>
   path.startsWith('vfs://') ? path : `vfs://${path.startsWith('/') ? '' : '/'}${path}`
@@ -64,10 +62,7 @@ function act(name: string, run: (...args: never[]) => Run) {
       return
     }
     try {
-      const who = `cli:${userInfo().username}`
-      const tools = createToolRegistry(ws.fs, {
-        activity: { session: `cli-${randomUUID()}`, who: () => who },
-      })
+      const tools = terminalTools(ws.fs)
       process.exitCode = await spec.work({ fs: ws.fs, tools, json: flags.json === true })
     } catch (error) {
       process.stderr.write(`yfs ${name}: ${(error as Error).message}\n`)

@@ -4,7 +4,9 @@
  * process for the length of the command with a token made for it (no other
  * server may run on a SQLite folder). Used by `log`, `undo` and `bash`.
  */
+import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
+import { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from '@yfs/agent'
 import { connectWorkspace } from '@yfs/client'
 import type { YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
@@ -35,7 +37,7 @@ export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write
       workspace: flags.workspace,
       token,
       // A person at a terminal: their versions are signed as theirs, not an agent's.
-      fs: { codecs: [markdownCodec], author: `cli:${userInfo().username}` },
+      fs: { codecs: [markdownCodec], author: terminalUser() },
     })
   if (flags.server) {
     if (!flags.token) throw new Error('--server needs --token')
@@ -83,4 +85,13 @@ export function workspaceOptions(command: Command): Command {
     .addOption(new Option('--postgres <url>', 'or: a PostgreSQL store').conflicts(['server', 'data']))
     .addOption(new Option('--pg-schema <name>', 'PostgreSQL schema').default('yfs'))
     .option('--json', 'print JSON')
+}
+
+/** Who a command run from a terminal acts as: `cli:<user>` (its versions and activity entries). */
+export const terminalUser = (): string => `cli:${userInfo().username}`
+
+/** The agents' tools for one command run from a terminal: one activity session, in the user's name. */
+export function terminalTools(fs: YjsFileSystem, options: ToolRegistryOptions = {}): ToolRegistry {
+  const who = terminalUser()
+  return createToolRegistry(fs, { ...options, activity: { session: `cli-${randomUUID()}`, who: () => who } })
 }
