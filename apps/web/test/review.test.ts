@@ -259,7 +259,10 @@ describeBrowser('review panels', () => {
     const changes = a.getByRole('region', { name: 'Changes since “before the agent”' })
     await changes.getByText('/docs/guide.md').waitFor()
     await changes.getByText('/b.txt', { exact: true }).click()
-    await changes.getByText('+second').waitFor()
+    // Side by side: the checkpoint's line on the left, now's on the right, in one row.
+    await changes.getByRole('columnheader', { name: 'At “before the agent”' }).waitFor()
+    const row = changes.getByRole('row').filter({ hasText: 'first' }).filter({ hasText: 'second' })
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['1', 'first', '1', 'second'])
     await screenshot(a, 'checkpoints')
 
     await a.getByRole('button', { name: 'Restore “before the agent”' }).click()

@@ -4,9 +4,11 @@
  * person names and colours, and the review panels' side-by-side line diff.
  */
 import { createFileSystem, FsError } from '@yfs/core'
+import { createTwoFilesPatch } from 'diff'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { checkName, describeFsError } from '../src/lib/yfs/fs-errors.js'
-import { sideBySide } from '../src/lib/yfs/line-diff.js'
+import { foldUnchanged, sideBySide, sideBySideFromPatch } from '../src/lib/yfs/line-diff.js'
 import { parseFragment } from '../src/lib/yfs/sign-in.js'
 import { authorOf, cleanName, colorFor } from '../src/lib/yfs/user.js'
 
@@ -99,5 +101,49 @@ describe('sideBySide', () => {
     expect(compact('', 'one')).toEqual(['added:|1one'])
     expect(compact('one\n', '')).toEqual(['removed:1one|'])
     expect(sideBySide('same\n', 'same\n')).toMatchObject({ added: 0, removed: 0 })
+  })
+})
+
+describe('sideBySideFromPatch (checkpoint diffs)', () => {
+  it('shows a patch as the text diff shows the two texts, hunks apart folded with their count', () => {
+    const before = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n')}\n`
+    const after = before.replace('line 2\n', 'LINE 2\n').replace('line 18\n', 'line 18\nnew\n')
+    const shown = sideBySideFromPatch(createTwoFilesPatch('a/f', 'b/f', before, after))
+    expect(shown).toMatchObject({ added: 2, removed: 1 })
+    const kinds = shown.rows.map((r) => (r.kind === 'fold' ? `fold ${r.count}` : r.kind))
+    // jsdiff's patches keep 4 lines of context: hunk 1 is lines 1-6 (line 2 changed), lines 7-14
+    // fold, hunk 2 is lines 15-20 with the new line after 18.
+    expect(kinds).toEqual([
+      'same',
+      'changed',
+      ...Array(4).fill('same'),
+      'fold 8',
+      ...Array(4).fill('same'),
+      'added',
+      'same',
+      'same',
+    ])
+    expect(shown.rows[1]).toEqual({
+      kind: 'changed',
+      left: { n: 2, text: 'line 2' },
+      right: { n: 2, text: 'LINE 2' },
+    })
+    expect(shown.rows.at(-3)).toEqual({ kind: 'added', right: { n: 19, text: 'new' } })
+  })
+
+  it('equals the folded diff of the two texts for random texts (the trailing fold aside)', () => {
+    const text = fc
+      .array(fc.constantFrom('a', 'b', 'c', 'd', '', 'long line'), { maxLength: 30 })
+      .chain((lines) => fc.tuple(fc.constant(lines.join('\n')), fc.boolean()))
+      .map(([body, newline]) => (newline && body ? `${body}\n` : body))
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        const fromTexts = foldUnchanged(sideBySide(before, after), 4).rows
+        if (fromTexts.at(-1)?.kind === 'fold') fromTexts.pop()
+        const fromPatch = sideBySideFromPatch(createTwoFilesPatch('a/f', 'b/f', before, after)).rows
+        expect(fromPatch).toEqual(before === after ? [] : fromTexts)
+      }),
+      { seed: 2026, numRuns: 300 },
+    )
   })
 })

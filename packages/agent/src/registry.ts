@@ -11,10 +11,11 @@
  * versions before and after (activity/call-recorder.ts). A read-only
  * filesystem logs nothing (it cannot write the log).
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import {
   type ActivityEntry,
   attachActivityLog,
+  createFileId,
   type Searcher,
   searchIndexOf,
   type YjsFileSystem,
@@ -130,7 +131,8 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
       } finally {
         const files = await recorder.finish()
         const entry: ActivityEntry = {
-          id: randomBytes(9).toString('base64url'),
+          // A nanoid from core's pooled generator: `randomBytes` per call cost more than the rest of the entry.
+          id: createFileId() as string,
           time,
           session,
           who: identity?.who?.() || 'agent',

@@ -55,6 +55,21 @@ describe('activity log', () => {
     expect(attachActivityLog(other).retention()).toEqual({ maxEntries: 3, maxAgeMs: 5_000 })
   })
 
+  it('lists exactly the bound while the stored array drops entries in batches', () => {
+    const doc = new Y.Doc()
+    const log = attachActivityLog(doc, () => 1_000)
+    log.setRetention({ maxEntries: 128 })
+    // 128 / 64 = 2 entries of slack: the array drops the extra ones only when it holds 131.
+    for (let i = 0; i < 130; i++) log.append([entry(`e${i}`, 1_000)])
+    expect(log.size).toBe(130)
+    expect(log.list().length).toBe(128)
+    expect(log.list().at(-1)?.id).toBe('e2')
+    expect(log.get('e1')).toBeUndefined()
+    log.append([entry('e130', 1_000)])
+    expect(log.size).toBe(128)
+    expect(log.list().map((e) => e.id)).toEqual(Array.from({ length: 128 }, (_, i) => `e${130 - i}`))
+  })
+
   it('converges across replicas under concurrent appends and trims', () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('append' as const), replica: fc.nat(2), time: fc.nat(50) }),

@@ -74,6 +74,11 @@ export interface ActivityFilter {
   limit?: number
 }
 
+/** How often retention drops entries by age (reads apply the age bound exactly anyway). */
+const AGE_CHECK_MS = 60_000
+/** Entries a log may hold above its count bound before they are dropped (see `trim`). */
+const countSlack = (maxEntries: number) => Math.floor(maxEntries / 64)
+
 const isEntry = (v: unknown): v is ActivityEntry =>
   typeof v === 'object' &&
   v !== null &&
@@ -123,35 +128,57 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
       maxAgeMs: typeof age === 'number' && age >= 0 ? age : DEFAULT_ACTIVITY_RETENTION.maxAgeMs,
     }
   }
-  const trim = () => {
+  // When retention last dropped entries by age (ms since the epoch); see `trim`.
+  let agedAt = Number.NEGATIVE_INFINITY
+  const trim = (force: boolean) => {
     const { maxEntries, maxAgeMs } = retention()
-    const cutoff = clock() - maxAgeMs
+    const now = clock()
+    const cutoff = now - maxAgeMs
+    // Dropping entries walks the array from its front, over the tombstones of every entry dropped
+    // before (they never merge: their clocks are not consecutive). So a log at its bound does not
+    // drop one entry per append: it drops by count once it holds 1/64 more than the bound, and by
+    // age at most once a minute. `list` applies both bounds exactly, so readers never see the slack.
+    const overCount = array.length - maxEntries
+    const byAge = force || now - agedAt >= AGE_CHECK_MS
+    if (!force && overCount <= countSlack(maxEntries) && !byAge) return
+    if (byAge) agedAt = now
     // The array is in append order, which is roughly time order: count old entries from the front.
-    let drop = Math.max(0, array.length - maxEntries)
-    while (drop < array.length) {
-      const v = array.get(drop)
-      if (isEntry(v) && v.time >= cutoff) break
-      drop++
-    }
+    let drop = Math.max(0, overCount)
+    if (byAge)
+      while (drop < array.length) {
+        const v = array.get(drop)
+        if (isEntry(v) && v.time >= cutoff) break
+        drop++
+      }
     if (drop > 0) array.delete(0, drop)
   }
-  const all = () => array.toArray().filter(isEntry)
-  const indexed = () =>
-    array
-      .toArray()
-      .map((v, i): [unknown, number] => [v, i])
-      .filter((p): p is [ActivityEntry, number] => isEntry(p[0]))
+  // The entries retention keeps, with their places: the newest `maxEntries` not older than
+  // `maxAgeMs` (the stored array may hold up to the slack `trim` leaves).
+  const retained = () => {
+    const { maxEntries, maxAgeMs } = retention()
+    const cutoff = clock() - maxAgeMs
+    const stored = array.toArray()
+    const out: [ActivityEntry, number][] = []
+    for (let i = Math.max(0, stored.length - maxEntries); i < stored.length; i++) {
+      const v = stored[i]
+      if (isEntry(v) && v.time >= cutoff) out.push([v, i])
+    }
+    return out
+  }
   return {
     append(entries, origin) {
       if (entries.length === 0) return
       doc.transact(() => {
-        array.push([...entries])
-        trim()
+        // `insert` at the end, not `push`: Yjs finds an index through its search markers, which
+        // stay at the end between appends, while `push` walks every item from the front.
+        array.insert(array.length, [...entries])
+        trim(false)
       }, origin)
     },
     list(filter = {}) {
       const { session, pathPrefix, since, limit } = filter
-      const out = indexed().filter(
+      const kept = retained()
+      const out = kept.filter(
         ([e]) =>
           (session === undefined || e.session === session) &&
           (since === undefined || e.time >= since) &&
@@ -164,13 +191,13 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
       const entries = out.map(([e]) => e)
       return limit === undefined ? entries : entries.slice(0, limit)
     },
-    get: (id) => all().find((e) => e.id === id),
+    get: (id) => retained().find(([e]) => e.id === id)?.[0],
     retention,
     setRetention(next, origin) {
       doc.transact(() => {
         if (next.maxEntries !== undefined) config.set('maxEntries', next.maxEntries)
         if (next.maxAgeMs !== undefined) config.set('maxAgeMs', next.maxAgeMs)
-        trim()
+        trim(true)
       }, origin)
     },
     get size() {

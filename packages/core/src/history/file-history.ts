@@ -83,6 +83,19 @@ export function versionSnapshot(doc: Y.Doc, version: StoredVersion): Y.Snapshot 
   return full
 }
 
+// State vectors of versions, decoded once (a version is immutable once stored).
+const stateVectors = new WeakMap<StoredVersion, Map<number, number>>()
+
+/** The state vector of a version: stored whole in every version, delta or not. */
+function stateVectorOfVersion(version: StoredVersion): Map<number, number> {
+  let sv = stateVectors.get(version)
+  if (!sv) {
+    sv = Y.decodeSnapshot(version.snapshot).sv
+    stateVectors.set(version, sv)
+  }
+  return sv
+}
+
 /**
  * True when the doc's content changed since its last version. When that version was recorded
  * here, the deletions since it are known (deletion-tracker.ts) and only what changed since is
@@ -93,7 +106,9 @@ export function hasUnversionedChanges(doc: Y.Doc): boolean {
   if (!last) return contentTouched(doc)
   const since = deletionsSince(doc, last.id)
   if (since) {
-    if (contentClientsSince(doc, versionSnapshot(doc, last).sv).size > 0) return true
+    // Only the state vector is needed, and it is the version's own (a delta keeps the full one):
+    // resolving its delete set would merge the whole chain, a cost that grows with the file's history.
+    if (contentClientsSince(doc, stateVectorOfVersion(last)).size > 0) return true
     return deletesContent(doc, since.deletions)
   }
   const then = versionSnapshot(doc, last)
