@@ -241,12 +241,17 @@ export function createProgram(): Command {
     token
       .command('create <workspace>')
       .description('create a token and print it')
-      .addOption(new Option('--role <role>', 'read | write').choices(['read', 'write']).default('write')),
+      .addOption(new Option('--role <role>', 'read | write').choices(['read', 'write']).default('write'))
+      .option(
+        '--name <name>',
+        'whose token it is: agents using it are logged under this name (unless their MCP client names itself)',
+      ),
   ).action(async (ws, flags) => {
     const store = await openStore(flags)
     try {
-      const value = await store.createToken(ws, flags.role as Role)
-      process.stdout.write(`${JSON.stringify({ workspace: ws, role: flags.role, token: value })}\n`)
+      const value = await store.createToken(ws, flags.role as Role, flags.name)
+      const name = flags.name === undefined ? {} : { name: flags.name }
+      process.stdout.write(`${JSON.stringify({ workspace: ws, role: flags.role, ...name, token: value })}\n`)
     } finally {
       await store.close()
     }
@@ -265,7 +270,10 @@ const EXAMPLES: Record<string, string[]> = {
   start: ['yfs start', 'yfs start --port 8080 --data ./my-workspaces'],
   sync: ['yfs sync ./mirror --server ws://127.0.0.1:4321 --workspace team --token "$T"'],
   'workspace create': ['yfs workspace create team --data ./.yfs'],
-  'token create': ['yfs token create team --role read --data ./.yfs'],
+  'token create': [
+    'yfs token create team --role read --data ./.yfs',
+    'yfs token create team --name "build-bot" --data ./.yfs   # its agents are logged as build-bot',
+  ],
 }
 
 function addExamples(program: Command): void {

@@ -49,6 +49,19 @@ describe('admin API', () => {
   it('mints tokens that open the workspace, and revokes them', async () => {
     expect((await call('POST', '/api/workspaces/ghost/tokens', { role: 'write' })).status).toBe(404)
     expect((await call('POST', '/api/workspaces/adm/tokens', { role: 'admin' })).status).toBe(400)
+    const badName = await call('POST', '/api/workspaces/adm/tokens', { role: 'read', name: 'a\u0000b' })
+    expect(badName.status).toBe(400)
+    expect(await badName.text()).toContain('control characters')
+    expect((await call('POST', '/api/workspaces/adm/tokens', { role: 'read', name: 7 })).status).toBe(400)
+    const named = await call('POST', '/api/workspaces/adm/tokens', { role: 'write', name: 'build-bot' })
+    expect(named.status).toBe(201)
+    const bot = (await named.json()) as { token: string; name: string }
+    expect(bot.name).toBe('build-bot')
+    expect(await t.store.resolveToken(bot.token)).toEqual({
+      workspace: 'adm',
+      role: 'write',
+      name: 'build-bot',
+    })
     const res = await call('POST', '/api/workspaces/adm/tokens', { role: 'read' })
     expect(res.status).toBe(201)
     const { token, role } = (await res.json()) as { token: string; role: string }

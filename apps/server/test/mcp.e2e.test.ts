@@ -25,8 +25,8 @@ describe('MCP at the sync server', () => {
     await t.close()
   })
 
-  const connect = async (token: string) => {
-    const client = new Client({ name: 'test', version: '1.0.0' })
+  const connect = async (token: string, name = 'test') => {
+    const client = new Client({ name, version: '1.0.0' })
     await client.connect(
       new StreamableHTTPClientTransport(mcpUrl(), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -63,6 +63,27 @@ describe('MCP at the sync server', () => {
     } finally {
       await person.close()
     }
+  })
+
+  it('logs an agent as its MCP client\'s name, else its token\'s name, else "agent"', async () => {
+    const named = await t.store.createToken('team', 'write', 'build-bot')
+    const whoOf = async (token: string, clientName: string) => {
+      const agent = await connect(token, clientName)
+      const path = `vfs:///who-${Math.random().toString(36).slice(2)}.txt`
+      const r = (await agent.callTool({ name: 'write_file', arguments: { path, content: 'x\n' } })) as {
+        isError?: boolean
+      }
+      expect(r.isError).toBeFalsy()
+      const log = (await agent.callTool({ name: 'activity', arguments: { limit: 1 } })) as unknown as {
+        structuredContent: { entries: { tool: string; who: string }[] }
+      }
+      const [entry] = log.structuredContent.entries
+      expect(entry?.tool).toBe('write_file')
+      return entry?.who
+    }
+    expect(await whoOf(named, 'claude-code')).toBe('claude-code')
+    expect(await whoOf(named, '')).toBe('build-bot')
+    expect(await whoOf(tokens.write, '')).toBe('agent')
   })
 
   it('refuses a missing, wrong or read-only token with a clear status', async () => {

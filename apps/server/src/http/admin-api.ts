@@ -4,7 +4,10 @@
  *   POST   /api/workspaces                 {"id"}           → 201 {id, created: true} | 200 {id, created: false}
  *                                                             (400 with the reason for an invalid id, `constructor` included)
  *   GET    /api/workspaces                                  → 200 {workspaces: [id]}
- *   POST   /api/workspaces/:id/tokens      {"role"}         → 201 {token, workspace, role}   (404: no workspace)
+ *   POST   /api/workspaces/:id/tokens      {"role", "name"?} → 201 {token, workspace, role, name?}   (404: no workspace;
+ *                                                             400: bad role or name. The name is whom agents
+ *                                                             using the token are logged as, when their MCP
+ *                                                             client gives none)
  *   DELETE /api/tokens                     {"token"}        → 200 {revoked: boolean}
  *
  * Without a configured admin token every route answers 404. Token values
@@ -12,7 +15,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../logger.js'
-import { type DocumentStore, ROLES, type Role, workspaceIdProblem } from '../persistence/document-store.js'
+import {
+  type DocumentStore,
+  ROLES,
+  type Role,
+  tokenNameProblem,
+  workspaceIdProblem,
+} from '../persistence/document-store.js'
 import { createAdminCheck } from './admin-auth.js'
 import { HttpError, readJson, sendJson } from './json.js'
 import { requestUrl } from './request-url.js'
@@ -48,12 +57,16 @@ export function createAdminApi(options: AdminApiOptions) {
     const tokens = /^\/api\/workspaces\/([^/]+)\/tokens$/.exec(path)
     if (tokens && method === 'POST') {
       const workspace = decodeURIComponent(tokens[1]!)
-      const { role } = await readJson(request)
+      const { role, name } = await readJson(request)
       if (!ROLES.includes(role as Role)) throw new HttpError(400, `role must be one of ${ROLES.join(', ')}`)
+      if (name !== undefined) {
+        const problem = typeof name === 'string' ? tokenNameProblem(name) : 'must be a string'
+        if (problem) throw new HttpError(400, `name ${problem}`)
+      }
       if (!(await store.hasWorkspace(workspace))) throw new HttpError(404, `no such workspace '${workspace}'`)
-      const token = await store.createToken(workspace, role as Role)
-      logger.info('token created', { workspace, role })
-      return sendJson(response, 201, { token, workspace, role })
+      const token = await store.createToken(workspace, role as Role, name as string | undefined)
+      logger.info('token created', { workspace, role, ...(name !== undefined ? { name } : {}) })
+      return sendJson(response, 201, { token, workspace, role, ...(name !== undefined ? { name } : {}) })
     }
     if (path === '/api/tokens' && method === 'DELETE') {
       const { token } = await readJson(request)

@@ -45,7 +45,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const url = options.wsUrl()
     if (!url) throw new McpHttpRefusal(503, 'the server is not listening yet')
     const stores = createServerStores({ url, token })
-    return { stores, store: grant.workspace, release: () => stores.close() }
+    // Agents are logged under their MCP client's name, else the token's.
+    return {
+      stores,
+      store: grant.workspace,
+      ...(grant.name !== undefined ? { who: grant.name } : {}),
+      release: () => stores.close(),
+    }
   }, options)
   return {
     handle: handler,

@@ -197,6 +197,21 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(await other.resolveToken(write)).toEqual({ workspace: 'alpha', role: 'write' })
     })
 
+    it('keeps the name a token was made with (tokens from before names resolve without one)', async () => {
+      await store.createWorkspace('named')
+      const bot = await store.createToken('named', 'write', 'build-bot ✓')
+      expect(await store.resolveToken(bot)).toEqual({
+        workspace: 'named',
+        role: 'write',
+        name: 'build-bot ✓',
+      })
+      const plain = await store.createToken('named', 'read')
+      expect(await store.resolveToken(plain)).toEqual({ workspace: 'named', role: 'read' })
+      await expect(store.createToken('named', 'read', '')).rejects.toThrow(RangeError)
+      await expect(store.createToken('named', 'read', 'x'.repeat(101))).rejects.toThrow(RangeError)
+      await expect(store.createToken('named', 'read', 'bad\nname')).rejects.toThrow(/control characters/)
+    })
+
     it('refuses tokens for unknown workspaces and roles', async () => {
       await expect(store.createToken('ghost', 'read')).rejects.toMatchObject({ code: 'ENOENT' })
       await store.createWorkspace('alpha')

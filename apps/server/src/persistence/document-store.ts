@@ -32,6 +32,30 @@ export const ROLES: readonly Role[] = ['read', 'write']
 export interface TokenGrant {
   workspace: string
   role: Role
+  /** The name the token was created with (who its holder is, for the activity log). */
+  name?: string
+}
+
+/** Longest token name, in characters. */
+export const MAX_TOKEN_NAME = 100
+
+/** Why `name` can't name a token, or `undefined` when it can: 1–100 characters, no control characters. */
+export function tokenNameProblem(name: string): string | undefined {
+  if (name.length === 0 || name.length > MAX_TOKEN_NAME) return `must be 1 to ${MAX_TOKEN_NAME} characters`
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not hold control characters'
+  return undefined
+}
+
+/** Throw RangeError when `name` is given and can't name a token (stores call it in `createToken`). */
+export function checkTokenName(name: string | undefined): void {
+  const problem = name === undefined ? undefined : tokenNameProblem(name)
+  if (problem) throw new RangeError(`invalid token name ${JSON.stringify(name)}: ${problem}`)
+}
+
+/** A token row as a grant (a null name is a token made without one). */
+export function grantOf(row: { workspace: string; role: Role; name: string | null }): TokenGrant {
+  return { workspace: row.workspace, role: row.role, ...(row.name !== null ? { name: row.name } : {}) }
 }
 
 export interface CompactResult {
@@ -71,11 +95,11 @@ export interface DocumentStore {
   listWorkspaces(): Promise<string[]>
 
   /**
-   * Create a token for `workspace` with `role` and return it. Only a hash is
-   * stored: the token cannot be read back. Throws `StoreError` ENOENT when
-   * the workspace does not exist.
+   * Create a token for `workspace` with `role` (and a `name` saying whose it is: agents using it
+   * are logged under it) and return it. Only a hash is stored: the token cannot be read back.
+   * Throws `StoreError` ENOENT when the workspace does not exist, RangeError for a bad role or name.
    */
-  createToken(workspace: string, role: Role): Promise<string>
+  createToken(workspace: string, role: Role, name?: string): Promise<string>
 
   /** The grant of `token`; `undefined` for an unknown or revoked token. */
   resolveToken(token: string): Promise<TokenGrant | undefined>

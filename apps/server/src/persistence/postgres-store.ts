@@ -30,7 +30,9 @@ import * as Y from 'yjs'
 import {
   assertWorkspaceId,
   type CompactResult,
+  checkTokenName,
   type DocumentStore,
+  grantOf,
   ROLES,
   type Role,
   StoreError,
@@ -70,6 +72,8 @@ CREATE TABLE IF NOT EXISTS ${s}.tokens (
   role text NOT NULL CHECK (role IN ('read', 'write')),
   created_at timestamptz NOT NULL DEFAULT now()
 );
+-- Stores made before tokens had names.
+ALTER TABLE ${s}.tokens ADD COLUMN IF NOT EXISTS name text;
 CREATE TABLE IF NOT EXISTS ${s}.updates (
   id bigserial PRIMARY KEY,
   workspace text NOT NULL,
@@ -263,14 +267,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return rows.map((row) => row.id)
     },
 
-    async createToken(workspace, role: Role) {
+    async createToken(workspace, role: Role, name?: string) {
       if (!ROLES.includes(role)) throw new RangeError(`invalid role: ${JSON.stringify(role)}`)
+      checkTokenName(name)
       const token = createTokenSecret()
       try {
-        await query(`INSERT INTO ${s}.tokens (hash, workspace, role) VALUES ($1, $2, $3)`, [
+        await query(`INSERT INTO ${s}.tokens (hash, workspace, role, name) VALUES ($1, $2, $3, $4)`, [
           hashToken(token),
           workspace,
           role,
+          name ?? null,
         ])
       } catch (error) {
         // 23503: foreign_key_violation, i.e. the workspace does not exist.
@@ -283,12 +289,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async resolveToken(token): Promise<TokenGrant | undefined> {
-      const { rows } = await query<{ workspace: string; role: Role }>(
-        `SELECT workspace, role FROM ${s}.tokens WHERE hash = $1`,
+      const { rows } = await query<{ workspace: string; role: Role; name: string | null }>(
+        `SELECT workspace, role, name FROM ${s}.tokens WHERE hash = $1`,
         [hashToken(token)],
       )
       const row = rows[0]
-      return row ? { workspace: row.workspace, role: row.role } : undefined
+      return row ? grantOf(row) : undefined
     },
 
     async revokeToken(token) {

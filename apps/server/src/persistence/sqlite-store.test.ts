@@ -27,3 +27,22 @@ it('sqlite store runs in WAL mode', async () => {
   await store.close()
   rmSync(dir, { recursive: true, force: true })
 })
+
+it('adds the token name column to a store made before tokens had names, keeping its tokens', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'yfs-sqlite-'))
+  const file = join(dir, 'yfs.sqlite')
+  const store = createSqliteStore({ file })
+  await store.createWorkspace('old')
+  const token = await store.createToken('old', 'write')
+  await store.close()
+  // The table as it was: no name column.
+  const db = new Database(file)
+  db.exec('ALTER TABLE tokens DROP COLUMN name')
+  db.close()
+  const reopened = createSqliteStore({ file })
+  expect(await reopened.resolveToken(token)).toEqual({ workspace: 'old', role: 'write' })
+  const named = await reopened.createToken('old', 'read', 'reviewer')
+  expect(await reopened.resolveToken(named)).toEqual({ workspace: 'old', role: 'read', name: 'reviewer' })
+  await reopened.close()
+  rmSync(dir, { recursive: true, force: true })
+})

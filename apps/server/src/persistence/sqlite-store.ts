@@ -19,7 +19,9 @@ import * as Y from 'yjs'
 import {
   assertWorkspaceId,
   type CompactResult,
+  checkTokenName,
   type DocumentStore,
+  grantOf,
   ROLES,
   type Role,
   StoreError,
@@ -43,7 +45,8 @@ CREATE TABLE IF NOT EXISTS tokens (
   hash TEXT PRIMARY KEY,
   workspace TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
   role TEXT NOT NULL CHECK (role IN ('read', 'write')),
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  name TEXT
 );
 CREATE TABLE IF NOT EXISTS updates (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -73,6 +76,9 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   db.pragma('busy_timeout = 10000')
   db.pragma('foreign_keys = ON')
   db.exec(SCHEMA)
+  // Stores made before tokens had names.
+  const tokenColumns = db.prepare<[], { name: string }>('PRAGMA table_info(tokens)').all()
+  if (!tokenColumns.some((c) => c.name === 'name')) db.exec('ALTER TABLE tokens ADD COLUMN name TEXT')
 
   const insertUpdate = db.prepare<[string, string, Buffer]>(
     'INSERT INTO updates (workspace, doc, data) VALUES (?, ?, ?)',
@@ -89,11 +95,11 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   )
   const selectWorkspace = db.prepare<[string], { id: string }>('SELECT id FROM workspaces WHERE id = ?')
   const selectWorkspaces = db.prepare<[], { id: string }>('SELECT id FROM workspaces ORDER BY id')
-  const insertToken = db.prepare<[string, string, string, number]>(
-    'INSERT INTO tokens (hash, workspace, role, created_at) VALUES (?, ?, ?, ?)',
+  const insertToken = db.prepare<[string, string, string, number, string | null]>(
+    'INSERT INTO tokens (hash, workspace, role, created_at, name) VALUES (?, ?, ?, ?, ?)',
   )
-  const selectToken = db.prepare<[string], { workspace: string; role: Role }>(
-    'SELECT workspace, role FROM tokens WHERE hash = ?',
+  const selectToken = db.prepare<[string], { workspace: string; role: Role; name: string | null }>(
+    'SELECT workspace, role, name FROM tokens WHERE hash = ?',
   )
   const deleteToken = db.prepare<[string]>('DELETE FROM tokens WHERE hash = ?')
 
@@ -164,19 +170,20 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
       return selectWorkspaces.all().map((row) => row.id)
     },
 
-    async createToken(workspace, role) {
+    async createToken(workspace, role, name) {
       open()
       if (!ROLES.includes(role)) throw new RangeError(`invalid role: ${JSON.stringify(role)}`)
+      checkTokenName(name)
       if (!selectWorkspace.get(workspace)) throw new StoreError('ENOENT', `no such workspace '${workspace}'`)
       const token = createTokenSecret()
-      insertToken.run(hashToken(token), workspace, role, Date.now())
+      insertToken.run(hashToken(token), workspace, role, Date.now(), name ?? null)
       return token
     },
 
     async resolveToken(token): Promise<TokenGrant | undefined> {
       open()
       const row = selectToken.get(hashToken(token))
-      return row ? { workspace: row.workspace, role: row.role } : undefined
+      return row ? grantOf(row) : undefined
     },
 
     async revokeToken(token) {

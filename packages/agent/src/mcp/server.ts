@@ -18,6 +18,11 @@ export interface McpSessionOptions {
   /** Open this shared store instead of a private workspace. */
   store?: string
   registry?: Omit<ToolRegistryOptions, 'extraTools'>
+  /**
+   * Who the session's calls are logged as when the MCP client sends no `clientInfo.name`
+   * (a token's name, say); the activity log falls back to "agent" without either.
+   */
+  who?: string
 }
 
 /**
@@ -59,8 +64,12 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
       return { structured: { current: storeName ?? '(private)', stores: await options.stores.list() } }
     },
   })
-  // One activity session per MCP session, across `stores` switches; who is the client's name.
-  const activity = { session: randomUUID(), who: () => server.getClientVersion()?.name }
+  // One activity session per MCP session, across `stores` switches; who is the client's name,
+  // else the name the session was opened under (its token's).
+  const activity = {
+    session: randomUUID(),
+    who: () => server.getClientVersion()?.name || options.who,
+  }
   const makeRegistry = (): ToolRegistry =>
     createToolRegistry(fs, {
       activity,
