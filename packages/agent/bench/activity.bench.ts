@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { createFileSystem, type YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
-import { createMcpSession, createMemoryStores, createToolRegistry, listenMcpHttp } from '../src/index.js'
+import { createMcpSession, createToolRegistry, listenMcpHttp } from '../src/index.js'
 
 interface Sample {
   median: number
@@ -34,7 +34,17 @@ const summarize = (xs: number[]): Sample => {
 }
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(1) : ms.toFixed(3))
 const fmtSample = (s: Sample) => `${fmt(s.median)} ms (${fmt(s.min)}–${fmt(s.max)})`
-const newFs = () => createFileSystem({ codecs: [markdownCodec], author: 'agent' })
+/**
+ * A workspace as agents meet it: stored or connected, so something listens to its main doc's
+ * updates (the store, the provider). Core defers row writes on a doc nobody watches (there is
+ * nobody to tell), which would leave the unlogged side's rows unwritten while the logged side's
+ * activity append writes them: a cost that is the write's, not the log's.
+ */
+const newFs = () => {
+  const fs = createFileSystem({ codecs: [markdownCodec], author: 'agent' })
+  fs.doc.on('update', () => undefined)
+  return fs
+}
 
 type Side = { execute(name: string, args: Record<string, unknown>): Promise<CallResult> }
 type CallResult = { isError?: boolean; structuredContent: unknown; content: { text: string }[] }
@@ -58,8 +68,9 @@ async function mcpSide(logging: boolean): Promise<Side> {
 
 /** An MCP client over Streamable HTTP on loopback (a `listenMcpHttp` server of its own). */
 async function httpSide(logging: boolean): Promise<Side & { close(): Promise<void> }> {
+  const fs = newFs()
   const served = await listenMcpHttp({
-    stores: createMemoryStores(),
+    stores: { createPrivate: () => fs, open: () => fs, list: () => [] },
     ...(logging ? {} : { registry: { activity: false } }),
   })
   const client = new Client({ name: 'bench', version: '1.0.0' })
