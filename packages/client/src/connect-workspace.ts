@@ -494,6 +494,10 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       if (flushTimeoutMs > 0) await connection.flush(flushTimeoutMs).catch(() => undefined)
       fs?.destroy()
       fs = undefined
+      // Lingering copies end here too (those the pool's close just made included): one whose
+      // re-open still waits for the server's answer to a CLOSE would otherwise open a provider
+      // after this close and wait a day for its acknowledgement, holding the process open.
+      for (const heir of [...heirs.values()]) heir.takeOver()
       bulk.destroy()
       searcher.destroy()
       statusListeners.clear()
