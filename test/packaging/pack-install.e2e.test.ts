@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { adminSetup, type ServerProcess, spawnServer } from '../../apps/server/test/spawn-server.js'
+import { adminSetup, type ServerProcess, spawnServer } from '../../apps/cli/test/spawn-server.js'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

@@ -20,10 +20,8 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { connectWorkspace } from '@yfs/client'
 import { markdownCodec } from '@yfs/markdown'
+import { createServer, type DocumentStore, type Logger, type YfsServer } from '@yfs/server'
 import { seedDemo } from './demo/demo-files.js'
-import type { Logger } from './logger.js'
-import type { DocumentStore } from './persistence/document-store.js'
-import { createServer, type YfsServer } from './server.js'
 
 /** The workspace `yfs start` creates and opens. */
 export const DEMO_WORKSPACE = 'demo'

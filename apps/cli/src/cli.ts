@@ -14,19 +14,27 @@
  */
 import { fileURLToPath } from 'node:url'
 import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
+import {
+  containUnhandledRejections,
+  createLogger,
+  createServer,
+  type DataLock,
+  type DocumentStore,
+  type Logger,
+  type LogLevel,
+  lockDataFolder,
+  type Role,
+  workspaceIdProblem,
+  type YfsServer,
+} from '@yfs/server'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
 import { createBashCommand } from './bash-command.js'
 import { createFileCommands } from './file-commands.js'
-import { createLogger, type Logger, type LogLevel } from './logger.js'
 import { openLocalStores } from './mcp-local-stores.js'
 import { openStore, type StoreFlags } from './open-store.js'
-import { type DataLock, lockDataFolder } from './persistence/data-lock.js'
-import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
-import { containUnhandledRejections } from './process-guards.js'
 import { createSearchCommand } from './search-command.js'
-import { createServer, type YfsServer } from './server.js'
 import { startDemo } from './start.js'
 import { createExportCommand, createImportCommand } from './transfer-command.js'
 
