@@ -12,7 +12,6 @@
  * YFS_DATA, YFS_POSTGRES_URL, YFS_REDIS_URL, YFS_ADMIN_TOKEN, ...), so
  * secrets need not appear in process listings.
  */
-import { fileURLToPath } from 'node:url'
 import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
 import {
   containUnhandledRejections,
@@ -30,6 +29,7 @@ import {
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
+import { defaultAppDir } from './app-dir.js'
 import { createBashCommand } from './bash-command.js'
 import { createFileCommands } from './file-commands.js'
 import { openLocalStores } from './mcp-local-stores.js'
@@ -40,8 +40,8 @@ import { createExportCommand, createImportCommand } from './transfer-command.js'
 
 export { openStore } from './open-store.js'
 
-/** The monorepo's web app build (`apps/web/dist`), next to this package. */
-export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url))
+/** The built web app: `dist/web` in the installed package, `apps/web/dist` in the repository (app-dir.ts). */
+export const DEFAULT_APP_DIR = defaultAppDir()
 
 /**
  * Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once); an
