@@ -63,7 +63,10 @@ function provideSqliteBinding(project: string): void {
  * `npx yfs start --port 0` (any free port) in the install folder, in its own process group;
  * resolves with the URL it prints. `stop` ends the group (npx and the server) with SIGTERM.
  */
-async function startPacked(project: string, data: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function startPacked(
+  project: string,
+  data: string,
+): Promise<{ url: string; output(): string; stop(): Promise<void> }> {
   const child = spawn('npx', ['--no', '--', 'yfs', 'start', '--port', '0', '--data', data], {
     cwd: project,
     detached: true,
@@ -98,7 +101,7 @@ async function startPacked(project: string, data: string): Promise<{ url: string
         reject(new Error(`yfs start exited: ${out}${err}`))
       })
     })
-    return { url, stop }
+    return { url, output: () => out, stop }
   } catch (error) {
     await stop()
     throw error
@@ -301,8 +304,12 @@ describe.skipIf(offline)('packed @yfs/* packages installed with npm', () => {
       const health = await fetch(`${started.url}/healthz`)
       expect(health.status).toBe(200)
       expect(await health.json()).toMatchObject({ status: 'ok' })
-      // `yfs start` made the demo workspace in the data folder it was given.
+      // `yfs start` made the demo workspace in the data folder it was given, and tells an agent
+      // to join it with the installed bin (the repository's `pnpm --silent yfs` is not there).
       expect(existsSync(join(data, 'demo.json'))).toBe(true)
+      expect(started.output()).toMatch(
+        /^ {4}npx yfs mcp --server ws:\/\/127\.0\.0\.1:\d+ --token yfs_\S+ --store demo$/m,
+      )
     } finally {
       await started.stop()
       rmSync(data, { recursive: true, force: true })

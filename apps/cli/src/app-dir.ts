@@ -8,9 +8,13 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+/** True when this module runs from the installed package's bundle (its `dist/web` beside it). */
+export function runsInstalled(moduleUrl: string = import.meta.url): boolean {
+  return existsSync(join(fileURLToPath(new URL('./web', moduleUrl)), 'index.html'))
+}
+
 /** The packed `dist/web` when this module runs from the bundle, else the monorepo's `apps/web/dist`. */
 export function defaultAppDir(moduleUrl: string = import.meta.url): string {
-  const packed = fileURLToPath(new URL('./web', moduleUrl))
-  if (existsSync(join(packed, 'index.html'))) return packed
+  if (runsInstalled(moduleUrl)) return fileURLToPath(new URL('./web', moduleUrl))
   return fileURLToPath(new URL('../../web/dist', moduleUrl))
 }

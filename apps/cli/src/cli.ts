@@ -29,7 +29,7 @@ import {
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
-import { defaultAppDir } from './app-dir.js'
+import { defaultAppDir, runsInstalled } from './app-dir.js'
 import { createBashCommand } from './bash-command.js'
 import { createFileCommands } from './file-commands.js'
 import { openLocalStores } from './mcp-local-stores.js'
@@ -214,6 +214,8 @@ export function createProgram(): Command {
           appDir: flags.app,
           logger,
           adminToken: flags.adminToken,
+          // The agent command it prints: the installed package's bin, or the repository's script.
+          yfsCommand: runsInstalled() ? 'npx yfs' : 'pnpm --silent yfs',
         })
         stopOnSignals(server, store, logger, lock)
       } catch (error) {
