@@ -3,8 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { expect } from 'vitest'
 
-export /** A real MCP client with this token (and Origin) writes a file and reads it back with bash. */
-async function agentWorks(port: number, token: string, origin?: string): Promise<void> {
+/** A real MCP client with this token (and Origin) writes a file and reads it back with bash. */
+export async function agentWorks(port: number, token: string, origin?: string): Promise<void> {
   const client = new Client({ name: 'test', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...(origin ? { origin } : {}) } },
