@@ -5,7 +5,7 @@
  * disconnect everyone and check that the server unloads every document.
  */
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
-import { adminSetup } from '../test/spawn-server.js'
+import { adminSetup } from '../../cli/test/spawn-server.js'
 
 export interface IdleResult {
   workspaces: number

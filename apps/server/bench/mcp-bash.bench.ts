@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createToolRegistry } from '@yfs/agent'
 import { createFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
-import { adminSetup, spawnServer } from '../test/spawn-server.js'
+import { adminSetup, spawnServer } from '../../cli/test/spawn-server.js'
 import { fmt, percentile } from './stats.js'
 
 const { values } = parseArgs({

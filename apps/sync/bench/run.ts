@@ -4,7 +4,7 @@
  *
  * - ingest: N files of 2 KB in 20 folders, from a folder into an empty
  *   workspace: `yfs sync <dir>` (the command `pnpm yfs sync` runs: node on
- *   apps/server/bin/yfs.cjs) timed from its spawn to its `in sync` line,
+ *   apps/cli/bin/yfs.cjs) timed from its spawn to its `in sync` line,
  *   start-up included. It is then stopped (SIGTERM: it flushes to the
  *   server and exits 0) and a fresh client checks that the server has
  *   every file.
@@ -51,8 +51,8 @@ const { values } = parseArgs({
 })
 const sizes = values.sizes.split(',').map(Number)
 const baseline = !values['no-baseline']
-const THIS_BIN = fileURLToPath(new URL('../../server/bin/yfs.cjs', import.meta.url))
-/** The builds of `yfs` timed: label → bin (apps/server/bin/yfs.cjs of a checkout). */
+const THIS_BIN = fileURLToPath(new URL('../../cli/bin/yfs.cjs', import.meta.url))
+/** The builds of `yfs` timed: label → bin (apps/cli/bin/yfs.cjs of a checkout). */
 const bins = values.bins.split(',').map((spec) => {
   const [label, path] = spec.includes('=') ? spec.split('=') : [spec, THIS_BIN]
   return { label: label!, bin: path! }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Stand-alone `yfs sync` (`pnpm sync`; `yfs sync` of apps/server is the same command). CommonJS so
+// Stand-alone `yfs sync` (`pnpm sync`; `yfs sync` of apps/cli is the same command). CommonJS so
 // that the thread pool size is set before Node starts the pool (see src/thread-pool.cjs), then the
 // TypeScript entry runs through tsx (packages ship sources).
 'use strict'

@@ -3,7 +3,7 @@
  * server and mirror the workspace into `<dir>` until SIGINT/SIGTERM, which
  * finish in-flight writes, flush to the server and exit 0.
  *
- * Mounted into the `yfs` command by apps/server (like `yfs mcp`); also runs
+ * Mounted into the `yfs` command by apps/cli (like `yfs mcp`); also runs
  * alone through src/main.ts. Every option has an environment fallback
  * (YFS_SERVER, YFS_WORKSPACE, YFS_TOKEN), so the token need not appear in
  * process listings.

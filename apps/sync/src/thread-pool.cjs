@@ -1,7 +1,7 @@
 // The libuv thread pool `yfs sync` runs with. CommonJS on purpose: the size must be in the
 // environment before Node starts the pool, which it does at the first asynchronous file call —
 // for an ES module entry that is reading the entry itself, so only a CommonJS entry (bin/yfs.cjs
-// of apps/server, bin/yfs-sync.cjs here) can still set it. The daemon keeps `concurrency` fsyncs,
+// of apps/cli, bin/yfs-sync.cjs here) can still set it. The daemon keeps `concurrency` fsyncs,
 // file reads and the watcher's lstats in flight at once; the default 4 threads queue them.
 'use strict'
 

@@ -1,6 +1,6 @@
-// `yfs sync` on its own: the entry the `yfs` launcher (apps/server/bin/yfs.cjs) loads for `yfs sync`,
+// `yfs sync` on its own: the entry the `yfs` launcher (apps/cli/bin/yfs.cjs) loads for `yfs sync`,
 // so that the other commands' modules (the server, the MCP agent tools: most of `yfs`'s start-up
-// time) are not loaded. The same command as `yfs sync` of apps/server/src/cli.ts; import-time side
+// time) are not loaded. The same command as `yfs sync` of apps/cli/src/cli.ts; import-time side
 // effects, like main.ts.
 import { Command } from 'commander'
 import { createSyncCommand } from './command.js'

@@ -10,12 +10,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { markdownCodec } from '@yfs/markdown'
-import { adminSetup, type ServerProcess, spawnServer } from '../../server/test/spawn-server.js'
+import { adminSetup, type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
 import type { SyncEvent } from '../src/sync-events.js'
 import { type FolderSync, type SyncFolderOptions, syncFolder } from '../src/sync-folder.js'
 
 export const ADMIN = 'sync-test-admin'
-const BIN = fileURLToPath(new URL('../../server/bin/yfs.cjs', import.meta.url))
+const BIN = fileURLToPath(new URL('../../cli/bin/yfs.cjs', import.meta.url))
 
 import { waitFor } from '@yfs/core/testing'
 

@@ -55,7 +55,7 @@ export const APP_DIR = join(REPO_ROOT, 'apps/web/dist')
 export const SCREENSHOT_DIR = process.env.YFS_SCREENSHOT_DIR
   ? resolve(REPO_ROOT, process.env.YFS_SCREENSHOT_DIR)
   : join(REPO_ROOT, '.screenshots')
-const YFS_BIN = join(REPO_ROOT, 'apps/server/bin/yfs.js')
+const YFS_BIN = join(REPO_ROOT, 'apps/cli/bin/yfs.js')
 
 /** The Chromium executable the tests drive. */
 export const CHROMIUM_PATH = process.env.YFS_CHROMIUM || '/usr/bin/chromium'

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The agent package's own `yfs` bin (only `mcp`); the full `yfs` CLI with
- * `serve`, `workspace` and `token` is apps/server's. The only module with
+ * `serve`, `workspace` and `token` is apps/cli's. The only module with
  * import-time side effects.
  */
 import { Command } from 'commander'

@@ -1,10 +1,10 @@
 /**
  * The `mcp` subcommand: the MCP server on stdio (default) or Streamable HTTP,
  * on workspaces in a local data folder (when the mounting CLI passes
- * `openLocalStores`: the full `yfs` of apps/server does), on throwaway
+ * `openLocalStores`: the full `yfs` of apps/cli does), on throwaway
  * in-memory ones (`--memory`, and the only kind this package's own bin has),
  * or on a sync server's (`--server`). A commander command, so the one `yfs`
- * CLI (apps/server) can mount it.
+ * CLI (apps/cli) can mount it.
  *
  * On stdio it exits when its standard input closes (the MCP client is gone)
  * or on SIGTERM/SIGINT, after closing its stores: a local data folder gets

@@ -15,7 +15,7 @@ import { waitFor } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-const SERVER_BIN = fileURLToPath(new URL('../../../apps/server/bin/yfs.js', import.meta.url))
+const SERVER_BIN = fileURLToPath(new URL('../../../apps/cli/bin/yfs.js', import.meta.url))
 const AGENT_BIN = fileURLToPath(new URL('../bin/yfs.mjs', import.meta.url))
 const ADMIN = 'admin-token-for-test'
 

@@ -10,10 +10,9 @@ import { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from 
 import { connectWorkspace } from '@yfs/client'
 import type { YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
+import { createServer, silentLogger } from '@yfs/server'
 import { type Command, Option } from 'commander'
-import { silentLogger } from './logger.js'
 import { openStore } from './open-store.js'
-import { createServer } from './server.js'
 
 export interface WorkspaceFlags {
   server?: string

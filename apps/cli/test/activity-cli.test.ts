@@ -5,9 +5,9 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { connectWorkspace } from '@yfs/client'
+import { createSqliteStore } from '@yfs/server'
+import { startTestServer, type TestServer } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSqliteStore } from '../src/persistence/sqlite-store.js'
-import { startTestServer, type TestServer } from './helpers.js'
 import { yfs } from './run-cli.js'
 
 describe('yfs log and yfs undo', () => {

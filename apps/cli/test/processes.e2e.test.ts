@@ -5,9 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
-import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
-import { waitFor } from './helpers.js'
+import { waitFor } from '@yfs/core/testing'
 import {
   dropSchema,
   POSTGRES_URL,
@@ -15,7 +13,9 @@ import {
   REDIS_URL,
   redisAvailable,
   testSchema,
-} from './services.js'
+} from '@yfs/server/testing'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
 import { adminSetup, type ServerProcess, spawnServer as spawn } from './spawn-server.js'
 
 // Every server this file starts is stopped at the end, even when an assertion fails midway.

@@ -27,11 +27,14 @@ import {
   ToolError,
 } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
-import { createLogger, type Logger } from './logger.js'
-import { lockDataFolder } from './persistence/data-lock.js'
-import { workspaceIdProblem } from './persistence/document-store.js'
-import { createSqliteStore } from './persistence/sqlite-store.js'
-import { createServer } from './server.js'
+import {
+  createLogger,
+  createServer,
+  createSqliteStore,
+  type Logger,
+  lockDataFolder,
+  workspaceIdProblem,
+} from '@yfs/server'
 
 /** The workspace a local `yfs mcp` session starts in when `--store` names none. */
 export const DEFAULT_LOCAL_STORE = 'default'

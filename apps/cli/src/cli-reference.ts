@@ -61,7 +61,7 @@ export function renderCliReference(program: Command, root?: string): string {
   const out = [
     '# CLI reference',
     '',
-    '<!-- Generated from the command definitions by `pnpm docs:cli` (apps/server/scripts/cli-reference.ts).',
+    '<!-- Generated from the command definitions by `pnpm docs:cli` (apps/cli/scripts/cli-reference.ts).',
     '     Do not edit: a test fails when this file differs from what the program renders. -->',
     '',
     `${program.description()}. Every command also answers \`--help\`, with examples where it has them.`,

@@ -19,10 +19,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { connectWorkspace } from '@yfs/client'
+import { createSqliteStore } from '@yfs/server'
+import { startTestServer, type TestServer } from '@yfs/server/testing'
 import { pack } from 'tar-stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSqliteStore } from '../src/persistence/sqlite-store.js'
-import { startTestServer, type TestServer } from './helpers.js'
 import { yfs } from './run-cli.js'
 
 /** Every entry under a folder: kind, bytes (base64), mode, mtime in seconds, link target. */

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createSqliteStore } from '@yfs/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSqliteStore } from '../src/persistence/sqlite-store.js'
 import { yfs } from './run-cli.js'
 
 describe('yfs file commands', () => {

@@ -4,9 +4,7 @@
  * work on a store directly.
  */
 import { join } from 'node:path'
-import type { DocumentStore } from './persistence/document-store.js'
-import { createPostgresStore } from './persistence/postgres-store.js'
-import { createSqliteStore } from './persistence/sqlite-store.js'
+import { createPostgresStore, createSqliteStore, type DocumentStore } from '@yfs/server'
 
 export interface StoreFlags {
   data?: string

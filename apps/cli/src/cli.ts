@@ -12,28 +12,36 @@
  * YFS_DATA, YFS_POSTGRES_URL, YFS_REDIS_URL, YFS_ADMIN_TOKEN, ...), so
  * secrets need not appear in process listings.
  */
-import { fileURLToPath } from 'node:url'
 import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
+import {
+  containUnhandledRejections,
+  createLogger,
+  createServer,
+  type DataLock,
+  type DocumentStore,
+  type Logger,
+  type LogLevel,
+  lockDataFolder,
+  type Role,
+  workspaceIdProblem,
+  type YfsServer,
+} from '@yfs/server'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
+import { defaultAppDir, runsInstalled } from './app-dir.js'
 import { createBashCommand } from './bash-command.js'
 import { createFileCommands } from './file-commands.js'
-import { createLogger, type Logger, type LogLevel } from './logger.js'
 import { openLocalStores } from './mcp-local-stores.js'
 import { openStore, type StoreFlags } from './open-store.js'
-import { type DataLock, lockDataFolder } from './persistence/data-lock.js'
-import { type DocumentStore, type Role, workspaceIdProblem } from './persistence/document-store.js'
-import { containUnhandledRejections } from './process-guards.js'
 import { createSearchCommand } from './search-command.js'
-import { createServer, type YfsServer } from './server.js'
 import { startDemo } from './start.js'
 import { createExportCommand, createImportCommand } from './transfer-command.js'
 
 export { openStore } from './open-store.js'
 
-/** The monorepo's web app build (`apps/web/dist`), next to this package. */
-export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url))
+/** The built web app: `dist/web` in the installed package, `apps/web/dist` in the repository (app-dir.ts). */
+export const DEFAULT_APP_DIR = defaultAppDir()
 
 /**
  * Shut down gracefully on SIGTERM/SIGINT (a second signal exits at once); an
@@ -206,6 +214,8 @@ export function createProgram(): Command {
           appDir: flags.app,
           logger,
           adminToken: flags.adminToken,
+          // The agent command it prints: the installed package's bin, or the repository's script.
+          yfsCommand: runsInstalled() ? 'npx yfs' : 'pnpm --silent yfs',
         })
         stopOnSignals(server, store, logger, lock)
       } catch (error) {

@@ -3,8 +3,8 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { connectWorkspace } from '@yfs/client'
+import { startTestServer, type TestServer } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './helpers.js'
 
 const BIN = fileURLToPath(new URL('../bin/yfs.cjs', import.meta.url))
 

@@ -20,10 +20,8 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { connectWorkspace } from '@yfs/client'
 import { markdownCodec } from '@yfs/markdown'
+import { createServer, type DocumentStore, type Logger, type YfsServer } from '@yfs/server'
 import { seedDemo } from './demo/demo-files.js'
-import type { Logger } from './logger.js'
-import type { DocumentStore } from './persistence/document-store.js'
-import { createServer, type YfsServer } from './server.js'
 
 /** The workspace `yfs start` creates and opens. */
 export const DEMO_WORKSPACE = 'demo'
@@ -37,6 +35,8 @@ export interface StartOptions {
   appDir: string | undefined
   logger: Logger
   adminToken?: string
+  /** How the printed agent command runs `yfs`: `npx yfs` when installed. Default `pnpm --silent yfs` (the repository). */
+  yfsCommand?: string
   /** Where the human-readable lines go. Default stdout. */
   print?: (line: string) => void
 }
@@ -151,7 +151,7 @@ export async function startDemo(options: StartOptions): Promise<Started> {
       `    ${appUrl}`,
       '',
       'An agent joins the same workspace over MCP with:',
-      `    pnpm --silent yfs mcp --server ws://${host}:${address.port} --token ${token} --store ${DEMO_WORKSPACE}`,
+      `    ${options.yfsCommand ?? 'pnpm --silent yfs'} mcp --server ws://${host}:${address.port} --token ${token} --store ${DEMO_WORKSPACE}`,
     ].join('\n'),
   )
   return { server, address, appUrl, token, seeded }

@@ -1,8 +1,8 @@
 // `yfs search`: human output and --json against a running server, exit codes like grep.
 import { connectWorkspace } from '@yfs/client'
+import { startTestServer, type TestServer } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createProgram } from '../src/cli.js'
-import { startTestServer, type TestServer } from './helpers.js'
 
 describe('yfs search', () => {
   let t: TestServer

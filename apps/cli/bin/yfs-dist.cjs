@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// The `yfs` bin of the installed package (copied to dist/yfs.cjs by scripts/build.ts; the
+// repository's bin is bin/yfs.cjs, which runs the TypeScript sources). CommonJS so that `yfs sync`
+// sizes the libuv thread pool before Node starts it (see @yfs/sync/thread-pool), then the
+// bundled ES module entry: yfs-sync.mjs (the sync command alone, a faster start) or yfs.mjs.
+'use strict'
+if (process.argv[2] === 'sync') {
+  require('./thread-pool.cjs').useSyncThreadPool()
+  import('./yfs-sync.mjs')
+} else import('./yfs.mjs')
