@@ -17,6 +17,7 @@ import { collectOrigins, createMcpCommand, originArgument } from '@yfs/agent'
 import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
+import { createBackupCommand } from './backup-command.js'
 import { createBashCommand } from './bash-command.js'
 import { createFileCommands } from './file-commands.js'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
@@ -110,6 +111,8 @@ export function createProgram(): Command {
   // `yfs import` and `yfs export`: whole trees in and out, folders or tar (transfer-command.ts).
   program.addCommand(createImportCommand())
   program.addCommand(createExportCommand())
+  // `yfs backup <file>` (and `yfs restore <file>`, in file-commands.ts): a whole workspace (backup-command.ts).
+  program.addCommand(createBackupCommand())
   // `yfs ls|tree|stat|cat|history|diff|restore|trash|checkpoint` (file-commands.ts).
   for (const c of createFileCommands()) program.addCommand(c)
 
