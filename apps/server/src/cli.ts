@@ -19,6 +19,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
 import { createBackupCommand } from './backup-command.js'
 import { createBashCommand } from './bash-command.js'
+import { applyConfigFile, CONFIG_FILE_DOC } from './config-file.js'
 import { createFileCommands } from './file-commands.js'
 import { createLogger, type Logger, type LogLevel } from './logger.js'
 import { openLocalStores } from './mcp-local-stores.js'
@@ -96,7 +97,17 @@ function storeOptions(command: Command): Command {
 }
 
 export function createProgram(): Command {
-  const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
+  const program = new Command('yfs')
+    .description('yfs: a collaborative filesystem for agents and people')
+    .addOption(
+      new Option(
+        '--config <file>',
+        'config file with defaults for --server, --token, --workspace, --data (default: $XDG_CONFIG_HOME/yfs/config.json, else ~/.config/yfs/config.json)',
+      ).env('YFS_CONFIG'),
+    )
+    // Flags > environment > config file (config-file.ts).
+    .hook('preSubcommand', applyConfigFile)
+    .addHelpText('after', `\n${CONFIG_FILE_DOC}`)
   // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent; files in the data folder.
   program.addCommand(createMcpCommand({ openLocalStores: (dataDir) => openLocalStores({ dataDir }) }))
   // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
