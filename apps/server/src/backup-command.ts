@@ -197,8 +197,8 @@ function fail(verb: string, error: unknown): number {
   if (error instanceof DataFolderBusy) message = `EBUSY: ${message}`
   else if (error instanceof StoreError && error.code === 'EEXIST') {
     message = `${message}: restore into a new workspace (another --workspace)`
-  } else if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(error instanceof BackupError)) {
-    message = `ENOENT: ${message}`
+  } else if (error instanceof Error && 'code' in error && !message.startsWith(`${error.code}`)) {
+    message = `${(error as NodeJS.ErrnoException).code}: ${message}`
   }
   process.stderr.write(`yfs ${verb}: ${message}\n`)
   return error instanceof Unreachable ? 2 : 1
@@ -236,7 +236,9 @@ export async function restoreBackup(file: string, flags: Flags): Promise<void> {
 
 /** Help lines of `yfs restore` for the one-argument form. */
 export const RESTORE_BACKUP_HELP = [
+  '# a whole workspace from a yfs backup file, into a new or empty workspace (EEXIST otherwise):',
   'yfs restore team.yfsbackup --data ./fresh --workspace team',
+  '# through a server: a write token of the workspace, or the admin token (may name a new one):',
   'yfs restore team.yfsbackup --server ws://127.0.0.1:4321 --token "$ADMIN" --workspace team-copy',
 ]
 

@@ -161,7 +161,11 @@ export function createFileCommands(): Command[] {
   const restore = command(
     'restore',
     'restore a version of a file (two arguments), or a whole workspace from a backup file (one: yfs backup)',
-    [`yfs restore /plan.md V1StGXR8_Z ${AT}`, ...RESTORE_BACKUP_HELP],
+    [
+      '# a version of one file (yfs history), as a new version:',
+      `yfs restore /plan.md V1StGXR8_Z ${AT}`,
+      ...RESTORE_BACKUP_HELP,
+    ],
   )
     .argument('<path>', 'file in the workspace (with <version>), or a backup file (alone)')
     .argument('[version]', 'version id (yfs history); without it <path> is a backup file to restore')
