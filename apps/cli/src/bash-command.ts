@@ -3,11 +3,12 @@
  * workspace or a data folder. With a script, run it once and exit with its
  * exit code. Without one, a prompt: each line runs as one tool call (a fresh
  * shell, as for agents) in the current folder, `cd` changes that folder,
- * `exit` or Ctrl+D leaves, Ctrl+C at the prompt clears the line; lines are
- * kept in the prompt's history (up/down). Each run is in the activity log as
+ * `exit` or Ctrl+D leaves, Ctrl+C at the prompt clears the line, Ctrl+C (or
+ * SIGINT) while a line runs stops it (its status is 130, as in a shell) and
+ * the prompt returns; lines are kept in the prompt's history (up/down). Each run is in the activity log as
  * `cli:<user>`, and is a stale-write-safe command like an agent's.
  */
-import { createInterface } from 'node:readline'
+import { createInterface, type Interface } from 'node:readline'
 import type { ToolRegistry } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
@@ -33,8 +34,9 @@ async function runLine(
   script: string,
   cwd: string,
   timeout: number,
+  signal?: AbortSignal,
 ): Promise<BashOutcome> {
-  const r = await tools.execute('bash', { script, cwd, timeout_ms: timeout })
+  const r = await tools.execute('bash', { script, cwd, timeout_ms: timeout }, signal ? { signal } : {})
   if (r.isError) return { stdout: '', stderr: `${r.content[0]?.text ?? 'failed'}\n`, exit_code: 2 }
   return r.structuredContent as unknown as BashOutcome
 }
@@ -47,6 +49,31 @@ async function changeFolder(fs: YjsFileSystem, cwd: string, arg: string): Promis
     return target
   } catch {
     return new Error(`cd: ${target}: No such file or directory`)
+  }
+}
+
+/** The abort controllers of the lines readline has read and the prompt not yet finished. */
+class LineInterrupts {
+  private readonly queue: AbortController[] = []
+  constructor(rl: Interface) {
+    // Registered before the prompt's `for await`, so it runs first for every line.
+    rl.on('line', () => this.queue.push(new AbortController()))
+  }
+  /** The signal of the line the prompt takes now. */
+  next(): AbortSignal {
+    if (this.queue.length === 0) this.queue.push(new AbortController())
+    return this.queue[0]!.signal
+  }
+  /** The prompt finished its current line. */
+  done(): void {
+    this.queue.shift()
+  }
+  /** Abort the current line; `false` when no line is read and unfinished (an idle prompt). */
+  interrupt(): boolean {
+    const current = this.queue[0]
+    if (!current || current.signal.aborted) return current !== undefined
+    current.abort()
+    return true
   }
 }
 
@@ -63,15 +90,28 @@ async function prompt(
     rl.setPrompt(`yfs:${cwd}$ `)
     rl.prompt()
   }
+  // One controller per line read, in order, from the moment readline reads it: a Ctrl+C that
+  // comes right after a line's Enter stops that line, even before it has started.
+  const lines = new LineInterrupts(rl)
+  const interrupt = () => lines.interrupt()
   rl.on('SIGINT', () => {
+    if (interrupt()) return
     // Clear the line, as a shell does; the next Ctrl+C on an empty line says how to leave.
     if (rl.line === '') process.stdout.write('\n(exit or Ctrl+D to leave)\n')
     else process.stdout.write('^C\n')
     rl.write(null, { ctrl: true, name: 'u' })
     ask()
   })
+  // SIGINT from outside (kill -INT; stdin not a terminal): stop the running line; when idle,
+  // end as the signal always did.
+  const onSignal = () => {
+    if (interrupt()) return
+    process.exit(130)
+  }
+  process.on('SIGINT', onSignal)
   ask()
   for await (const line of rl) {
+    const signal = lines.next()
     const text = line.trim()
     if (text === 'exit' || text.startsWith('exit ')) {
       last = Number(text.slice(5)) || last
@@ -89,14 +129,17 @@ async function prompt(
           last = 0
         }
       } else {
-        const r = await runLine(tools, text, cwd, timeout)
+        const r = await runLine(tools, text, cwd, timeout, signal)
         process.stdout.write(r.stdout)
         process.stderr.write(r.stderr)
         last = r.exit_code
+        if (signal.aborted) process.stdout.write('^C\n')
       }
     }
+    lines.done()
     ask()
   }
+  process.off('SIGINT', onSignal)
   rl.close()
   if (process.stdin.isTTY) process.stdout.write('\n')
   return last
@@ -118,7 +161,7 @@ export function createBashCommand(): Command {
       'after',
       `
 Exit code: the script's (one-shot) or the last line's (prompt); 2 when the workspace cannot be
-opened. Scripts run in a sandbox (just-bash): no network, no real processes.
+opened. At the prompt Ctrl+C stops a running line (its status is 130) and clears an idle one. Scripts run in a sandbox (just-bash): no network, no real processes.
 
 Examples:
   yfs bash --data ./.yfs --workspace demo 'grep -rn TODO /'

@@ -6,6 +6,7 @@
  */
 import { isAbsolute, relative } from 'node:path'
 import type { Command, Option } from 'commander'
+import { CONFIG_FILE_DOC } from './config-file.js'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 
@@ -77,7 +78,14 @@ export function renderCliReference(program: Command, root?: string): string {
     }
   }
   walk(program, [program.name()])
-  out.push('')
+  out.push('', '## Global options and the config file', '')
+  out.push('| option | description | default | environment |', '| --- | --- | --- | --- |')
+  for (const o of program.options.filter((o) => !o.hidden))
+    out.push(
+      `| \`${cell(o.flags)}\` | ${cell(o.description)} | ${defaultOf(o)} | ${o.envVar ? `\`${o.envVar}\`` : ''} |`,
+    )
+  const [text, example] = CONFIG_FILE_DOC.split('\n\n')
+  out.push('', text!.replace(/\n/g, ' '), '', '```json', example!.trim(), '```', '')
   section(program, [], out)
   return `${out.join('\n').trimEnd()}\n`
 }

@@ -30,7 +30,9 @@ import { createSyncCommand } from '@yfs/sync'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createLogCommand, createUndoCommand } from './activity-command.js'
 import { defaultAppDir, runsInstalled } from './app-dir.js'
+import { createBackupCommand } from './backup-command.js'
 import { createBashCommand } from './bash-command.js'
+import { applyConfigFile, CONFIG_FILE_DOC } from './config-file.js'
 import { createFileCommands } from './file-commands.js'
 import { openLocalStores } from './mcp-local-stores.js'
 import { openStore, type StoreFlags } from './open-store.js'
@@ -103,7 +105,17 @@ function storeOptions(command: Command): Command {
 }
 
 export function createProgram(): Command {
-  const program = new Command('yfs').description('yfs: a collaborative filesystem for agents and people')
+  const program = new Command('yfs')
+    .description('yfs: a collaborative filesystem for agents and people')
+    .addOption(
+      new Option(
+        '--config <file>',
+        'config file with defaults for --server, --token, --workspace, --data (default: $XDG_CONFIG_HOME/yfs/config.json, else ~/.config/yfs/config.json)',
+      ).env('YFS_CONFIG'),
+    )
+    // Flags > environment > config file (config-file.ts).
+    .hook('preSubcommand', applyConfigFile)
+    .addHelpText('after', `\n${CONFIG_FILE_DOC}`)
   // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent; files in the data folder.
   program.addCommand(createMcpCommand({ openLocalStores: (dataDir) => openLocalStores({ dataDir }) }))
   // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
@@ -118,6 +130,8 @@ export function createProgram(): Command {
   // `yfs import` and `yfs export`: whole trees in and out, folders or tar (transfer-command.ts).
   program.addCommand(createImportCommand())
   program.addCommand(createExportCommand())
+  // `yfs backup <file>` (and `yfs restore <file>`, in file-commands.ts): a whole workspace (backup-command.ts).
+  program.addCommand(createBackupCommand())
   // `yfs ls|tree|stat|cat|history|diff|restore|trash|checkpoint` (file-commands.ts).
   for (const c of createFileCommands()) program.addCommand(c)
 

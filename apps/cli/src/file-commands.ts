@@ -11,6 +11,7 @@
 import type { ToolRegistry } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { RESTORE_BACKUP_HELP, restoreBackup } from './backup-command.js'
 import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 const vfs = (path: string) =>
@@ -153,16 +154,23 @@ export function createFileCommands(): Command[] {
           }),
       })),
     )
-  const restore = command('restore', 'restore a version of a file, as a new version', [
-    `yfs restore /plan.md V1StGXR8_Z ${AT}`,
-  ])
-    .argument('<path>', 'file')
-    .argument('<version>', 'version id (yfs history)')
-    .action(
-      act('restore', (path: string, version: string) => ({
-        role: 'write',
-        work: (c) => tool(c.tools, c.json, 'checkout_version', { path: vfs(path), version }),
-      })),
+  const restoreVersion = act('restore', (path: string, version: string) => ({
+    role: 'write',
+    work: (c) => tool(c.tools, c.json, 'checkout_version', { path: vfs(path), version }),
+  }))
+  const restore = command(
+    'restore',
+    'restore a version of a file (two arguments), or a whole workspace from a backup file (one: yfs backup)',
+    [
+      '# a version of one file (yfs history), as a new version:',
+      `yfs restore /plan.md V1StGXR8_Z ${AT}`,
+      ...RESTORE_BACKUP_HELP,
+    ],
+  )
+    .argument('<path>', 'file in the workspace (with <version>), or a backup file (alone)')
+    .argument('[version]', 'version id (yfs history); without it <path> is a backup file to restore')
+    .action((path: string, version: string | undefined, flags, cmd) =>
+      version === undefined ? restoreBackup(path, flags) : restoreVersion(path, version, flags, cmd),
     )
   const trash = command('trash', 'list the trash, or restore an entry from it', [
     `yfs trash ${AT}`,

@@ -4,6 +4,16 @@ export { contentDocName, mainDocName, parseDocName } from '@yfs/protocol'
 export type { ServerConfig } from './config.js'
 export type { Logger, LogLevel } from './logger.js'
 export { createLogger, silentLogger } from './logger.js'
+export type { Backup, BackupDocument, BackupHeader, BackupProgress } from './persistence/backup.js'
+export {
+  BACKUP_FORMAT,
+  BACKUP_VERSION,
+  BackupError,
+  decodeBackup,
+  encodeBackup,
+  toBackupDocuments,
+  toStoredDocuments,
+} from './persistence/backup.js'
 export type { DataLock, LockMode, LockOptions } from './persistence/data-lock.js'
 export { DataFolderBusy, LOCK_FILE, lockDataFolder } from './persistence/data-lock.js'
 export type { CompactResult, DocumentStore, Role, TokenGrant } from './persistence/document-store.js'

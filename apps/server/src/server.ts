@@ -6,7 +6,8 @@
  *   GET /healthz      liveness for anyone; with the admin token also counts (+ `?detail=1`:
  *                     loaded docs per workspace; `?gc=1`: collect garbage first, if started
  *                     with --expose-gc): see http/health.ts
- *   /api/…            admin API (see http/admin-api.ts)
+ *   /api/…            admin API (see http/admin-api.ts); a workspace's backup and restore
+ *                     (http/backup-api.ts)
  *   /mcp              agent tools over MCP Streamable HTTP
  *   GET /…            the built web app with its Content-Security-Policy (http/web-app.ts)
  *
@@ -36,6 +37,7 @@ import { createPersistence } from './extensions/persistence.js'
 import { createRedisExtension } from './extensions/redis.js'
 import { createSearchExtension } from './extensions/search.js'
 import { createAdminApi } from './http/admin-api.js'
+import { createBackupApi } from './http/backup-api.js'
 import { createHealthEndpoint, type ServerStats } from './http/health.js'
 import { sendJson } from './http/json.js'
 import { createMcpEndpoint } from './http/mcp-endpoint.js'
@@ -143,6 +145,13 @@ export function createServer(config: ServerConfig): YfsServer {
   let closing: Promise<void> | undefined
 
   const handleAdmin = createAdminApi({ store, adminToken: config.adminToken, logger })
+  const handleBackup = createBackupApi({
+    store,
+    adminToken: config.adminToken,
+    logger,
+    isOpen: (workspace) =>
+      [...hocuspocus.documents.keys()].some((name) => name === workspace || name.startsWith(`${workspace}/`)),
+  })
   const handleWebApp = createWebApp({ dir: config.appDir })
   // Agent tools over MCP; their workspaces connect back to this server's own socket.
   let ownUrl: string | undefined
@@ -183,6 +192,7 @@ export function createServer(config: ServerConfig): YfsServer {
       else await mcp.handle(request, response)
       return true
     }
+    if (await handleBackup(request, response)) return true
     if (await handleAdmin(request, response)) return true
     return handleWebApp(request, response)
   }

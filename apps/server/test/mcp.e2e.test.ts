@@ -111,4 +111,34 @@ describe('MCP at the sync server', () => {
     expect(read.status).toBe(403)
     expect(await read.text()).toContain('write token')
   })
+
+  it('a cancelled bash call stops its script on the server (notifications/cancelled)', async () => {
+    const agent = await connect(tokens.write)
+    const person = await connectWorkspace({ url: t.url, workspace: 'team', token: tokens.write })
+    try {
+      const controller = new AbortController()
+      const call = agent.callTool(
+        { name: 'bash', arguments: { script: 'echo s > /cancel-started; sleep 60; echo x > /cancel-never' } },
+        undefined,
+        { signal: controller.signal, timeout: 120_000 },
+      )
+      await waitFor(() => person.fs.exists('/cancel-started'), 'the script to start')
+      const cancelled = performance.now()
+      controller.abort()
+      await expect(call).rejects.toThrow()
+      // The call's activity entry is written once the run has ended: within seconds, not 60 s.
+      await waitFor(
+        async () => {
+          const r = await agent.callTool({ name: 'activity', arguments: {} })
+          return JSON.stringify(r.structuredContent).includes('cancel-started')
+        },
+        'the cancelled call to end',
+        10_000,
+      )
+      expect(performance.now() - cancelled).toBeLessThan(10_000)
+      expect(await person.fs.exists('/cancel-never')).toBe(false)
+    } finally {
+      await person.close()
+    }
+  }, 60_000)
 })

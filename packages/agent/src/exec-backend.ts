@@ -39,6 +39,8 @@ export interface ExecOptions {
    * make the main thread copy 64 MiB only for a tool to show 15,000 characters.
    */
   maxOutputChars?: number
+  /** Stop the run when aborted (as at the time limit, but `interrupted`, exit code 130). */
+  signal?: AbortSignal
   /** Runs before each mutating fs call of the run, with the paths it changes (the activity recorder). */
   beforeChange?: BeforeChange
 }
@@ -50,6 +52,8 @@ export interface ExecResult {
   filesChanged: string[]
   /** True when the run hit the time limit. */
   timedOut?: boolean
+  /** True when the run was stopped by its `signal` (exit code 130). */
+  interrupted?: boolean
   /** Whole-file writes of the run that merged changes made since the file was last read (stale writes). */
   merges: ExecMerge[]
   /** The change events the run caused, in order (others' events left out); the activity log uses them. */
@@ -98,7 +102,14 @@ function shellErrorResult(error: unknown): { stdout: string; stderr: string; exi
 /** just-bash on this thread: the script holds the event loop between its awaits. */
 async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
   const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), job.timeout)
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, job.timeout)
+  const interrupt = () => controller.abort()
+  job.signal?.addEventListener('abort', interrupt, { once: true })
+  if (job.signal?.aborted) controller.abort()
   try {
     const bash = new Bash({
       fs: job.fs,
@@ -117,10 +128,12 @@ async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
       stdout: cap(r.stdout),
       stderr: cap(r.stderr),
       exitCode: r.exitCode,
-      timedOut: controller.signal.aborted,
+      timedOut,
+      interrupted: controller.signal.aborted && !timedOut,
     }
   } finally {
     clearTimeout(timer)
+    job.signal?.removeEventListener('abort', interrupt)
   }
 }
 
@@ -169,10 +182,12 @@ export function createJustBashBackend(
           ...(options.stdin ? { stdin: options.stdin } : {}),
           limits: executionLimits,
           timeout,
+          ...(options.signal ? { signal: options.signal } : {}),
           ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
-        }).catch((error: unknown) => ({ ...shellErrorResult(error), timedOut: false }))
+        }).catch((error: unknown): ShellOutcome => ({ ...shellErrorResult(error), timedOut: false }))
         await scope.close()
         const timedOut = result.timedOut
+        const interrupted = result.interrupted === true
         const changed = new Set<string>()
         const merges: ExecMerge[] = []
         const owned = events.filter(recording.owns)
@@ -190,9 +205,10 @@ export function createJustBashBackend(
         return {
           stdout: result.stdout,
           stderr: timedOut ? `${result.stderr}bash: timed out after ${timeout} ms\n` : result.stderr,
-          exitCode: timedOut && result.exitCode === 0 ? 124 : result.exitCode,
+          exitCode: interrupted ? 130 : timedOut && result.exitCode === 0 ? 124 : result.exitCode,
           filesChanged: [...changed].sort(),
           timedOut,
+          ...(interrupted ? { interrupted } : {}),
           merges,
           events: owned,
         }

@@ -51,9 +51,18 @@ export interface ToolRegistryOptions extends Partial<ToolOptions> {
   activity?: ActivityIdentity | false
 }
 
+/** Per-call options of `execute`. */
+export interface ExecuteOptions {
+  /**
+   * Abort the call: `bash` stops its script (keeping what it printed; exit code 130, `interrupted`);
+   * other tools finish (they are short) or see it before they start.
+   */
+  signal?: AbortSignal
+}
+
 export interface ToolRegistry {
   list(): ToolDefinition[]
-  execute(name: string, args: unknown): Promise<ToolResult>
+  execute(name: string, args: unknown, options?: ExecuteOptions): Promise<ToolResult>
   /** The session this registry's calls are logged under. */
   readonly session: string
 }
@@ -96,7 +105,12 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
     },
     dispose: () => exec.dispose(),
   })
-  const run = async (name: string, args: unknown, recorder?: CallRecorder): Promise<ToolResult> => {
+  const run = async (
+    name: string,
+    args: unknown,
+    recorder: CallRecorder | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResult> => {
     const tool = tools.get(name)
     if (!tool)
       return errorResult(new Error(`unknown tool '${name}'; available: ${[...tools.keys()].join(', ')}`))
@@ -109,6 +123,7 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
         searcher,
         options: toolOptions,
         activity: { log, session },
+        ...(signal ? { signal } : {}),
       })
       const text = capText(out.text ?? JSON.stringify(out.structured, null, 2), toolOptions.maxOutputChars)
       return { content: [{ type: 'text', text }], structuredContent: out.structured }
@@ -119,14 +134,14 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
   return {
     session,
     list: () => definitions,
-    async execute(name, args) {
-      if (!logging) return run(name, args)
+    async execute(name, args, { signal } = {}) {
+      if (!logging) return run(name, args, undefined, signal)
       const time = Date.now()
       const started = performance.now()
       const recorder = startCall(fs)
       let result: ToolResult | undefined
       try {
-        result = await run(name, args, recorder)
+        result = await run(name, args, recorder, signal)
         return result
       } finally {
         const files = await recorder.finish()

@@ -23,6 +23,8 @@ export interface ToolContext {
   options: ToolOptions
   /** The workspace's activity log and this call's session (`activity`, `undo`). */
   activity: ActivityContext
+  /** Aborted when the caller gives up on the call (Ctrl+C at `yfs bash`): long tools stop early. */
+  signal?: AbortSignal
 }
 
 export interface ActivityContext {

@@ -171,6 +171,40 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       )
     })
 
+    it('snapshots a workspace: every document merged, nothing of another workspace', async () => {
+      const a = new Y.Doc()
+      const b = new Y.Doc()
+      await store.append('ws', 'ws', textUpdate(a, 'main'))
+      await store.append('ws', 'ws', textUpdate(a, '+more'))
+      await store.append('ws', 'ws/f1', textUpdate(b, 'content'))
+      await store.append('other', 'other', textUpdate(new Y.Doc(), 'not mine'))
+      const snapshot = await store.snapshotWorkspace('ws')
+      expect(snapshot.map((d) => d.name).sort()).toEqual(['ws', 'ws/f1'])
+      const byName = new Map(snapshot.map((d) => [d.name, d.state]))
+      expect(textOf(byName.get('ws'))).toBe('main+more')
+      expect(textOf(byName.get('ws/f1'))).toBe('content')
+      expect(await store.snapshotWorkspace('empty')).toEqual([])
+    })
+
+    it('restores into a new or empty workspace in one transaction, never over stored documents', async () => {
+      const state = textUpdate(new Y.Doc(), 'restored')
+      await store.restoreWorkspace('copy', [
+        { name: 'copy', state },
+        { name: 'copy/f1', state },
+      ])
+      expect(await store.hasWorkspace('copy')).toBe(true)
+      expect(textOf(await store.load('copy', 'copy/f1'))).toBe('restored')
+      await expect(store.restoreWorkspace('copy', [{ name: 'copy', state }])).rejects.toMatchObject({
+        code: 'EEXIST',
+      })
+      expect(await store.logLength('copy', 'copy')).toBe(1)
+      // A workspace created but never written counts as empty.
+      await store.createWorkspace('blank')
+      await store.restoreWorkspace('blank', [{ name: 'blank', state }])
+      expect(textOf(await store.load('blank', 'blank'))).toBe('restored')
+      await expect(store.restoreWorkspace('bad/id', [])).rejects.toThrow(RangeError)
+    })
+
     it('creates, lists and checks workspaces', async () => {
       expect(await store.hasWorkspace('alpha')).toBe(false)
       expect(await store.createWorkspace('alpha')).toBe(true)

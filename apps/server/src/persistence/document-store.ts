@@ -28,6 +28,12 @@ export type Role = 'read' | 'write'
 
 export const ROLES: readonly Role[] = ['read', 'write']
 
+/** One document's stored state as a single Yjs update. */
+export interface StoredDocument {
+  name: string
+  state: Uint8Array
+}
+
 /** What a token resolves to. */
 export interface TokenGrant {
   workspace: string
@@ -86,6 +92,19 @@ export interface DocumentStore {
 
   /** Merge the log of `name` into one row. Safe against concurrent appends and compactions. */
   compact(workspace: string, name: string): Promise<CompactResult>
+
+  /**
+   * Every stored document of `workspace` (full names), each as one update, read in one
+   * statement: a consistent point in time even while others append (backup.ts).
+   */
+  snapshotWorkspace(workspace: string): Promise<StoredDocument[]>
+
+  /**
+   * Store `documents` (full names) as the whole content of `workspace`, in one transaction:
+   * creates the workspace when missing; throws `StoreError` EEXIST, with nothing written,
+   * when it already has stored documents (restore never merges into or overwrites one).
+   */
+  restoreWorkspace(workspace: string, documents: readonly StoredDocument[]): Promise<void>
 
   /** Create a workspace; resolves `false` when it already exists. Throws RangeError for an invalid id. */
   createWorkspace(workspace: string): Promise<boolean>

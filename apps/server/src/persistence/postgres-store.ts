@@ -38,6 +38,7 @@ import {
   StoreError,
   type TokenGrant,
 } from './document-store.js'
+import { mergeByDoc } from './merge-by-doc.js'
 import { createPostgresPlaintext, createTrigramIndex, plaintextSchemaSql } from './postgres-plaintext.js'
 import { createTokenSecret, hashToken } from './tokens.js'
 
@@ -239,6 +240,51 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
           await client.query('COMMIT')
           return { merged: rows.length, bytes: merged.byteLength }
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined)
+          throw error
+        }
+      })
+    },
+
+    async snapshotWorkspace(workspace) {
+      // One statement sees one snapshot of the database (READ COMMITTED).
+      const { rows } = await withWorkspace(workspace, (client) =>
+        client.query<{ doc: string; data: Buffer }>(
+          `SELECT doc, data FROM ${s}.updates WHERE workspace = $1 ORDER BY doc COLLATE "C", id`,
+          [workspace],
+        ),
+      )
+      return mergeByDoc(rows)
+    },
+
+    async restoreWorkspace(workspace, documents) {
+      assertWorkspaceId(workspace)
+      await withWorkspace(workspace, async (client) => {
+        await client.query('BEGIN')
+        try {
+          // Two restores of one workspace wait for each other; the second then sees rows.
+          await client.query(`SELECT pg_advisory_xact_lock(hashtext('yfs-restore'), hashtext($1))`, [
+            workspace,
+          ])
+          await client.query(`INSERT INTO ${s}.workspaces (id) VALUES ($1) ON CONFLICT DO NOTHING`, [
+            workspace,
+          ])
+          const { rows } = await client.query(`SELECT 1 FROM ${s}.updates WHERE workspace = $1 LIMIT 1`, [
+            workspace,
+          ])
+          if (rows.length > 0) throw new StoreError('EEXIST', `workspace '${workspace}' is not empty`)
+          if (documents.length > 0) {
+            await client.query(
+              `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) AS u(doc, data)`,
+              [
+                workspace,
+                documents.map((d) => d.name),
+                documents.map((d) => Buffer.from(d.state.buffer, d.state.byteOffset, d.state.byteLength)),
+              ],
+            )
+          }
+          await client.query('COMMIT')
         } catch (error) {
           await client.query('ROLLBACK').catch(() => undefined)
           throw error

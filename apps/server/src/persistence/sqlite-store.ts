@@ -24,9 +24,11 @@ import {
   grantOf,
   ROLES,
   type Role,
+  type StoredDocument,
   StoreError,
   type TokenGrant,
 } from './document-store.js'
+import { mergeByDoc } from './merge-by-doc.js'
 import { createTokenSecret, hashToken } from './tokens.js'
 
 export interface SqliteStoreOptions {
@@ -89,6 +91,12 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   const countUpdates = db.prepare<[string, string], { n: number }>(
     'SELECT count(*) AS n FROM updates WHERE workspace = ? AND doc = ?',
   )
+  const selectWorkspaceUpdates = db.prepare<[string], { doc: string; data: Buffer }>(
+    'SELECT doc, data FROM updates WHERE workspace = ? ORDER BY doc, id',
+  )
+  const hasUpdates = db.prepare<[string], { one: number }>(
+    'SELECT 1 AS one FROM updates WHERE workspace = ? LIMIT 1',
+  )
   const deleteUpdate = db.prepare<[number]>('DELETE FROM updates WHERE id = ?')
   const insertWorkspace = db.prepare<[string, number]>(
     'INSERT INTO workspaces (id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING',
@@ -116,6 +124,14 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     insertUpdate.run(workspace, name, Buffer.from(merged))
     for (const row of rows) deleteUpdate.run(row.id)
     return { merged: rows.length, bytes: merged.byteLength }
+  })
+
+  const restoreTx = db.transaction((workspace: string, documents: readonly StoredDocument[]) => {
+    insertWorkspace.run(workspace, Date.now())
+    if (hasUpdates.get(workspace)) {
+      throw new StoreError('EEXIST', `workspace '${workspace}' is not empty`)
+    }
+    for (const { name, state } of documents) insertUpdate.run(workspace, name, bufferOf(state))
   })
 
   let closed = false
@@ -152,6 +168,18 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     async compact(workspace, name) {
       open()
       return compactTx.immediate(workspace, name)
+    },
+
+    async snapshotWorkspace(workspace) {
+      open()
+      // One SELECT is one read transaction: in WAL mode it sees one commit, whatever writes meanwhile.
+      return mergeByDoc(selectWorkspaceUpdates.all(workspace))
+    },
+
+    async restoreWorkspace(workspace, documents) {
+      open()
+      assertWorkspaceId(workspace)
+      restoreTx.immediate(workspace, documents)
     },
 
     async createWorkspace(workspace) {

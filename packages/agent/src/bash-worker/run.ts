@@ -43,6 +43,8 @@ export interface ShellJob {
   stdin?: string
   limits: ExecutionLimits
   timeout: number
+  /** Stop the run when aborted, as at the time limit (the outcome says `interrupted`). */
+  signal?: AbortSignal
   /** Cut stdout and stderr to this many characters in the worker (capText). */
   maxOutputChars?: number
 }
@@ -52,6 +54,8 @@ export interface ShellOutcome {
   stderr: string
   exitCode: number
   timedOut: boolean
+  /** Stopped by the job's signal. */
+  interrupted?: boolean
 }
 
 const pool = createWorkerPool()
@@ -85,6 +89,7 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
 
   let healthy = true
   let timedOut = false
+  let interrupted = false
   let settle!: (outcome: { ok: true; value: ShellOutcome } | { ok: false; error: Error }) => void
   const ended = new Promise<Parameters<typeof settle>[0]>((resolve) => {
     settle = resolve
@@ -94,7 +99,13 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     if (message.type === 'done')
       return settle({
         ok: true,
-        value: { stdout: message.stdout, stderr: message.stderr, exitCode: message.exitCode, timedOut },
+        value: {
+          stdout: message.stdout,
+          stderr: message.stderr,
+          exitCode: message.exitCode,
+          timedOut,
+          ...(interrupted ? { interrupted } : {}),
+        },
       })
     if (message.type === 'failed') return settle({ ok: false, error: fromWire(message.error) })
     if (message.type === 'fs-void') {
@@ -149,14 +160,33 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
   worker.on('exit', onExit)
 
   let kill: NodeJS.Timeout | undefined
-  const timer = setTimeout(() => {
-    timedOut = true
+  // Ask the script to stop; terminate its worker if it does not within the grace period.
+  const stop = () => {
+    if (kill) return
     channel.port1.postMessage({ type: 'abort' })
     kill = setTimeout(() => {
       healthy = false
-      settle({ ok: true, value: { stdout: '', stderr: '', exitCode: 124, timedOut: true } })
+      settle({
+        ok: true,
+        value: {
+          stdout: '',
+          stderr: '',
+          exitCode: interrupted ? 130 : 124,
+          timedOut,
+          ...(interrupted ? { interrupted } : {}),
+        },
+      })
     }, ABORT_GRACE_MS)
+  }
+  const timer = setTimeout(() => {
+    timedOut = true
+    stop()
   }, job.timeout)
+  const interrupt = () => {
+    if (!timedOut) interrupted = true
+    stop()
+  }
+  job.signal?.addEventListener('abort', interrupt, { once: true })
 
   const run: RunMessage = {
     type: 'run',
@@ -172,10 +202,12 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     flag,
   }
   worker.postMessage(run, [channel.port2, sync.port2])
+  if (job.signal?.aborted) interrupt()
 
   const outcome = await ended
   clearTimeout(timer)
   clearTimeout(kill)
+  job.signal?.removeEventListener('abort', interrupt)
   worker.off('error', onError)
   worker.off('exit', onExit)
   channel.port1.close()

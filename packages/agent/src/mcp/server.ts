@@ -86,9 +86,12 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
   })
   server.onclose = () => privateFs?.destroy()
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list() }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const ranOn = fs
-    const result = await registry.execute(request.params.name, request.params.arguments ?? {})
+    // A client's notifications/cancelled aborts the call (bash stops its script).
+    const result = await registry.execute(request.params.name, request.params.arguments ?? {}, {
+      signal: extra.signal,
+    })
     try {
       await options.stores.settle?.(ranOn)
     } catch (error) {

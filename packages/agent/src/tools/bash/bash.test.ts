@@ -1,7 +1,12 @@
 /**
  * bash through the registry: files_changed, output caps, execution limits.
  */
+import { createFileSystem } from '@yfs/core'
+import { waitFor } from '@yfs/core/testing'
+import { markdownCodec } from '@yfs/markdown'
 import { describe, expect, it } from 'vitest'
+import { createJustBashBackend } from '../../exec-backend.js'
+import { createToolRegistry } from '../../registry.js'
 import { setupTools } from '../../testing/tool-harness.js'
 
 describe('bash', () => {
@@ -28,6 +33,29 @@ describe('bash', () => {
     expect(slow.structuredContent.exit_code).not.toBe(0)
     expect(slow.structuredContent.stdout).not.toContain('never')
   })
+  it('stops a running script when the call is aborted (exit code 130, interrupted)', async () => {
+    for (const inProcess of [false, true]) {
+      const fs = createFileSystem({ codecs: [markdownCodec] })
+      const tools = createToolRegistry(fs, { exec: createJustBashBackend(fs, {}, { inProcess }) })
+      const controller = new AbortController()
+      const started = performance.now()
+      const running = tools.execute(
+        'bash',
+        { script: 'echo before > /started; sleep 30; echo never' },
+        { signal: controller.signal },
+      )
+      await waitFor(() => fs.exists('/started'), 'the script to start')
+      controller.abort()
+      const r = await running
+      expect(performance.now() - started).toBeLessThan(5000)
+      expect(r.structuredContent).toMatchObject({ exit_code: 130, interrupted: true })
+      expect(r.structuredContent.stdout).not.toContain('never')
+      // The next call runs as usual.
+      const next = await tools.execute('bash', { script: 'echo next' })
+      expect(next.structuredContent).toMatchObject({ stdout: 'next\n', exit_code: 0 })
+    }
+  })
+
   it('takes cwd as a POSIX path or a vfs:/// URL, and refuses one that is not a folder', async () => {
     const { ok, err } = setupTools()
     await ok('write_file', { path: 'vfs:///src/a.ts', content: 'x' })

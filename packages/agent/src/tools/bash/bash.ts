@@ -26,7 +26,7 @@ export const bashTool = defineTool({
     'timeout_ms?': type('1 <= number.integer <= 120000').describe('wall-clock limit (default 30000)'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  async run(input, { fs, exec, options }) {
+  async run(input, { fs, exec, options, signal }) {
     // A missing or non-folder cwd would only show up as a confusing shell error: say it up front.
     const cwd =
       input.cwd === undefined ? '/' : posix(/^vfs:/i.test(input.cwd) ? input.cwd : `vfs:///${input.cwd}`)
@@ -37,6 +37,7 @@ export const bashTool = defineTool({
       cwd,
       timeout: input.timeout_ms ?? 30_000,
       maxOutputChars: half,
+      ...(signal ? { signal } : {}),
     })
     const stdout = capText(r.stdout, half)
     const stderr = capText(r.stderr, half)
@@ -48,12 +49,13 @@ export const bashTool = defineTool({
         exit_code: r.exitCode,
         files_changed: filesChanged,
         ...(r.timedOut ? { timed_out: true } : {}),
+        ...(r.interrupted ? { interrupted: true } : {}),
         ...(r.merges.length ? { merges: r.merges.map(mergeData) } : {}),
       },
       text: [
         stdout,
         stderr ? `[stderr]\n${stderr}` : '',
-        `[exit code ${r.exitCode}${r.timedOut ? ', timed out' : ''}]${filesChanged.length ? ` changed: ${filesChanged.join(' ')}` : ''}`,
+        `[exit code ${r.exitCode}${r.timedOut ? ', timed out' : ''}${r.interrupted ? ', interrupted' : ''}]${filesChanged.length ? ` changed: ${filesChanged.join(' ')}` : ''}`,
         ...r.merges.map((m) => `[merged] ${mergeNote(m)}`),
       ]
         .filter(Boolean)
