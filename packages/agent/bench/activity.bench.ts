@@ -199,17 +199,20 @@ async function undo1000(): Promise<string[][]> {
 
 /** What the figures mean; kept here so a rerun rewrites it with the table. */
 const READING = `
-Reading: the logging overhead goal is **not met**. It costs 0.08–0.15 ms per call in process
-(within the 0.2 ms goal), which is 70–130 % of an in-process write_file (0.1–0.2 ms) and 10–20 % of
-a loopback HTTP round trip: the 5 % share is far off. Where it goes (profiled per call, quiet
-process): the recording view and the change-event subscription (~30–40 µs, including a
-\`realpath\` per changed path), the entry's append and retention check on the main doc (~25 µs),
-recording the file's pending edits as a version before the call changes it (\`saveVersion\`, ~16 µs
-since core checks only what changed since the last version; ~60 µs before; it is what makes
-\`before\` exact when a person typed since), the newest version after the call (~10 µs) and hashing
-the content for the summary (~8 µs). The undo goal is met with room: 1,000 files in well under
-2 s, 2–4× the bare writes, the rest being two version reads per file and the three-way merge. The
-machine was heavily loaded during these runs (load above); medians moved by ±50 % between runs.`.split('\n')
+Reading: the logging overhead goal is **not met**. Since 2026-11-27 (evening) both sides run on a
+watched workspace, as every stored or connected one is (before, the unlogged side left its rows
+unwritten on an unwatched doc, and the logged side's append wrote them). On that footing logging
+costs about 0.2 ms per call: 50–80 % of an in-process call and about 10 % of a loopback HTTP round
+trip, far from 5 %. Where it goes (profiled per call): the entry's append on the main doc (one
+Yjs transaction, its update encoded for the listener: ~40 µs), the newest version after the call
+(\`latestVersion\`, which opens the content doc when the pool had let it go: ~20 µs), the version
+of the file's pending edits before the call (\`saveVersion\`: ~15 µs since it reads only the last
+version's state vector), the recording view and change events (~15 µs) and the content hash (~13
+µs). Fixed this session: an append walked the whole log (Y.Array \`push\` from the front: 0.1 ms and
+growing with the log), retention dropped one entry per append, and each call's \`saveVersion\`
+merged the file's whole delete-set chain. Ways on: append entries in batches off the call's path,
+and take \`after\` from the write itself instead of reading it back. The undo goal is met with room:
+1,000 files in under 1 s, about 2× the bare writes.`.split('\n')
 
 const table = (head: string[], rows: string[][]) =>
   [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n')
