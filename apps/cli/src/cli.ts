@@ -104,6 +104,19 @@ function storeOptions(command: Command): Command {
     )
 }
 
+/**
+ * Usage errors exit 2, as the documented exit codes say (commander's own status is 1, which the
+ * file commands use for a failed operation); `--help` and `--version` still exit 0. Set on every
+ * command: commands made apart and added with `addCommand` do not inherit it.
+ */
+export function exitTwoOnUsageErrors(command: Command): Command {
+  command.exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2)
+  })
+  for (const sub of command.commands) exitTwoOnUsageErrors(sub)
+  return command
+}
+
 export function createProgram(): Command {
   const program = new Command('yfs')
     .description('yfs: a collaborative filesystem for agents and people')

@@ -12,6 +12,7 @@ import type { ToolRegistry } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { RESTORE_BACKUP_HELP, restoreBackup } from './backup-command.js'
+import { colorDiff, paletteFor } from './colors.js'
 import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 const vfs = (path: string) =>
@@ -29,13 +30,16 @@ async function tool(
   json: boolean,
   name: string,
   args: Record<string, unknown>,
+  style: (text: string) => string = (text) => text,
 ): Promise<number> {
   const r = await tools.execute(name, args)
   if (r.isError) {
     process.stderr.write(`${r.content[0]?.text ?? 'failed'}\n`)
     return 1
   }
-  process.stdout.write(json ? `${JSON.stringify(r.structuredContent)}\n` : `${r.content[0]?.text ?? ''}\n`)
+  process.stdout.write(
+    json ? `${JSON.stringify(r.structuredContent)}\n` : `${style(r.content[0]?.text ?? '')}\n`,
+  )
   return 0
 }
 
@@ -147,11 +151,13 @@ export function createFileCommands(): Command[] {
       act('diff', (path: string, from: string, to: string | undefined) => ({
         role: 'read',
         work: (c) =>
-          tool(c.tools, c.json, 'diff', {
-            path: vfs(path),
-            from_version: from,
-            ...(to ? { to_version: to } : {}),
-          }),
+          tool(
+            c.tools,
+            c.json,
+            'diff',
+            { path: vfs(path), from_version: from, ...(to ? { to_version: to } : {}) },
+            (text) => colorDiff(text, paletteFor(process.stdout)),
+          ),
       })),
     )
   const restoreVersion = act('restore', (path: string, version: string) => ({

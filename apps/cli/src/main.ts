@@ -1,7 +1,7 @@
 // Entry point of the `yfs` command: the only module with import-time side effects.
-import { createProgram } from './cli.js'
+import { createProgram, exitTwoOnUsageErrors } from './cli.js'
 
-createProgram()
+exitTwoOnUsageErrors(createProgram())
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     process.stderr.write(`yfs: ${error instanceof Error ? error.message : String(error)}\n`)

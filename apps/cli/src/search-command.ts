@@ -10,6 +10,7 @@ import { connectWorkspace } from '@yfs/client'
 import { isSearchError, type SearchResult } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { type Palette, paletteFor } from './colors.js'
 
 function integer(value: string): number {
   const n = Number(value)
@@ -20,15 +21,21 @@ function integer(value: string): number {
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** The lines a person reads for `result`. */
-export function formatSearchResult(result: SearchResult): string {
+export function formatSearchResult(result: SearchResult, palette: Palette = paletteFor({}, {})): string {
   if (result.total === 0) return '(no matches)\n'
   const lines: string[] = []
+  // With colours the match is bold red; without, it stands between « and ».
+  const mark = palette.enabled
+    ? (text: string) => palette.bold(palette.red(text))
+    : (text: string) => `«${text}»`
   for (const hit of result.hits) {
-    lines.push(`${hit.path} (${hit.matchingLines} matching line${hit.matchingLines === 1 ? '' : 's'})`)
+    lines.push(
+      `${palette.cyan(hit.path)} (${hit.matchingLines} matching line${hit.matchingLines === 1 ? '' : 's'})`,
+    )
     for (const m of hit.matches) {
       const [a, b] = m.mark
       lines.push(
-        `  ${m.line}:${m.column}: ${m.snippet.slice(0, a)}«${m.snippet.slice(a, b)}»${m.snippet.slice(b)}`,
+        `  ${m.line}:${m.column}: ${m.snippet.slice(0, a)}${mark(m.snippet.slice(a, b))}${m.snippet.slice(b)}`,
       )
     }
   }
@@ -83,7 +90,9 @@ Examples:
           limit: flags.limit,
           offset: flags.offset,
         })
-        process.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : formatSearchResult(result))
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(result)}\n` : formatSearchResult(result, paletteFor(process.stdout)),
+        )
         process.exitCode = result.total > 0 ? 0 : 1
       } catch (error) {
         process.stderr.write(

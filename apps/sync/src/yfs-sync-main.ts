@@ -5,8 +5,11 @@
 import { Command } from 'commander'
 import { createSyncCommand } from './command.js'
 
+// Usage errors exit 2, as for every other `yfs` command (apps/cli's exitTwoOnUsageErrors).
+const exitTwo = (error: { exitCode: number }) => process.exit(error.exitCode === 0 ? 0 : 2)
 new Command('yfs')
-  .addCommand(createSyncCommand())
+  .exitOverride(exitTwo)
+  .addCommand(createSyncCommand().exitOverride(exitTwo))
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     process.stderr.write(`yfs: ${error instanceof Error ? error.message : String(error)}\n`)
