@@ -6,11 +6,10 @@
  * or the result as JSON with `--json`. Exit code 0 with hits, 1 without, 2
  * on an error (like grep).
  */
-import { connectWorkspace } from '@yfs/client'
 import { isSearchError, type SearchResult } from '@yfs/core'
-import { markdownCodec } from '@yfs/markdown'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { type Palette, paletteFor } from './colors.js'
+import { type OpenedWorkspace, openWorkspace, workspaceOptions } from './workspace-flags.js'
 
 function integer(value: string): number {
   const n = Number(value)
@@ -45,41 +44,34 @@ export function formatSearchResult(result: SearchResult, palette: Palette = pale
 }
 
 export function createSearchCommand(): Command {
-  return new Command('search')
-    .description('search a workspace on a yfs server (ranked, indexed)')
-    .argument('<query>', 'text to find (or an RE2 regex with --regex)')
-    .addOption(
-      new Option('--server <url>', 'yfs server (ws://host:port)').env('YFS_SERVER').makeOptionMandatory(),
-    )
-    .addOption(
-      new Option('--token <token>', 'workspace token (a read token is enough)')
-        .env('YFS_TOKEN')
-        .makeOptionMandatory(),
-    )
-    .addOption(
-      new Option('--workspace <id>', 'workspace to search').env('YFS_WORKSPACE').makeOptionMandatory(),
-    )
+  return workspaceOptions(
+    new Command('search')
+      .description('search a workspace (ranked, indexed), on a server or in a data folder')
+      .argument('<query>', 'text to find (or an RE2 regex with --regex)'),
+  )
     .option('-e, --regex', 'the query is an RE2 regular expression')
     .option('-s, --case-sensitive', 'match case (default: ignore case)')
     .option('--path <glob>', 'only files whose path matches (repeatable): "docs/**", "*.md"', collect)
     .option('--exclude <glob>', 'leave out files whose path matches (repeatable)', collect)
     .addOption(new Option('--limit <n>', 'files per page (at most 200)').default(20).argParser(integer))
     .addOption(new Option('--offset <n>', 'files to skip (paging)').default(0).argParser(integer))
-    .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       `
 Examples:
   yfs search --server ws://127.0.0.1:4321 --workspace demo --token $T "quarterly plan"
+  yfs search --data ./.yfs --workspace demo "quarterly plan"     # no server running (a read token is enough on a server)
   yfs search -e 'TODO\\(\\w+\\)' --path 'src/**' --json --server ... --workspace ... --token ...`,
     )
     .action(async (query: string, flags) => {
-      const ws = await connectWorkspace({
-        url: String(flags.server).replace(/^http/, 'ws'),
-        workspace: flags.workspace,
-        token: flags.token,
-        fs: { codecs: [markdownCodec] },
-      })
+      let ws: OpenedWorkspace
+      try {
+        ws = await openWorkspace(flags, 'read')
+      } catch (error) {
+        process.stderr.write(`yfs search: ${(error as Error).message}\n`)
+        process.exitCode = 2
+        return
+      }
       try {
         const result = await ws.searcher.search({
           query,
@@ -100,7 +92,7 @@ Examples:
         )
         process.exitCode = 2
       } finally {
-        await ws.close(0)
+        await ws.close()
       }
     })
 }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
 import { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from '@yfs/agent'
 import { connectWorkspace } from '@yfs/client'
-import type { YjsFileSystem } from '@yfs/core'
+import type { Searcher, YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import { createServer, silentLogger } from '@yfs/server'
 import { type Command, Option } from 'commander'
@@ -25,6 +25,8 @@ export interface WorkspaceFlags {
 
 export interface OpenedWorkspace {
   fs: YjsFileSystem
+  /** What answers searches: the server's index where it has one (PostgreSQL), else this process's. */
+  searcher: Searcher
   close(): Promise<void>
 }
 
@@ -41,7 +43,7 @@ export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write
   if (flags.server) {
     if (!flags.token) throw new Error('--server needs --token')
     const ws = await connect(String(flags.server).replace(/^http/, 'ws'), flags.token)
-    return { fs: ws.fs, close: () => ws.close() }
+    return { fs: ws.fs, searcher: ws.searcher, close: () => ws.close() }
   }
   const store = await openStore(flags)
   try {
@@ -54,6 +56,7 @@ export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write
       const ws = await connect(`ws://127.0.0.1:${port}`, token)
       return {
         fs: ws.fs,
+        searcher: ws.searcher,
         async close() {
           await ws.close()
           await store.revokeToken(token)

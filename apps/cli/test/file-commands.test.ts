@@ -4,7 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { connectWorkspace } from '@yfs/client'
 import { createSqliteStore } from '@yfs/server'
+import { startTestServer, type TestServer } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { yfs } from './run-cli.js'
 
@@ -70,5 +72,51 @@ describe('yfs file commands', () => {
     expect((await yfs('bash', ...at, 'rm -r /src/lib')).code).toBe(0)
     expect((await yfs('checkpoint', '--restore', mine.id, ...at)).code).toBe(0)
     expect((await yfs('cat', '/src/lib/a.ts', ...at)).out).toBe('x\n')
+  }, 60_000)
+})
+
+describe('yfs file commands against a running server', () => {
+  let t: TestServer
+  let tokens: { write: string; read: string }
+  const at = (token: string) => ['--server', t.url, '--workspace', 'team', '--token', token]
+
+  beforeAll(async () => {
+    t = await startTestServer()
+    tokens = await t.workspace('team')
+    const ws = await connectWorkspace({ url: t.url, workspace: 'team', token: tokens.write })
+    await ws.fs.mkdir('/docs')
+    await ws.fs.writeFile('/docs/plan.txt', 'Plan\n')
+    await ws.fs.writeFile('/docs/plan.txt', 'Plan\n\nShip it.\n')
+    await ws.close()
+  })
+  afterAll(() => t.close())
+
+  it('read commands work with a read token; a change needs a write token', async () => {
+    const read = at(tokens.read)
+    expect((await yfs('ls', '/docs', ...read)).out).toContain('plan.txt')
+    expect((await yfs('tree', '/', ...read)).out).toContain('plan.txt')
+    expect((await yfs('cat', '/docs/plan.txt', ...read)).out).toBe('Plan\n\nShip it.\n')
+    expect(JSON.parse((await yfs('stat', '/docs/plan.txt', ...read, '--json')).out)).toMatchObject({
+      type: 'file',
+    })
+    const versions = JSON.parse((await yfs('history', '/docs/plan.txt', ...read, '--json')).out).versions as {
+      id: string
+    }[]
+    expect(versions.length).toBeGreaterThanOrEqual(2)
+    expect((await yfs('diff', '/docs/plan.txt', versions[0]!.id, ...read)).out).toContain('+Ship it.')
+    const refused = await yfs('checkpoint', 'label', ...read)
+    expect(refused.code).not.toBe(0)
+    expect(`${refused.err}`).toMatch(/EACCES|EROFS|read/i)
+
+    const write = at(tokens.write)
+    expect((await yfs('checkpoint', 'on the server', ...write)).code).toBe(0)
+    expect((await yfs('restore', '/docs/plan.txt', versions[0]!.id, ...write)).code).toBe(0)
+    const ws = await connectWorkspace({ url: t.url, workspace: 'team', token: tokens.read })
+    try {
+      expect(await ws.fs.readFile('/docs/plan.txt')).toBe('Plan\n')
+      expect(ws.fs.checkpoints().map((c) => c.label)).toContain('on the server')
+    } finally {
+      await ws.close()
+    }
   }, 60_000)
 })
