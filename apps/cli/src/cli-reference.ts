@@ -20,7 +20,7 @@ export const EXIT_CODES: readonly (readonly [string, string])[] = [
   ],
   [
     '`search`',
-    '0 something matched; 1 nothing matched; 2 an invalid query (an invalid regex names the position) or the server could not be reached',
+    '0 something matched; 1 nothing matched; 2 an invalid query (an invalid regex names the position) or the workspace could not be opened',
   ],
   ['`log`', '0 done; 2 any error'],
   [
