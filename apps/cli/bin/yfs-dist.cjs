@@ -4,7 +4,9 @@
 // sizes the libuv thread pool before Node starts it (see @yfs/sync/thread-pool), then the
 // bundled ES module entry: yfs-sync.mjs (the sync command alone, a faster start) or yfs.mjs.
 'use strict'
-if (process.argv[2] === 'sync') {
-  require('./thread-pool.cjs').useSyncThreadPool()
+// `yfs sync --data DIR` (or --postgres) serves the store in process: the whole CLI does that.
+const servesStore = process.argv.some((a) => /^--(data|postgres)(=|$)/.test(a))
+if (process.argv[2] === 'sync') require('./thread-pool.cjs').useSyncThreadPool()
+if (process.argv[2] === 'sync' && !servesStore) {
   import('./yfs-sync.mjs')
 } else import('./yfs.mjs')

@@ -3,8 +3,10 @@
 // the pool (an ES module entry is itself read through the pool, too late to size it; see
 // @yfs/sync/thread-pool), then the ES module entry bin/yfs.js as before.
 'use strict'
-if (process.argv[2] === 'sync') {
-  require('@yfs/sync/thread-pool').useSyncThreadPool()
+// `yfs sync --data DIR` (or --postgres) serves the store in process: the whole CLI does that.
+const servesStore = process.argv.some((a) => /^--(data|postgres)(=|$)/.test(a))
+if (process.argv[2] === 'sync') require('@yfs/sync/thread-pool').useSyncThreadPool()
+if (process.argv[2] === 'sync' && !servesStore) {
   // `yfs sync` loads its own command only (@yfs/sync/yfs-sync-main, the same command): the server's
   // and the agent tools' modules were most of its start-up, seconds on a busy machine.
   import('tsx/esm/api').then(({ tsImport }) =>

@@ -39,6 +39,7 @@ import { openStore, type StoreFlags } from './open-store.js'
 import { createSearchCommand } from './search-command.js'
 import { startDemo } from './start.js'
 import { createExportCommand, createImportCommand } from './transfer-command.js'
+import { serveStore } from './workspace-flags.js'
 
 export { openStore } from './open-store.js'
 
@@ -132,7 +133,8 @@ export function createProgram(): Command {
   // `yfs mcp`: the agent tools over MCP (stdio or HTTP), from @yfs/agent; files in the data folder.
   program.addCommand(createMcpCommand({ openLocalStores: (dataDir) => openLocalStores({ dataDir }) }))
   // `yfs sync <dir>`: the disk sync daemon, from @yfs/sync.
-  program.addCommand(createSyncCommand())
+  // With --data / --postgres the store is served on loopback for the run (workspace-flags.ts).
+  program.addCommand(createSyncCommand((flags) => serveStore(flags, 'write')))
   // `yfs search <query>`: ranked search of a server workspace (search-command.ts).
   program.addCommand(createSearchCommand())
   // `yfs log` and `yfs undo`: the activity log and undo of a session (activity-command.ts).

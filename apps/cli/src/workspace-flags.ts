@@ -11,6 +11,7 @@ import { connectWorkspace } from '@yfs/client'
 import type { Searcher, YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import { createServer, silentLogger } from '@yfs/server'
+import type { LocalServer } from '@yfs/sync'
 import { type Command, Option } from 'commander'
 import { openStore } from './open-store.js'
 
@@ -45,6 +46,25 @@ export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write
     const ws = await connect(String(flags.server).replace(/^http/, 'ws'), flags.token)
     return { fs: ws.fs, searcher: ws.searcher, close: () => ws.close() }
   }
+  const local = await serveStore(flags, role)
+  try {
+    const ws = await connect(local.url, local.token)
+    return { fs: ws.fs, searcher: ws.searcher, close: () => ws.close().finally(() => local.close()) }
+  } catch (error) {
+    await local.close()
+    throw error
+  }
+}
+
+/**
+ * Serve the workspace of a store (a data folder, PostgreSQL) on loopback for one command's run, with
+ * a token of `role` made for it and revoked when it closes: the command's changes are stored as any
+ * client's. Throws when the store has no such workspace.
+ */
+export async function serveStore(
+  flags: Pick<WorkspaceFlags, 'workspace' | 'data' | 'postgres' | 'pgSchema'>,
+  role: 'read' | 'write',
+): Promise<LocalServer> {
   const store = await openStore(flags)
   try {
     if (!(await store.hasWorkspace(flags.workspace)))
@@ -52,22 +72,14 @@ export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write
     const server = createServer({ store, logger: silentLogger })
     const { port } = await server.listen(0, '127.0.0.1')
     const token = await store.createToken(flags.workspace, role)
-    try {
-      const ws = await connect(`ws://127.0.0.1:${port}`, token)
-      return {
-        fs: ws.fs,
-        searcher: ws.searcher,
-        async close() {
-          await ws.close()
-          await store.revokeToken(token)
-          await server.close()
-          await store.close()
-        },
-      }
-    } catch (error) {
-      await store.revokeToken(token)
-      await server.close()
-      throw error
+    return {
+      url: `ws://127.0.0.1:${port}`,
+      token,
+      async close() {
+        await store.revokeToken(token)
+        await server.close()
+        await store.close()
+      },
     }
   } catch (error) {
     await store.close()

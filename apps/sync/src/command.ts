@@ -16,9 +16,12 @@ import { createReporter } from './output.js'
 import { syncFolder } from './sync-folder.js'
 
 interface SyncFlags {
-  server: string
+  server?: string
   workspace: string
-  token: string
+  token?: string
+  data?: string
+  postgres?: string
+  pgSchema: string
   verbose: boolean
   json: boolean
   ignore: string[]
@@ -27,16 +30,42 @@ interface SyncFlags {
   progress: boolean
 }
 
-/** The `sync` subcommand (commander). */
-export function createSyncCommand(): Command {
-  return new Command('sync')
+/** A server for the command's run on a store (`--data`, `--postgres`): its URL and a token for `workspace`. */
+export interface LocalServer {
+  url: string
+  token: string
+  close(): Promise<void>
+}
+
+/** Serves a data folder or PostgreSQL store for one run of `yfs sync` (apps/cli gives it; the daemon has no server). */
+export type ServeStore = (flags: {
+  data?: string
+  postgres?: string
+  pgSchema: string
+  workspace: string
+}) => Promise<LocalServer>
+
+/**
+ * The `sync` subcommand (commander). With `serveStore` it also takes `--data` / `--postgres`: a
+ * workspace in a store with no server running, served on loopback for the run.
+ */
+export function createSyncCommand(serveStore?: ServeStore): Command {
+  const command = new Command('sync')
     .description('mirror a workspace to a folder, both ways, until stopped')
     .argument('<dir>', 'folder to mirror into (created when missing)')
-    .addOption(
-      new Option('--server <url>', 'sync server WebSocket URL').env('YFS_SERVER').makeOptionMandatory(),
-    )
+    .addOption(new Option('--server <url>', 'sync server WebSocket URL').env('YFS_SERVER'))
     .addOption(new Option('--workspace <id>', 'workspace id').env('YFS_WORKSPACE').makeOptionMandatory())
-    .addOption(new Option('--token <t>', 'workspace token').env('YFS_TOKEN').makeOptionMandatory())
+    .addOption(new Option('--token <t>', 'workspace token, with --server').env('YFS_TOKEN'))
+  if (serveStore)
+    command
+      .addOption(
+        new Option('--data <dir>', 'or: a SQLite data folder with no server running on it').conflicts(
+          'server',
+        ),
+      )
+      .addOption(new Option('--postgres <url>', 'or: a PostgreSQL store').conflicts(['server', 'data']))
+      .addOption(new Option('--pg-schema <name>', 'PostgreSQL schema').default('yfs'))
+  return command
     .option('--verbose', 'one line per change, with its direction', false)
     .option('--json', 'one JSON line per event', false)
     .option('--ignore <pattern...>', 'extra ignore patterns (.gitignore syntax)', [])
@@ -44,6 +73,25 @@ export function createSyncCommand(): Command {
     .option('--poll', 'poll the folder instead of native file events', false)
     .option('--no-progress', 'no progress bar for the initial pass')
     .action(async (dir: string, flags: SyncFlags) => {
+      const local =
+        serveStore && (flags.data !== undefined || flags.postgres !== undefined)
+          ? await serveStore({
+              ...(flags.data !== undefined ? { data: flags.data } : {}),
+              ...(flags.postgres !== undefined ? { postgres: flags.postgres } : {}),
+              pgSchema: flags.pgSchema,
+              workspace: flags.workspace,
+            })
+          : undefined
+      const url = local?.url ?? flags.server
+      const token = local?.token ?? flags.token
+      if (!url || !token) {
+        command.error(
+          serveStore
+            ? 'error: yfs sync needs --server URL and --token T, or --data DIR (or --postgres URL)'
+            : 'error: yfs sync needs --server URL and --token T',
+          { exitCode: 2 },
+        )
+      }
       const reporter = createReporter({
         verbose: flags.verbose,
         json: flags.json,
@@ -52,9 +100,9 @@ export function createSyncCommand(): Command {
       let stopping = false
       let started = false
       const connection = await connectWorkspace({
-        url: flags.server,
+        url: url!,
         workspace: flags.workspace,
-        token: flags.token,
+        token: token!,
         fs: { codecs: [markdownCodec], author: `disk:${hostname()}` },
       })
       const stop = async (signal: string, code = 0) => {
@@ -65,6 +113,7 @@ export function createSyncCommand(): Command {
           const sync = await syncing
           await sync.close()
           await connection.close(10_000)
+          await local?.close()
           reporter.stop()
           process.exit(code)
         } catch (error) {
@@ -96,6 +145,7 @@ export function createSyncCommand(): Command {
       })
       await syncing.catch(async (error: unknown) => {
         await connection.close()
+        await local?.close()
         throw error
       })
       started = true

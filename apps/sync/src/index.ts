@@ -1,6 +1,6 @@
 // @yfs/sync — the disk sync daemon: a workspace mirrored to a real folder, both ways.
 
-export { createSyncCommand } from './command.js'
+export { createSyncCommand, type LocalServer, type ServeStore } from './command.js'
 export { DEFAULT_IGNORES, STATE_DIR } from './ignore-rules.js'
 export { conflictName, mergeText } from './merge.js'
 export type { DiskNode, ReconcileInput, StateNode, SyncOp, WorkspaceNode } from './reconcile.js'
