@@ -101,7 +101,7 @@ describe('yfs backup / yfs restore', () => {
     await fs.checkpoint('before removing')
     await fs.rm('/gone.txt')
     await client.flush()
-  }, 60_000)
+  }, 120_000)
 
   afterAll(async () => {
     await client?.close()

@@ -37,7 +37,7 @@ describe('yfs bash', () => {
     expect(failed.err).toContain('/nope.txt')
     const json = await yfs(['bash', ...at(), '--json', 'ls /d'])
     expect(JSON.parse(json.out)).toMatchObject({ stdout: 'a.txt\n', exit_code: 0 })
-  }, 60_000)
+  }, 120_000)
 
   it('the prompt keeps its folder across lines, reports a bad cd, and exits with the last code', async () => {
     const lines = ['cd /d', 'pwd', 'echo from the prompt > b.txt', 'cd /missing', 'cat b.txt', 'exit']
@@ -52,11 +52,11 @@ describe('yfs bash', () => {
     } finally {
       await other.close()
     }
-  }, 60_000)
+  }, 120_000)
 
   it('says why a workspace cannot be opened (exit 2)', async () => {
     const r = await yfs(['bash', '--server', t.url, '--token', 'wrong', '--workspace', 'team', 'ls'])
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/^yfs bash: /)
-  }, 60_000)
+  }, 120_000)
 })

@@ -75,7 +75,7 @@ describe('yfs bash: Ctrl+C stops a running line', () => {
     r.child.stdin.end()
     expect(await r.exited).toBe(130)
     expect(r.output()).not.toContain('never')
-  }, 60_000)
+  }, 120_000)
 
   it.runIf(hasScript())(
     'under a terminal: Ctrl+C stops the line; at an idle prompt it clears the line',

@@ -37,7 +37,7 @@ describe('yfs config file', () => {
     }
     t = await startTestServer()
     token = (await t.workspace('remote')).read
-  }, 60_000)
+  }, 120_000)
 
   afterEach(() => {
     for (const v of VARS) {
@@ -60,7 +60,7 @@ describe('yfs config file', () => {
     const r = await yfs('ls', '/')
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/no workspace 'fromenv'/)
-  }, 60_000)
+  }, 120_000)
 
   it('reads --config (or YFS_CONFIG) instead of the default file; a server there yields to --data', async () => {
     for (const v of VARS) delete process.env[v]
@@ -74,7 +74,7 @@ describe('yfs config file', () => {
     const local = await yfs('ls', '/', '--data', data, '--workspace', 'fromflag')
     expect(local.code, local.err).toBe(0)
     expect(local.out).toContain('fromflag.txt')
-  }, 60_000)
+  }, 120_000)
 
   it('refuses a malformed file, naming it', async () => {
     for (const v of VARS) delete process.env[v]
@@ -111,5 +111,5 @@ describe('yfs config file', () => {
     // Without a token nothing to warn about.
     const plain = writeConfig(join(tmp('perm2'), 'c.json'), { data, workspace: 'fromfile' }, 0o644)
     expect((await yfs('ls', '/', '--config', plain)).err).toBe('')
-  }, 60_000)
+  }, 120_000)
 })

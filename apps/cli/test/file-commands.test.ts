@@ -36,7 +36,7 @@ describe('yfs file commands', () => {
     const missing = await yfs('cat', '/nope.txt', ...at)
     expect(missing.code).toBe(1)
     expect(missing.err).toContain('ENOENT')
-  }, 60_000)
+  }, 120_000)
 
   it('history, diff and restore: a version comes back as a new one', async () => {
     expect((await yfs('bash', ...at, 'echo three >> /src/plan.txt')).code).toBe(0)
@@ -52,7 +52,7 @@ describe('yfs file commands', () => {
     expect((await yfs('diff', '/src/plan.txt', first, ...at)).out).toContain('+three')
     expect((await yfs('restore', '/src/plan.txt', first, ...at)).code).toBe(0)
     expect((await yfs('cat', '/src/plan.txt', ...at)).out).toBe('one\ntwo\n')
-  }, 60_000)
+  }, 120_000)
 
   it('trash lists and restores; checkpoint creates, lists and restores', async () => {
     expect((await yfs('bash', ...at, 'rm /src/lib/a.ts')).code).toBe(0)
@@ -72,7 +72,7 @@ describe('yfs file commands', () => {
     expect((await yfs('bash', ...at, 'rm -r /src/lib')).code).toBe(0)
     expect((await yfs('checkpoint', '--restore', mine.id, ...at)).code).toBe(0)
     expect((await yfs('cat', '/src/lib/a.ts', ...at)).out).toBe('x\n')
-  }, 60_000)
+  }, 120_000)
 })
 
 describe('yfs file commands against a running server', () => {
@@ -118,5 +118,5 @@ describe('yfs file commands against a running server', () => {
     } finally {
       await ws.close()
     }
-  }, 60_000)
+  }, 120_000)
 })

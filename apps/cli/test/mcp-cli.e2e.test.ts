@@ -55,7 +55,8 @@ async function startMcp(args: string[], cwd?: string, env: Record<string, string
   const request = (method: string, params: unknown) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const id = nextId++
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method}: ${stderr}`)), 20_000)
+      // A bound, not a pause: `yfs mcp` compiles its sources at start (tsx), seconds on a loaded machine.
+      const timer = setTimeout(() => reject(new Error(`no answer to ${method}: ${stderr}`)), 60_000)
       waiting.set(id, (m) => {
         clearTimeout(timer)
         resolve(m)
@@ -126,7 +127,7 @@ describe('yfs mcp on a local data folder', () => {
     expect((await fourth.call('read_file', { path: 'vfs:///b.txt' })).text).toBe('1\tb')
     expect((await fourth.call('stores', { action: 'list' })).text).toContain('"default"')
     expect(await closeStdin(fourth)).toMatchObject({ code: 0 })
-  }, 60_000)
+  }, 120_000)
 
   it('./.yfs is the default folder, and YFS_DATA names another', async () => {
     const cwd = mkdtempSync(join(dir, 'cwd-'))
@@ -138,7 +139,7 @@ describe('yfs mcp on a local data folder', () => {
     expect((await fromEnv.call('read_file', { path: 'vfs:///x.txt' })).text).toContain('ENOENT')
     expect(await closeStdin(fromEnv)).toMatchObject({ code: 0 })
     expect(existsSync(join(dir, 'from-env', 'yfs.sqlite'))).toBe(true)
-  }, 30_000)
+  }, 120_000)
 
   it('--memory keeps nothing', async () => {
     const cwd = mkdtempSync(join(dir, 'memory-'))
@@ -149,7 +150,7 @@ describe('yfs mcp on a local data folder', () => {
     const second = await startMcp(['--memory'], cwd)
     expect((await second.call('read_file', { path: 'vfs:///gone.txt' })).text).toContain('ENOENT')
     expect(await closeStdin(second)).toMatchObject({ code: 0 })
-  }, 30_000)
+  }, 120_000)
 
   it('a second yfs mcp on the same folder fails naming the folder; the first keeps working', async () => {
     const data = join(dir, 'shared')
@@ -169,7 +170,7 @@ describe('yfs mcp on a local data folder', () => {
     const third = await startMcp(['--data', data])
     expect((await third.call('read_file', { path: 'vfs:///one.txt' })).text).toBe('1\tone')
     expect(await closeStdin(third)).toMatchObject({ code: 0 })
-  }, 60_000)
+  }, 120_000)
 
   it('refuses a folder a running yfs serve uses, and yfs serve refuses one yfs mcp holds', async () => {
     const data = join(dir, 'served')
@@ -187,11 +188,11 @@ describe('yfs mcp on a local data folder', () => {
       await server.stop('SIGTERM')
     }
     const mcp = await startMcp(['--data', data])
-    await expect(spawnServer(['--data', data], { timeoutMs: 10_000 })).rejects.toThrow(
+    await expect(spawnServer(['--data', data], { timeoutMs: 60_000 })).rejects.toThrow(
       `data folder '${data}' is in use by yfs mcp (pid ${mcp.child.pid})`,
     )
     expect(await closeStdin(mcp)).toMatchObject({ code: 0 })
-  }, 60_000)
+  }, 120_000)
 
   it('a tool result means stored: SIGKILL right after it loses nothing', async () => {
     const data = join(dir, 'killed')
@@ -203,7 +204,7 @@ describe('yfs mcp on a local data folder', () => {
     const second = await startMcp(['--data', data])
     expect((await second.call('read_file', { path: 'vfs:///k.txt' })).text).toBe('1\tkept')
     expect(await closeStdin(second)).toMatchObject({ code: 0 })
-  }, 30_000)
+  }, 120_000)
 
   it('stores every edit on SIGTERM as well', async () => {
     const data = join(dir, 'signal')
@@ -214,7 +215,7 @@ describe('yfs mcp on a local data folder', () => {
     const second = await startMcp(['--data', data])
     expect((await second.call('read_file', { path: 'vfs:///t.txt' })).text).toBe('1\tterm')
     await closeStdin(second)
-  }, 30_000)
+  }, 120_000)
 })
 
 describe('yfs mcp --server exits when its stdin closes', () => {
@@ -225,7 +226,7 @@ describe('yfs mcp --server exits when its stdin closes', () => {
     dir = mkdtempSync(join(tmpdir(), 'yfs-mcp-cli-server-'))
     server = await spawnServer(['--data', dir, '--admin-token', ADMIN])
     token = await adminSetup(server.http, ADMIN, 'team')
-  }, 30_000)
+  }, 120_000)
   afterAll(async () => {
     await server?.stop('SIGTERM')
     rmSync(dir, { recursive: true, force: true })
@@ -249,5 +250,5 @@ describe('yfs mcp --server exits when its stdin closes', () => {
     const again = await startMcp(['--server', server.url, '--token', token, '--store', 'team'])
     expect((await again.call('read_file', { path: 'vfs:///s.txt' })).text).toBe('1\tserved')
     expect(await closeStdin(again)).toMatchObject({ code: 0 })
-  }, 60_000)
+  }, 120_000)
 })

@@ -63,7 +63,7 @@ describe('colours', () => {
         size: number
       }[]
       first = versions.find((v) => v.size === 4)!.id
-    }, 60_000)
+    }, 120_000)
     afterEach(() => {
       process.env.NO_COLOR = env.NO_COLOR
       process.env.FORCE_COLOR = env.FORCE_COLOR
@@ -87,7 +87,7 @@ describe('colours', () => {
       const no = await yfs('diff', '/p.txt', first, ...at)
       expect(no.out).toContain('+two')
       expect(no.out).not.toContain(ESC)
-    }, 60_000)
+    }, 120_000)
   })
 })
 
@@ -122,5 +122,5 @@ describe('exit codes of the real bin', () => {
     )
     expect(unknown.status).toBe(2)
     expect(unknown.stderr).toContain("unknown option '--no-such-option'")
-  }, 60_000)
+  }, 120_000)
 })

@@ -206,5 +206,5 @@ describe.skipIf(!redisUp)('two yfs serve processes + PostgreSQL + Redis', () => 
       await one.stop('SIGTERM')
       await two.stop('SIGTERM')
     }
-  }, 60_000)
+  }, 120_000)
 })

@@ -75,7 +75,7 @@ describe('yfs search in a data folder (no server running)', () => {
     await store.close()
     const r = await yfs('bash', ...at, 'mkdir -p /notes && echo "the quarterly plan" > /notes/plan.txt')
     expect(r.code).toBe(0)
-  }, 60_000)
+  }, 120_000)
   afterAll(() => rmSync(data, { recursive: true, force: true }))
 
   it('finds, ranks and pages as on a server, with the same exit codes', async () => {
@@ -90,5 +90,5 @@ describe('yfs search in a data folder (no server running)', () => {
     const missing = await yfs('search', 'x', '--data', data, '--workspace', 'ghost')
     expect(missing.code).toBe(2)
     expect(missing.err).toContain("no workspace 'ghost'")
-  }, 60_000)
+  }, 120_000)
 })

@@ -22,7 +22,7 @@ export async function spawnServer(
   args: string[],
   options: { timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServerProcess> {
-  const timeoutMs = options.timeoutMs ?? 20_000
+  const timeoutMs = options.timeoutMs ?? 60_000
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })

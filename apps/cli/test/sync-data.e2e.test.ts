@@ -22,7 +22,7 @@ describe('yfs sync on a data folder', () => {
     await store.createWorkspace('demo')
     await store.close()
     expect((await yfs('bash', ...at, 'mkdir -p /notes && echo hello > /notes/a.txt')).code).toBe(0)
-  }, 60_000)
+  }, 120_000)
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
   it('mirrors the workspace both ways until stopped, and the data folder keeps the disk edits', async () => {
@@ -63,5 +63,5 @@ describe('yfs sync on a data folder', () => {
     expect(r.status).toBe(2)
     expect(r.stderr).toContain('--server')
     expect(existsSync(join(root, 'never'))).toBe(false)
-  }, 60_000)
+  }, 120_000)
 })
