@@ -142,8 +142,14 @@ describe('tree changes on both sides at once', () => {
         }
         await sameTrees(folder)
       }),
-      // YFS_SYNC_RUNS raises the count for a longer search.
-      { numRuns: Number(process.env.YFS_SYNC_RUNS ?? 20) },
+      // A fixed seed, so CI runs the same cases each time; YFS_FUZZ_SEED picks others and
+      // YFS_SYNC_RUNS raises the count for a longer search. Known open failure (found by a random
+      // seed, 2026-11-27, replayable): the workspace writes b.txt and removes it 5 ms later; now and
+      // then the disk keeps b.txt ({ disk: b.txt } vs { ws: none }) — a download racing the delete.
+      {
+        numRuns: Number(process.env.YFS_SYNC_RUNS ?? 20),
+        seed: Number(process.env.YFS_FUZZ_SEED ?? 20261127),
+      },
     )
   }, 600_000)
 })
