@@ -30,42 +30,12 @@ import {
   toBackupDocuments,
   toStoredDocuments,
 } from '@yfs/server'
-import { SingleBar } from 'cli-progress'
 import { Command } from 'commander'
 import { openStore } from './open-store.js'
+import { withProgress } from './progress-bar.js'
 import { type WorkspaceFlags, workspaceOptions } from './workspace-flags.js'
 
 type Flags = WorkspaceFlags & { json?: boolean }
-
-/** A bar on stderr when it is a terminal (never with --json); `stop` clears it. */
-function progressBar(label: string, json: boolean): { update: BackupProgress; stop(): void } {
-  if (json || !process.stderr.isTTY) return { update: () => undefined, stop: () => undefined }
-  const bar = new SingleBar({
-    format: `${label} [{bar}] {value}/{total}`,
-    stream: process.stderr,
-    hideCursor: true,
-    clearOnComplete: true,
-  })
-  let started = false
-  return {
-    update(done, total) {
-      if (!started) bar.start(total, 0)
-      started = true
-      bar.setTotal(total)
-      bar.update(done)
-    },
-    stop: () => started && bar.stop(),
-  }
-}
-
-async function withBar<T>(label: string, json: boolean, run: (p: BackupProgress) => Promise<T> | T) {
-  const bar = progressBar(label, json)
-  try {
-    return await run(bar.update)
-  } finally {
-    bar.stop()
-  }
-}
 
 /** An error the server can't help: unreachable, or a store that won't open (exit 2). */
 class Unreachable extends Error {}
@@ -130,7 +100,7 @@ async function takeBackup(flags: Flags, json: boolean): Promise<Uint8Array> {
       headers: { authorization: `Bearer ${flags.token}` },
     })
     if (!response.ok) throw await failure(response)
-    return withBar('downloading', json, (p) => readBody(response, p))
+    return withProgress('downloading', json, (p) => readBody(response, p))
   }
   sqliteFile(flags)
   const store = await openStoreOr2(flags)
@@ -139,7 +109,7 @@ async function takeBackup(flags: Flags, json: boolean): Promise<Uint8Array> {
       throw new BackupError('ENOENT', `no workspace '${flags.workspace}' in this store`)
     }
     const stored = await store.snapshotWorkspace(flags.workspace)
-    return withBar('backing up', json, (p) =>
+    return withProgress('backing up', json, (p) =>
       encodeBackup(
         { workspace: flags.workspace, store: store.kind },
         toBackupDocuments(flags.workspace, stored),
@@ -215,7 +185,7 @@ export async function restoreBackup(file: string, flags: Flags): Promise<void> {
     } catch (error) {
       throw new BackupError((error as NodeJS.ErrnoException).code ?? 'EIO', `cannot read ${file}`)
     }
-    const backup = await withBar('checking', json, (p) => decodeBackup(bytes, p))
+    const backup = await withProgress('checking', json, (p) => decodeBackup(bytes, p))
     await putBackup(flags, bytes, backup)
     const summary = {
       file,

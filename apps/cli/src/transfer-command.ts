@@ -5,11 +5,10 @@
  * on stderr when it is a terminal (never with --json).
  */
 import { statSync } from 'node:fs'
-import { SingleBar } from 'cli-progress'
 import { Command, Option } from 'commander'
+import { withProgress } from './progress-bar.js'
 import {
   importTree,
-  type Progress,
   readDiskTree,
   readTarTree,
   readWorkspaceTree,
@@ -22,45 +21,12 @@ import { openWorkspace, workspaceOptions } from './workspace-flags.js'
 
 const isTar = (path: string) => /\.tar$/i.test(path)
 
-/** A bar for one phase on a terminal; nothing otherwise. */
-function progressBar(label: string, json: boolean): { update: Progress; stop(): void } {
-  if (json || !process.stderr.isTTY) return { update: () => undefined, stop: () => undefined }
-  const bar = new SingleBar({
-    format: `${label} [{bar}] {value}/{total}`,
-    stream: process.stderr,
-    hideCursor: true,
-    clearOnComplete: true,
-  })
-  let started = false
-  return {
-    update(done, total) {
-      if (!started) {
-        bar.start(total || done, 0)
-        started = true
-      }
-      if (total) bar.setTotal(total)
-      else if (done > bar.getTotal()) bar.setTotal(done)
-      bar.update(done)
-    },
-    stop: () => started && bar.stop(),
-  }
-}
-
 function report(verb: string, s: TransferSummary, json: boolean): void {
   process.stdout.write(
     json
       ? `${JSON.stringify(s)}\n`
       : `${verb} ${s.files} files (${s.bytes} bytes), ${s.folders} folders, ${s.symlinks} symlinks\n`,
   )
-}
-
-async function withPhase<T>(label: string, json: boolean, run: (p: Progress) => Promise<T>): Promise<T> {
-  const bar = progressBar(label, json)
-  try {
-    return await run(bar.update)
-  } finally {
-    bar.stop()
-  }
 }
 
 export function createImportCommand(): Command {
@@ -85,12 +51,14 @@ Examples:
       try {
         const json = flags.json === true
         const fromTar = isTar(source) && statSync(source).isFile()
-        const entries = await withPhase('reading', json, (p) =>
+        const entries = await withProgress('reading', json, (p) =>
           fromTar ? readTarTree(source, p) : readDiskTree(source, p),
         )
         const ws = await openWorkspace(flags, 'write')
         try {
-          const summary = await withPhase('importing', json, (p) => importTree(ws.fs, entries, flags.to, p))
+          const summary = await withProgress('importing', json, (p) =>
+            importTree(ws.fs, entries, flags.to, p),
+          )
           report('imported', summary, json)
         } finally {
           await ws.close()
@@ -126,11 +94,11 @@ Examples:
         const ws = await openWorkspace(flags, 'read')
         let entries: Awaited<ReturnType<typeof readWorkspaceTree>>
         try {
-          entries = await withPhase('reading', json, (p) => readWorkspaceTree(ws.fs, flags.from, p))
+          entries = await withProgress('reading', json, (p) => readWorkspaceTree(ws.fs, flags.from, p))
         } finally {
           await ws.close()
         }
-        await withPhase('writing', json, (p) =>
+        await withProgress('writing', json, (p) =>
           isTar(target) ? writeTarTree(target, entries, p) : writeDiskTree(target, entries, p),
         )
         report('exported', summarize(entries), json)
