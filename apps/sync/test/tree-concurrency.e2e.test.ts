@@ -109,6 +109,23 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ side, kind: fc.constant('rm' as const), name, pause }) },
 )
 
+describe('a workspace delete that lands while the daemon writes the file out', () => {
+  // Found by the property below (random seed 1937664426): the workspace writes b.txt and removes
+  // it 5 ms later; the download recorded its write under the row at the path once done, which the
+  // delete had removed, so the record lost the id and the disk kept b.txt for good.
+  it('removes the file from disk too, every time', async () => {
+    for (let i = 0; i < 15; i++) {
+      const folder = `wr${i}`
+      await t.client.fs.mkdir(`/${folder}`)
+      await waitFor(() => existsSync(join(t.dir, folder)), `${folder} on disk`)
+      await t.client.fs.writeFile(`/${folder}/b.txt`, `ws ${i}\n`)
+      await new Promise((r) => setTimeout(r, i % 5))
+      await t.client.fs.rm(`/${folder}/b.txt`)
+      expect(await sameTrees(folder), `iteration ${i}`).toEqual({})
+    }
+  }, 300_000)
+})
+
 describe('tree changes on both sides at once', () => {
   it('end with the same files on disk and in the workspace (property)', async () => {
     let run = 0
@@ -143,9 +160,7 @@ describe('tree changes on both sides at once', () => {
         await sameTrees(folder)
       }),
       // A fixed seed, so CI runs the same cases each time; YFS_FUZZ_SEED picks others and
-      // YFS_SYNC_RUNS raises the count for a longer search. Known open failure (found by a random
-      // seed, 2026-11-27, replayable): the workspace writes b.txt and removes it 5 ms later; now and
-      // then the disk keeps b.txt ({ disk: b.txt } vs { ws: none }) — a download racing the delete.
+      // YFS_SYNC_RUNS raises the count for a longer search.
       {
         numRuns: Number(process.env.YFS_SYNC_RUNS ?? 20),
         seed: Number(process.env.YFS_FUZZ_SEED ?? 20261127),

@@ -7,7 +7,7 @@
  * others one by one, which reports why they fail.
  */
 import { dirname } from 'node:path'
-import { decodeTextOrBinary, isFsError } from '@yfs/core'
+import { decodeTextOrBinary, type FileRow, isFsError } from '@yfs/core'
 import { readBytes } from '../disk-read.js'
 import { hashBytes, type ScannedNode } from '../disk-scan.js'
 import { type BatchFile, makeFolder, writeFilesAtomic } from '../disk-writer.js'
@@ -82,7 +82,14 @@ export async function bulkUpload(
  * others one by one (which reports why they fail).
  */
 export async function bulkDownload(engine: SyncEngine, list: string[]): Promise<Set<string>> {
-  const items: { path: string; host: string; bytes: Uint8Array; mode: number; stamp: string }[] = []
+  const items: {
+    path: string
+    host: string
+    bytes: Uint8Array
+    mode: number
+    stamp: string
+    row: FileRow
+  }[] = []
   const files: BatchFile[] = []
   await forEachLimited(list, 64, async (path) => {
     const row = rowAt(engine, path)
@@ -102,7 +109,7 @@ export async function bulkDownload(engine: SyncEngine, list: string[]): Promise<
     )
     if (!bytes) return
     const mode = (row.mode ?? 0o644) & 0o777
-    items.push({ path, host, bytes, mode, stamp })
+    items.push({ path, host, bytes, mode, stamp, row })
     files.push({ host, bytes, mode, mtimeMs: row.updatedAt })
   })
   // Each parent folder once: inside the root (no symlink leading out), and created.
@@ -132,7 +139,8 @@ export async function bulkDownload(engine: SyncEngine, list: string[]): Promise<
     chosen.forEach((item, k) => {
       const outcome = outcomes[k]!
       if (!outcome.ok) return
-      putFile(engine, item.path, item.bytes, outcome.mtimeMs, item.mode, item.stamp)
+      // The row the bytes came from (see download): a delete meanwhile still finds the file by id.
+      putFile(engine, item.path, item.bytes, outcome.mtimeMs, item.mode, item.stamp, undefined, item.row)
       written.add(item.path)
     })
   })

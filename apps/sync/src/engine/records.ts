@@ -26,9 +26,8 @@ export const UNSYNCED_STAMP = 'unsynced'
 export const stampOf = (row: FileRow): string =>
   `${row.updatedAt}:${row.size}:${row.mode ?? ''}:${row.target ?? ''}`
 
-/** Record the folder at `path` as synced. */
-export function putFolder(engine: SyncEngine, path: string, mode = 0o755): void {
-  const row = rowAt(engine, path)
+/** Record the folder at `path` as synced (`row`: the row it was made from; default the row there now). */
+export function putFolder(engine: SyncEngine, path: string, mode = 0o755, row = rowAt(engine, path)): void {
   if (!row) return
   engine.state.put({
     path,
@@ -74,9 +73,14 @@ export function putFile(
   })
 }
 
-/** Record the symlink at `path` (to `target`) as synced. */
-export function putSymlink(engine: SyncEngine, path: string, target: string, mtimeMs: number): void {
-  const row = rowAt(engine, path)
+/** Record the symlink at `path` (to `target`) as synced (`row`: as in putFolder). */
+export function putSymlink(
+  engine: SyncEngine,
+  path: string,
+  target: string,
+  mtimeMs: number,
+  row = rowAt(engine, path),
+): void {
   if (!row) return
   engine.state.put({
     path,

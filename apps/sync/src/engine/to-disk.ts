@@ -119,6 +119,9 @@ export async function download(engine: SyncEngine, path: string): Promise<void> 
   const row = rowAt(engine, path)
   if (!row) return
   // The stamp of the row we act on: a change arriving while we write is seen as a change afterwards.
+  // Records name this row, not the one at `path` once the write is done: a delete landing during
+  // the write leaves no row there, and a record without the id would keep the file on disk for
+  // good (the remote pass finds what to remove by id).
   const stamp = stampOf(row)
   const host = await guardedHost(engine, path)
   if (row.type === 'folder') {
@@ -133,7 +136,7 @@ export async function download(engine: SyncEngine, path: string): Promise<void> 
       return
     }
     if (!st) await makeFolder(host)
-    putFolder(engine, path)
+    putFolder(engine, path, undefined, row)
     if (!st) change(engine, 'to-disk', 'mkdir', path)
     return
   }
@@ -152,7 +155,7 @@ export async function download(engine: SyncEngine, path: string): Promise<void> 
       return
     }
     await writeSymlinkAtomic(host, target)
-    putSymlink(engine, path, target, (await lstat(host)).mtimeMs)
+    putSymlink(engine, path, target, (await lstat(host)).mtimeMs, row)
     change(engine, 'to-disk', st ? 'update' : 'create', path, { kind: 'symlink' })
     return
   }
@@ -180,11 +183,11 @@ export async function download(engine: SyncEngine, path: string): Promise<void> 
     // Same bytes: only the mode may have changed (a chmod arrives as its own row update).
     if ((current.node.mode & 0o111) !== (mode & 0o111)) {
       await chmod(host, mode)
-      putFile(engine, path, bytes, (await lstat(host)).mtimeMs, mode, stamp)
+      putFile(engine, path, bytes, (await lstat(host)).mtimeMs, mode, stamp, undefined, row)
       change(engine, 'to-disk', 'mode', path)
       return
     }
-    putFile(engine, path, bytes, current.node.mtimeMs, current.node.mode, stamp)
+    putFile(engine, path, bytes, current.node.mtimeMs, current.node.mode, stamp, undefined, row)
     return
   }
   // Only over what was inspected: an editor's save landing while the file was written (the fsync
@@ -196,6 +199,6 @@ export async function download(engine: SyncEngine, path: string): Promise<void> 
     diskChanged(engine, path)
     return
   }
-  putFile(engine, path, bytes, (await lstat(host)).mtimeMs, mode, stamp)
+  putFile(engine, path, bytes, (await lstat(host)).mtimeMs, mode, stamp, undefined, row)
   change(engine, 'to-disk', current.node ? 'update' : 'create', path)
 }
