@@ -231,8 +231,19 @@ describeBrowser('editors', () => {
     await benEditor.getByText('Ben writes here.').click()
     await ben.keyboard.press('End')
     await ben.keyboard.type(' Hi from Ben.')
-    await anaEditor.getByText('Ben writes here. Hi from Ben.').waitFor()
-    await benEditor.getByText('Ana writes here. Hello from Ana.').waitFor()
+    // Polled on the whole editor text, so a failure shows what each editor holds.
+    const paragraphs = (page: Page) =>
+      page.locator('.ProseMirror p').evaluateAll((ps) =>
+        ps.map((p) => {
+          // Without the remote carets (widgets with the person's name in them).
+          const copy = p.cloneNode(true) as HTMLElement
+          for (const caret of Array.from(copy.querySelectorAll('.ProseMirror-yjs-cursor'))) caret.remove()
+          return copy.textContent
+        }),
+      )
+    const both = ['Ana writes here. Hello from Ana.', 'Ben writes here. Hi from Ben.']
+    await expect.poll(() => paragraphs(ana), { timeout: 30_000 }).toEqual(both)
+    await expect.poll(() => paragraphs(ben), { timeout: 30_000 }).toEqual(both)
     // Each sees the other's caret with their name.
     await ana.locator('.ProseMirror-yjs-cursor', { hasText: 'Ben' }).waitFor()
     await ben.locator('.ProseMirror-yjs-cursor', { hasText: 'Ana' }).waitFor()

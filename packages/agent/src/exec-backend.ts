@@ -190,7 +190,7 @@ export function createJustBashBackend(
         const interrupted = result.interrupted === true
         const changed = new Set<string>()
         const merges: ExecMerge[] = []
-        const owned = events.filter(recording.owns)
+        const owned = events.filter((e) => recording.owns(e))
         for (const e of owned) {
           changed.add(e.path)
           if (e.oldPath) changed.add(e.oldPath)

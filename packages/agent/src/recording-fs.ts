@@ -68,66 +68,122 @@ const isUnder = (path: string, dir: string) => dir === '/' || path.startsWith(`$
 /** Runs before a mutating call with the paths it will change (as given, not normalised). */
 export type BeforeChange = (paths: string[]) => Promise<void>
 
-/** Wrap `fs` so the change events of the calls made through it can be told apart. */
+/**
+ * Wrap `fs` so the change events of the calls made through it can be told apart.
+ * One view per tool call: a class, so a call costs one object and its proxy, not a set of closures.
+ */
 export function createRecordingFs(fs: YjsFileSystem, beforeChange?: BeforeChange): RecordingFs {
+  return new Recording(fs, beforeChange)
+}
+
+class Recording implements RecordingFs {
+  readonly fs: YjsFileSystem
   // Path → whether events below it count too (a removed, copied, moved or restored folder).
-  const touched = new Map<string, boolean>()
-  const touch = (path: string, subtree: boolean) => {
-    if (!touched.get(path)) touched.set(path, subtree)
+  readonly #touched = new Map<string, boolean>()
+  readonly #target: YjsFileSystem
+  readonly #beforeChange: BeforeChange | undefined
+  // The wrapped methods, made on first use (a tool calls two or three).
+  readonly #wrapped = new Map<string | symbol, unknown>()
+  #trash: YjsFileSystem['trash'] | undefined
+
+  constructor(target: YjsFileSystem, beforeChange: BeforeChange | undefined) {
+    this.#target = target
+    this.#beforeChange = beforeChange
+    this.fs = new Proxy(target, new ViewHandler(this))
   }
-  const record = async (path: string, follow: boolean, subtree: boolean) => {
-    touch(paths.normalize(path), subtree)
+
+  /** The view's property `prop`: a wrapped method, the trash view, or the target's own value. */
+  get(prop: string | symbol): unknown {
+    return this.#get(prop)
+  }
+
+  owns(e: FsEvent): boolean {
+    return this.#related(e.path, e.type) || (e.oldPath !== undefined && this.#related(e.oldPath, e.type))
+  }
+
+  #get(prop: string | symbol): unknown {
+    const target = this.#target
+    // A restore from the trash changes the path it returns.
+    if (prop === 'trash') return this.#trashView()
+    // Methods are bound to the real instance: YjsFileSystem keeps its state in private fields.
+    const value: unknown = Reflect.get(target, prop, target)
+    if (typeof value !== 'function') return value
+    let wrapped = this.#wrapped.get(prop)
+    if (wrapped === undefined) {
+      wrapped = this.#wrap(prop, value as (...args: unknown[]) => unknown)
+      this.#wrapped.set(prop, wrapped)
+    }
+    return wrapped
+  }
+
+  #wrap(prop: string | symbol, method: (...args: unknown[]) => unknown): unknown {
+    const target = this.#target
+    const argIndexes = typeof prop === 'string' ? MUTATIONS[prop] : undefined
+    const batch = typeof prop === 'string' ? BATCHES[prop] : undefined
+    if (!argIndexes && !batch) return method.bind(target)
+    const subtree = typeof prop !== 'string' || !SINGLE_PATH.has(prop)
+    const follow = prop !== 'rm' && prop !== 'symlink'
+    return async (...args: unknown[]) => {
+      const changed = batch ? batch(args) : strings(argIndexes!.map((i) => args[i]))
+      for (const p of changed) this.#touch(paths.normalize(p), subtree)
+      if (this.#beforeChange) await this.#beforeChange(changed)
+      try {
+        return await method.apply(target, args)
+      } finally {
+        for (const p of changed)
+          await this.#record(p, follow && !(prop === 'mv' && p === changed[0]), subtree)
+      }
+    }
+  }
+
+  #trashView(): YjsFileSystem['trash'] {
+    const fs = this.#target
+    this.#trash ??= {
+      list: () => fs.trash.list(),
+      empty: () => fs.trash.empty(),
+      restore: (id) => {
+        const path = fs.trash.restore(id)
+        this.#touch(path, true)
+        return path
+      },
+    }
+    return this.#trash
+  }
+
+  #touch(path: string, subtree: boolean): void {
+    if (!this.#touched.get(path)) this.#touched.set(path, subtree)
+  }
+
+  async #record(path: string, follow: boolean, subtree: boolean): Promise<void> {
+    const normal = paths.normalize(path)
+    this.#touch(normal, subtree)
     if (!follow) return
-    // A write through a symlink changes the link's target: record where it leads too.
+    // A write through a symlink changes the link's target: record where it leads too. Only a
+    // path with a symlink on it leads elsewhere; `realpath` of any other is the path itself.
     try {
-      touch(await fs.realpath(path), subtree)
+      this.#touch(await this.#target.realpath(path), subtree)
     } catch (error) {
       // Gone (rm, mv source) or a dangling link: the path itself is already recorded.
       if (!isFsError(error)) throw error
     }
   }
-  const trashView: YjsFileSystem['trash'] = {
-    list: () => fs.trash.list(),
-    empty: () => fs.trash.empty(),
-    restore: (id) => {
-      const path = fs.trash.restore(id)
-      touch(path, true)
-      return path
-    },
-  }
-  // Methods are bound to the real instance: YjsFileSystem keeps its state in private fields.
-  const view = new Proxy(fs, {
-    get(target, prop, _receiver) {
-      const value: unknown = Reflect.get(target, prop, target)
-      // A restore from the trash changes the path it returns.
-      if (prop === 'trash') return trashView
-      if (typeof value !== 'function') return value
-      const argIndexes = typeof prop === 'string' ? MUTATIONS[prop] : undefined
-      const batch = typeof prop === 'string' ? BATCHES[prop] : undefined
-      if (!argIndexes && !batch) return value.bind(target)
-      return async (...args: unknown[]) => {
-        const changed = batch ? batch(args) : strings(argIndexes!.map((i) => args[i]))
-        const subtree = typeof prop !== 'string' || !SINGLE_PATH.has(prop)
-        for (const p of changed) touch(paths.normalize(p), subtree)
-        if (beforeChange) await beforeChange(changed)
-        try {
-          return await value.apply(target, args)
-        } finally {
-          const follow = prop !== 'rm' && prop !== 'symlink'
-          for (const p of changed) await record(p, follow && !(prop === 'mv' && p === changed[0]), subtree)
-        }
-      }
-    },
-  })
-  const related = (path: string, type: FsEvent['type']) => {
-    for (const [t, subtree] of touched) {
+
+  #related(path: string, type: FsEvent['type']): boolean {
+    for (const [t, subtree] of this.#touched) {
       if (path === t || (subtree && isUnder(path, t))) return true
       if (type === 'mkdir' && isUnder(t, path)) return true
     }
     return false
   }
-  return {
-    fs: view,
-    owns: (e) => related(e.path, e.type) || (e.oldPath !== undefined && related(e.oldPath, e.type)),
+}
+
+/** The proxy's handler: a class, so a view costs no handler closure. */
+class ViewHandler implements ProxyHandler<YjsFileSystem> {
+  readonly #recording: Recording
+  constructor(recording: Recording) {
+    this.#recording = recording
+  }
+  get(_target: YjsFileSystem, prop: string | symbol): unknown {
+    return this.#recording.get(prop)
   }
 }

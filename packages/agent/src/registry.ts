@@ -144,21 +144,23 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
         result = await run(name, args, recorder, signal)
         return result
       } finally {
+        // What the call changed is read now (before another call changes it); the entry is built
+        // and appended after the result is on its way (`enqueue`: batched, off the call's path).
         const files = await recorder.finish()
-        const entry: ActivityEntry = {
+        const entry: Omit<ActivityEntry, 'args'> = {
           // A nanoid from core's pooled generator: `randomBytes` per call cost more than the rest of the entry.
           id: createFileId() as string,
           time,
           session,
           who: identity?.who?.() || 'agent',
           tool: name,
-          args: summarizeArgs(args),
           status: result?.isError || !result ? 'error' : 'ok',
           ...(result?.isError ? { error: codeOf(result) } : {}),
           durationMs: Math.round((performance.now() - started) * 1000) / 1000,
           files,
         }
-        log.append([entry])
+        // The arguments are the caller's, parsed from JSON, and not changed after the call.
+        log.enqueue(() => ({ ...entry, args: summarizeArgs(args) }))
       }
     },
   }

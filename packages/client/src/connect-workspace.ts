@@ -47,6 +47,7 @@ import {
   type CreateFileSystemOptions,
   createFileSystem,
   FsError,
+  flushQueuedActivity,
   isFsError,
   type YjsFileSystem,
 } from '@yfs/core'
@@ -472,6 +473,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     },
     async flush(flushTimeoutMs = timeoutMs) {
       const deadline = Date.now() + flushTimeoutMs
+      // Activity entries queued for the end of this turn are changes made so far too.
+      if (fs) flushQueuedActivity(fs.doc)
       // Providers come and go while we wait: loop until one pass finds all acknowledged.
       for (;;) {
         const pending = [...providers].filter((p) => !(p.isSynced && p.unsyncedChanges === 0))
@@ -490,6 +493,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       }
     },
     async close(flushTimeoutMs = Math.min(timeoutMs, 5_000)) {
+      if (fs) flushQueuedActivity(fs.doc)
       // Best effort: a server that is gone must not keep close() from finishing.
       if (flushTimeoutMs > 0) await connection.flush(flushTimeoutMs).catch(() => undefined)
       fs?.destroy()

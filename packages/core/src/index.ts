@@ -13,6 +13,8 @@ export {
   ACTIVITY_KEY,
   attachActivityLog,
   DEFAULT_ACTIVITY_RETENTION,
+  flushQueuedActivity,
+  MAX_QUEUED,
 } from './activity/activity-log.js'
 export { BINARY_KEY, decodeTextOrBinary } from './content/binary.js'
 export type { ContentCodec } from './content/codec.js'

@@ -25,7 +25,7 @@ import {
   paths,
   type YjsFileSystem,
 } from '@yfs/core'
-import { type BeforeChange, createRecordingFs } from '../recording-fs.js'
+import { type BeforeChange, createRecordingFs, type RecordingFs } from '../recording-fs.js'
 
 export interface CallRecorder {
   /** The filesystem view to hand to the tool. */
@@ -64,83 +64,102 @@ async function versionAt(fs: YjsFileSystem, path: string, save: boolean): Promis
 
 /** Start recording one call on `fs`. */
 export function startCall(fs: YjsFileSystem): CallRecorder {
-  const before = new Map<FileId, Before>()
-  const looked = new Set<string>()
-  const startedAt = Date.now()
-  const beforeChange: BeforeChange = async (given) => {
+  return new CallRecording(fs)
+}
+
+/** One call's recording: a class, so a call costs one object, not a set of closures. */
+class CallRecording implements CallRecorder {
+  readonly fs: YjsFileSystem
+  readonly beforeChange: BeforeChange
+  readonly #target: YjsFileSystem
+  readonly #before = new Map<FileId, Before>()
+  readonly #looked = new Set<string>()
+  readonly #startedAt = Date.now()
+  readonly #recording: RecordingFs
+  readonly #events: FsEvent[] = []
+  readonly #adopted = new Set<FsEvent>()
+  readonly #off: () => void
+  readonly #calls: Set<{ overlapped: boolean }>
+  readonly #self: { overlapped: boolean }
+
+  constructor(fs: YjsFileSystem) {
+    this.#target = fs
+    this.beforeChange = (given) => this.#noteBefore(given)
+    this.#recording = createRecordingFs(fs, this.beforeChange)
+    this.fs = this.#recording.fs
+    this.#off = fs.watch((e) => {
+      if (e.origin === 'local') this.#events.push(e)
+    })
+    let calls = running.get(fs)
+    if (!calls) {
+      calls = new Set()
+      running.set(fs, calls)
+    }
+    this.#calls = calls
+    this.#self = { overlapped: calls.size > 0 }
+    for (const other of calls) other.overlapped = true
+    calls.add(this.#self)
+  }
+
+  adopt(list: readonly FsEvent[]): void {
+    for (const e of list) this.#adopted.add(e)
+  }
+
+  async #noteBefore(given: string[]): Promise<void> {
+    const fs = this.#target
     for (const p of given) {
       const path = paths.resolve('/', p)
-      if (looked.has(path) || isLocalPath(path)) continue
-      looked.add(path)
+      if (this.#looked.has(path) || isLocalPath(path)) continue
+      this.#looked.add(path)
       const id = fs.index.lookup(path)
       const row = id === undefined ? undefined : fs.table.get(id)
-      if (!row || row.trashedAt !== null || before.has(row.id)) continue
+      if (!row || row.trashedAt !== null || this.#before.has(row.id)) continue
       const version = row.type === 'file' ? await versionAt(fs, path, true) : undefined
-      before.set(row.id, { path, type: row.type, ...(version ? { version } : {}) })
+      this.#before.set(row.id, { path, type: row.type, ...(version ? { version } : {}) })
     }
   }
-  const recording = createRecordingFs(fs, beforeChange)
-  const events: FsEvent[] = []
-  const adopted = new Set<FsEvent>()
-  const off = fs.watch((e) => {
-    if (e.origin === 'local') events.push(e)
-  })
-  let calls = running.get(fs)
-  if (!calls) {
-    calls = new Set()
-    running.set(fs, calls)
-  }
-  const self = { overlapped: calls.size > 0 }
-  for (const other of calls) other.overlapped = true
-  calls.add(self)
 
-  return {
-    fs: recording.fs,
-    beforeChange,
-    adopt(list) {
-      for (const e of list) adopted.add(e)
-    },
-    async finish() {
-      off()
-      calls.delete(self)
-      const order: FileId[] = []
-      const first = new Map<FileId, FsEvent>()
-      for (const e of events) {
-        if (e.type === 'merge' || e.type === 'conflict') continue
-        if (self.overlapped && !adopted.has(e) && !recording.owns(e)) continue
-        if (!first.has(e.id)) {
-          first.set(e.id, e)
-          order.push(e.id)
-        }
+  async finish(): Promise<ActivityFileChange[]> {
+    const fs = this.#target
+    this.#off()
+    this.#calls.delete(this.#self)
+    const order: FileId[] = []
+    const first = new Map<FileId, FsEvent>()
+    for (const e of this.#events) {
+      if (e.type === 'merge' || e.type === 'conflict') continue
+      if (this.#self.overlapped && !this.#adopted.has(e) && !this.#recording.owns(e)) continue
+      if (!first.has(e.id)) {
+        first.set(e.id, e)
+        order.push(e.id)
       }
-      const changes: ActivityFileChange[] = []
-      for (const id of order) {
-        const row = fs.table.get(id)
-        const now = row && row.trashedAt === null ? fs.index.pathOf(id) : undefined
-        const e = first.get(id)!
-        // Touched without passing the hook (below a moved or removed folder): it existed if older
-        // than the call, unless the call brought it back from the trash.
-        const was =
-          before.get(id) ??
-          (row && row.createdAt < startedAt && e.type !== 'restore'
-            ? { path: e.type === 'rename' ? (e.oldPath ?? e.path) : e.path, type: row.type }
-            : undefined)
-        if (!was && now === undefined) continue
-        const type = row?.type ?? was?.type ?? 'file'
-        const change: ActivityFileChange = { id, type, path: now ?? was?.path ?? e.path }
-        if (!was) change.created = true
-        if (was && now === undefined) change.deleted = true
-        if (was && now !== undefined && now !== was.path) change.from = was.path
-        if (type === 'file') {
-          if (was?.version) change.before = was.version
-          const after = now === undefined ? undefined : await versionAt(fs, now, false)
-          if (after && after !== was?.version) change.after = after
-        }
-        const edited = change.after !== undefined && !change.created
-        if (!change.created && !change.deleted && !change.from && !edited) continue
-        changes.push(change)
+    }
+    const changes: ActivityFileChange[] = []
+    for (const id of order) {
+      const row = fs.table.get(id)
+      const now = row && row.trashedAt === null ? fs.index.pathOf(id) : undefined
+      const e = first.get(id)!
+      // Touched without passing the hook (below a moved or removed folder): it existed if older
+      // than the call, unless the call brought it back from the trash.
+      const was =
+        this.#before.get(id) ??
+        (row && row.createdAt < this.#startedAt && e.type !== 'restore'
+          ? { path: e.type === 'rename' ? (e.oldPath ?? e.path) : e.path, type: row.type }
+          : undefined)
+      if (!was && now === undefined) continue
+      const type = row?.type ?? was?.type ?? 'file'
+      const change: ActivityFileChange = { id, type, path: now ?? was?.path ?? e.path }
+      if (!was) change.created = true
+      if (was && now === undefined) change.deleted = true
+      if (was && now !== undefined && now !== was.path) change.from = was.path
+      if (type === 'file') {
+        if (was?.version) change.before = was.version
+        const after = now === undefined ? undefined : await versionAt(fs, now, false)
+        if (after && after !== was?.version) change.after = after
       }
-      return changes
-    },
+      const edited = change.after !== undefined && !change.created
+      if (!change.created && !change.deleted && !change.from && !edited) continue
+      changes.push(change)
+    }
+    return changes
   }
 }

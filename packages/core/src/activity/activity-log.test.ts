@@ -4,9 +4,9 @@
  * trims across replicas (fast-check, fixed seed).
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
-import { type ActivityEntry, attachActivityLog } from './activity-log.js'
+import { type ActivityEntry, attachActivityLog, MAX_QUEUED } from './activity-log.js'
 
 const entry = (id: string, time: number, session = 's', paths: string[] = []): ActivityEntry => ({
   id,
@@ -99,5 +99,105 @@ describe('activity log', () => {
       }),
       { seed: 23, numRuns: 200 },
     )
+  })
+
+  describe("enqueue: appends off the caller's path", () => {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+    // Real times: these logs use the default clock, whose retention drops entries older than 30 days.
+    const t0 = Date.now()
+
+    it('appends the entries of one turn in one transaction once the turn ends', async () => {
+      const doc = new Y.Doc()
+      const log = attachActivityLog(doc)
+      const updates: Uint8Array[] = []
+      doc.on('update', (u: Uint8Array) => updates.push(u))
+      let built = 0
+      for (const id of ['a', 'b', 'c'])
+        log.enqueue(() => {
+          built++
+          return entry(id, t0 + 1)
+        })
+      // Nothing is built or written while the caller's turn runs.
+      expect(built).toBe(0)
+      expect(doc.getArray('activity').length).toBe(0)
+      await turn()
+      expect(built).toBe(3)
+      expect(updates).toHaveLength(1)
+      expect(
+        doc
+          .getArray('activity')
+          .toArray()
+          .map((e) => (e as ActivityEntry).id),
+      ).toEqual(['a', 'b', 'c'])
+    })
+
+    it('reads through any log of the doc see queued entries at once', () => {
+      const doc = new Y.Doc()
+      attachActivityLog(doc).enqueue(() => entry('a', t0 + 5, 's1'))
+      // Another caller's log of the same doc is the same queue: reading flushes it.
+      const reader = attachActivityLog(doc)
+      expect(reader.size).toBe(1)
+      attachActivityLog(doc).enqueue(() => entry('b', t0 + 6, 's1'))
+      expect(reader.list({ session: 's1' }).map((e) => e.id)).toEqual(['b', 'a'])
+      attachActivityLog(doc).enqueue(() => entry('c', t0 + 7))
+      expect(reader.get('c')?.time).toBe(t0 + 7)
+    })
+
+    it('appends at once when MAX_QUEUED entries wait, and when the doc is destroyed', () => {
+      const doc = new Y.Doc()
+      const array = doc.getArray('activity')
+      const log = attachActivityLog(doc)
+      for (let i = 0; i < MAX_QUEUED - 1; i++) log.enqueue(() => entry(`e${i}`, t0 + i))
+      expect(array.length).toBe(0)
+      log.enqueue(() => entry('last', t0 + MAX_QUEUED))
+      expect(array.length).toBe(MAX_QUEUED)
+      log.enqueue(() => entry('late', t0 + MAX_QUEUED + 1))
+      let seen = -1
+      doc.on('destroy', () => {
+        seen = array.length
+      })
+      doc.destroy()
+      expect(seen).toBe(MAX_QUEUED + 1)
+    })
+
+    it('keeps order across origins: one transaction per run of equal origin', async () => {
+      const doc = new Y.Doc()
+      const log = attachActivityLog(doc)
+      const origins: unknown[] = []
+      doc.on('afterTransaction', (tr: Y.Transaction) => origins.push(tr.origin))
+      log.enqueue(() => entry('a', t0 + 1), 'x')
+      log.enqueue(() => entry('b', t0 + 1), 'x')
+      log.enqueue(() => entry('c', t0 + 1), 'y')
+      log.enqueue(() => entry('d', t0 + 1), 'x')
+      await turn()
+      expect(origins).toEqual(['x', 'y', 'x'])
+      expect(
+        doc
+          .getArray('activity')
+          .toArray()
+          .map((e) => (e as ActivityEntry).id),
+      ).toEqual(['a', 'b', 'c', 'd'])
+    })
+
+    it('a listener that throws during the deferred append is reported, not thrown at the process', async () => {
+      const doc = new Y.Doc()
+      const log = attachActivityLog(doc)
+      doc.on('update', () => {
+        throw new Error('store closed')
+      })
+      const errors: unknown[][] = []
+      const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+        errors.push(args)
+      })
+      try {
+        log.enqueue(() => entry('a', t0 + 1))
+        await turn()
+      } finally {
+        spy.mockRestore()
+      }
+      expect(errors).toHaveLength(1)
+      expect(String(errors[0]![0])).toContain('activity entries could not be appended')
+      expect(String(errors[0]![1])).toContain('store closed')
+    })
   })
 })

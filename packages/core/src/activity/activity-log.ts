@@ -74,6 +74,25 @@ export interface ActivityFilter {
   limit?: number
 }
 
+/** Entries `enqueue` holds at most before it appends them at once. */
+export const MAX_QUEUED = 256
+
+// The end of the current turn of the event loop: after the caller's response is on its way.
+const soon: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0)
+
+// One log per doc for the default clock, so every caller shares one queue (a reader on another
+// ActivityLog object of the same doc still sees queued entries: its reads flush the same queue).
+const logs = new WeakMap<Y.Doc, ActivityLog>()
+
+/**
+ * Append what the doc's log holds queued (`enqueue`), if it has a log: for whoever is about to
+ * close the doc or wait for its changes to be stored (a connection's `flush` and `close`).
+ */
+export function flushQueuedActivity(doc: Y.Doc): void {
+  logs.get(doc)?.flush()
+}
+
 /** How often retention drops entries by age (reads apply the age bound exactly anyway). */
 const AGE_CHECK_MS = 60_000
 /** Entries a log may hold above its count bound before they are dropped (see `trim`). */
@@ -99,6 +118,15 @@ const newestFirst = (a: [ActivityEntry, number], b: [ActivityEntry, number]) =>
 export interface ActivityLog {
   /** Append entries (one transaction), then apply retention. */
   append(entries: readonly ActivityEntry[], origin?: unknown): void
+  /**
+   * Append an entry soon, off the caller's path: `build` runs and its entry is appended with the
+   * others queued in the same turn of the event loop, in one transaction, once that turn ends (or
+   * at once when {@link MAX_QUEUED} wait). Reads through this log (`list`, `get`, `size`) and the
+   * doc's destruction flush the queue first, so a reader never misses an entry that was queued.
+   */
+  enqueue(build: () => ActivityEntry, origin?: unknown): void
+  /** Append what `enqueue` holds now (nothing to do when the queue is empty). */
+  flush(): void
   /** Entries matching `filter`, newest first. */
   list(filter?: ActivityFilter): ActivityEntry[]
   /** One entry by id. */
@@ -117,7 +145,17 @@ export interface ActivityLog {
  * const log = attachActivityLog(fs.doc)
  * log.list({ session: 's1', limit: 20 })
  */
-export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): ActivityLog {
+export function attachActivityLog(doc: Y.Doc, clock?: () => number): ActivityLog {
+  if (clock) return createActivityLog(doc, clock)
+  let log = logs.get(doc)
+  if (!log) {
+    log = createActivityLog(doc, Date.now)
+    logs.set(doc, log)
+  }
+  return log
+}
+
+function createActivityLog(doc: Y.Doc, clock: () => number): ActivityLog {
   const array = doc.getArray<unknown>(ACTIVITY_KEY)
   const config = doc.getMap<unknown>(ACTIVITY_CONFIG_KEY)
   const retention = (): ActivityRetention => {
@@ -165,17 +203,59 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
     }
     return out
   }
+  const append = (entries: readonly ActivityEntry[], origin: unknown) => {
+    if (entries.length === 0) return
+    doc.transact(() => {
+      // `insert` at the end, not `push`: Yjs finds an index through its search markers, which
+      // stay at the end between appends, while `push` walks every item from the front.
+      array.insert(array.length, [...entries])
+      trim(false)
+    }, origin)
+  }
+  // Entries waiting for the end of this turn of the event loop, in the order they were queued.
+  let queued: { build: () => ActivityEntry; origin: unknown }[] = []
+  let scheduled = false
+  const flush = () => {
+    if (queued.length === 0) return
+    const batch = queued
+    queued = []
+    // One transaction per run of equal origins (callers pass none, or one per kind of writer).
+    let start = 0
+    for (let i = 1; i <= batch.length; i++) {
+      if (i < batch.length && batch[i]!.origin === batch[start]!.origin) continue
+      append(
+        batch.slice(start, i).map((q) => q.build()),
+        batch[start]!.origin,
+      )
+      start = i
+    }
+  }
+  // A doc destroyed with entries queued (a closed workspace) takes them along first.
+  doc.on('destroy', flush)
   return {
     append(entries, origin) {
-      if (entries.length === 0) return
-      doc.transact(() => {
-        // `insert` at the end, not `push`: Yjs finds an index through its search markers, which
-        // stay at the end between appends, while `push` walks every item from the front.
-        array.insert(array.length, [...entries])
-        trim(false)
-      }, origin)
+      flush()
+      append(entries, origin)
     },
+    enqueue(build, origin) {
+      queued.push({ build, origin })
+      if (queued.length >= MAX_QUEUED) return flush()
+      if (scheduled) return
+      scheduled = true
+      soon(() => {
+        scheduled = false
+        try {
+          flush()
+        } catch (error) {
+          // Nobody awaits this turn: a listener that fails (a store closed under it) must not take
+          // the process down. The entries of that transaction are lost, and said so.
+          console.error('yfs: activity entries could not be appended:', error)
+        }
+      })
+    },
+    flush,
     list(filter = {}) {
+      flush()
       const { session, pathPrefix, since, limit } = filter
       const kept = retained()
       const out = kept.filter(
@@ -191,9 +271,13 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
       const entries = out.map(([e]) => e)
       return limit === undefined ? entries : entries.slice(0, limit)
     },
-    get: (id) => retained().find(([e]) => e.id === id)?.[0],
+    get(id) {
+      flush()
+      return retained().find(([e]) => e.id === id)?.[0]
+    },
     retention,
     setRetention(next, origin) {
+      flush()
       doc.transact(() => {
         if (next.maxEntries !== undefined) config.set('maxEntries', next.maxEntries)
         if (next.maxAgeMs !== undefined) config.set('maxAgeMs', next.maxAgeMs)
@@ -201,6 +285,7 @@ export function attachActivityLog(doc: Y.Doc, clock: () => number = Date.now): A
       }, origin)
     },
     get size() {
+      flush()
       return array.length
     },
   }

@@ -50,6 +50,7 @@
 
 import type { CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash'
 import * as Y from 'yjs'
+import { flushQueuedActivity } from '../activity/activity-log.js'
 import type { ContentCodec } from '../content/codec.js'
 import { ContentAnnouncements } from '../content/content-versions.js'
 import { ContentDocPool } from '../content/doc-pool.js'
@@ -510,8 +511,9 @@ export class YjsFileSystem implements IFileSystem {
     return this.#change(() => restoreCheckpoint(this.#ctx, id))
   }
 
-  /** Stop observing; the docs stay usable by their owner. */
+  /** Stop observing; the docs stay usable by their owner. Activity entries still queued go in first. */
   destroy(): void {
+    flushQueuedActivity(this.doc)
     this.#ctx.unsubscribe?.()
     cancelAnnounceChecks(this.#ctx)
     dropHeldTruncations(this.#ctx)
