@@ -108,6 +108,13 @@
  */
 import * as Y from 'yjs'
 import { beforeArrayIsRead, beforeDocIsRead, isDocWatched } from './doc-readers.js'
+import {
+  dropSearchMarkers,
+  firstItem,
+  observerCount,
+  runningTransaction,
+  structsByClient,
+} from './internals/yjs.js'
 
 /** The object form of a stored entry (the only form before codecs; still read and written). */
 export interface LwwEntry<V> {
@@ -593,7 +600,7 @@ export function attachLwwMap<V>(
   // Initial load: walk the items instead of copying the array (`toArray`). A valid array entry
   // of a key not seen yet becomes its winner as it is (lazy winners, see the module comment).
   const lazy = codec !== undefined && (isValid === undefined || codec.isValidEntry !== undefined)
-  for (let item = yarray._start; item !== null; item = item.right) {
+  for (let item = firstItem(yarray); item !== null; item = item.right) {
     if (item.deleted || !item.countable) continue
     for (const raw of item.content.getContent()) {
       // `keyOf` checks an array entry's tag, key and timestamp.
@@ -617,10 +624,10 @@ export function attachLwwMap<V>(
   const handler = (_event: Y.YArrayEvent<StoredEntry<V>>, transaction: Y.Transaction) => {
     changes = new Map()
     current = transaction
-    const store = transaction.doc.store
+    const clients = structsByClient(transaction.doc)
     // Deletions first: an entry added and swept in one transaction never wins.
     transaction.deleteSet.clients.forEach((ranges, client) => {
-      const structs = store.clients.get(client)
+      const structs = clients.get(client)
       if (!structs) return
       const born = transaction.beforeState.get(client) ?? 0
       for (const { clock, len } of ranges) {
@@ -642,7 +649,7 @@ export function attachLwwMap<V>(
     transaction.afterState.forEach((after, client) => {
       const before = transaction.beforeState.get(client) ?? 0
       if (after <= before) return
-      const structs = store.clients.get(client)!
+      const structs = clients.get(client)!
       for (let i = Y.findIndexSS(structs, before); i < structs.length; i++) {
         const s = structs[i]!
         if (s.id.clock >= after) break
@@ -711,7 +718,7 @@ export function attachLwwMap<V>(
       // clears after every remote change), or they pile up to 80 for every push to scan.
       // Speed only.
       if (yarray.length > 1) {
-        if (yarray._searchMarker) yarray._searchMarker.length = 0
+        dropSearchMarkers(yarray)
         yarray.get(yarray.length - 1)
       }
     } else {
@@ -776,7 +783,7 @@ export function attachLwwMap<V>(
     // Inside a local transaction the entries join it (its origin, its update). Inside a peer's
     // (an observer of a remote change) they wait for the end of the task: stored there, they
     // would travel as the peer's, and a provider never sends a peer's changes back.
-    const running = doc._transaction
+    const running = runningTransaction(doc)
     if (running !== null && !running.local) return storeLater()
     // `storing`: the transaction reads `doc.store`, which runs the doc's read hook (doc-readers.ts).
     storing = true
@@ -793,8 +800,10 @@ export function attachLwwMap<V>(
    * A write may be deferred: outside any transaction, and nobody would see its transaction as it
    * happens (no listener of the doc's transactions, no other observer of the array).
    */
+  const onlyOwnObserver = (array: Y.Array<StoredEntry<V>>) =>
+    observerCount(array, 'shallow') <= 1 && observerCount(array, 'deep') === 0
   const mayDefer = (doc: Y.Doc): boolean =>
-    doc._transaction === null && yarray._eH.l.length <= 1 && yarray._dEH.l.length === 0 && !isDocWatched(doc)
+    runningTransaction(doc) === null && onlyOwnObserver(yarray) && !isDocWatched(doc)
   /** A local write outside any transaction: applied now, stored by `flush`. */
   const setDeferred = (key: string, val: V, origin: unknown) => {
     if (deferred.length > 0 && origin !== deferredOrigin) flush()
@@ -824,7 +833,7 @@ export function attachLwwMap<V>(
   const transact = (fn: (tr: Y.Transaction) => void, origin?: unknown, mustStore = false) => {
     const doc = yarray.doc
     if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
-    if (deferred.length > 0 && doc._transaction === null && origin !== deferredOrigin) flush()
+    if (deferred.length > 0 && runningTransaction(doc) === null && origin !== deferredOrigin) flush()
     doc.transact((tr) => {
       if (deferred.length > 0 && (tr.local || mustStore)) storeDeferred(tr)
       fn(tr)

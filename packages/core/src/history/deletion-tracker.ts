@@ -19,6 +19,7 @@
  * computed the full way, which starts it again.
  */
 import * as Y from 'yjs'
+import { runningTransaction, structsByClient } from '../internals/yjs.js'
 import { appendDeleteSet, type DeleteSet, subtractDeleteSet } from './delete-sets.js'
 
 interface Tracking {
@@ -54,7 +55,7 @@ function bringsDeadStructs(tr: Y.Transaction, doc: Y.Doc): boolean {
   for (const [client, after] of tr.afterState) {
     const before = tr.beforeState.get(client) ?? 0
     if (after <= before) continue
-    const structs = doc.store.clients.get(client)
+    const structs = structsByClient(doc).get(client)
     if (!structs) continue
     for (let i = Y.findIndexSS(structs, before); i < structs.length; i++)
       if (!(structs[i] instanceof Y.Item)) return true
@@ -68,7 +69,7 @@ function bringsDeadStructs(tr: Y.Transaction, doc: Y.Doc): boolean {
  */
 export function track(doc: Y.Doc, versionId: string, extra: DeleteSet): void {
   if (!tracked.has(doc)) doc.on('afterTransaction', onAfterTransaction)
-  const tr = doc._transaction
+  const tr = runningTransaction(doc)
   const before = Y.createDeleteSet()
   if (tr) appendDeleteSet(before, tr.deleteSet)
   tracked.set(doc, {
@@ -91,7 +92,7 @@ export function deletionsSince(
   const t = tracked.get(doc)
   if (!t || t.versionId !== versionId) return undefined
   const parts = [t.since]
-  const tr = doc._transaction
+  const tr = runningTransaction(doc)
   if (tr) {
     const running = Y.mergeDeleteSets([tr.deleteSet])
     parts.push(tr === t.recordedIn ? subtractDeleteSet(running, Y.mergeDeleteSets([t.before!])) : running)

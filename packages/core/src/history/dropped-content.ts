@@ -9,6 +9,7 @@
  * fail instead (`ContentDroppedError`).
  */
 import * as Y from 'yjs'
+import { firstItem, structsByClient } from '../internals/yjs.js'
 import { coversRange } from './delete-sets.js'
 
 /** A snapshot shows content this replica no longer holds (dropped by compaction or a `gc: true` peer). */
@@ -35,14 +36,15 @@ const dropped = (s: Y.AbstractStruct) =>
 export function snapshotShowsDroppedContent(
   doc: Y.Doc,
   snapshot: Y.Snapshot,
-  type?: { _start: Y.Item | null },
+  // biome-ignore lint/suspicious/noExplicitAny: any shared type (Yjs' own AbstractType parameter)
+  type?: Y.AbstractType<any>,
 ): boolean {
   if (type) {
-    for (let n = type._start; n !== null; n = n.right)
+    for (let n = firstItem(type); n !== null; n = n.right)
       if (dropped(n) && visibleRange(snapshot, n.id.client, n.id.clock, n.length)) return true
     return false
   }
-  for (const [client, structs] of doc.store.clients)
+  for (const [client, structs] of structsByClient(doc))
     for (const s of structs)
       if (dropped(s) && visibleRange(snapshot, client, s.id.clock, s.length)) return true
   return false

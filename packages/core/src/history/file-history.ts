@@ -23,6 +23,7 @@ import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { BINARY_KEY, readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
+import { structsByClient } from '../internals/yjs.js'
 import { type DeleteSet, rangesOf, subtractDeleteSet } from './delete-sets.js'
 import { deletionsSince, track } from './deletion-tracker.js'
 import { ContentDroppedError, snapshotShowsDroppedContent } from './dropped-content.js'
@@ -129,7 +130,7 @@ function contentTouched(doc: Y.Doc): boolean {
 export function contentClientsSince(doc: Y.Doc, from: Map<number, number>): Set<number> {
   const versions = doc.share.get(VERSIONS_KEY)
   const clients = new Set<number>()
-  for (const [client, structs] of doc.store.clients) {
+  for (const [client, structs] of structsByClient(doc)) {
     const start = from.get(client) ?? 0
     const end = structs[structs.length - 1]!
     if (end.id.clock + end.length <= start) continue
@@ -156,7 +157,7 @@ function deletesContent(doc: Y.Doc, deletions: DeleteSet): boolean {
   const versions = doc.share.get(VERSIONS_KEY)
   let changed = false
   rangesOf(deletions).forEach((ranges, client) => {
-    const structs = doc.store.clients.get(client)
+    const structs = structsByClient(doc).get(client)
     if (!structs) {
       changed = changed || ranges.length > 0
       return
@@ -186,7 +187,7 @@ export const recordWork = (): { fullSnapshots: number; listRebuilds: number } =>
 /** The doc's state vector (what `Y.snapshot(doc).sv` holds, without walking the structs). */
 function stateVectorOf(doc: Y.Doc): Map<number, number> {
   const sv = new Map<number, number>()
-  for (const [client, structs] of doc.store.clients) {
+  for (const [client, structs] of structsByClient(doc)) {
     const last = structs[structs.length - 1]!
     sv.set(client, last.id.clock + last.length)
   }

@@ -14,6 +14,7 @@
  * (Yjs does not record who deleted), count as `fallback` (the caller).
  */
 import type * as Y from 'yjs'
+import { firstItem } from '../internals/yjs.js'
 import { contentClientsSince, lastStoredVersion, VERSIONS_KEY, versionSnapshot } from './file-history.js'
 
 /** Author of each client that recorded a version on `doc`. */
@@ -21,7 +22,7 @@ function versionAuthors(doc: Y.Doc): Map<number, string> {
   const authors = new Map<number, string>()
   const versions = doc.share.get(VERSIONS_KEY)
   if (!versions) return authors
-  for (let n = versions._start; n !== null; n = n.right) {
+  for (let n = firstItem(versions); n !== null; n = n.right) {
     if (n.deleted || !n.countable) continue
     const last = n.content.getContent().at(-1) as { author?: unknown } | undefined
     if (typeof last?.author === 'string') authors.set(n.id.client, last.author)

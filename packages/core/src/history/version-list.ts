@@ -12,6 +12,7 @@
  * so that `push` does not walk the whole list to find its end).
  */
 import type * as Y from 'yjs'
+import { runningTransaction } from '../internals/yjs.js'
 
 /** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
 export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
@@ -114,7 +115,7 @@ export function findStoredVersion(doc: Y.Doc, id: string): StoredVersion | undef
 export function appendVersion(doc: Y.Doc, version: StoredVersion): void {
   const k = current(doc)
   arrayOf(doc).push([version])
-  const tr = doc._transaction
+  const tr = runningTransaction(doc)
   if (!k || !tr) return // first version: the next read builds the list
   ownAppends.add(tr)
   k.list.push(version)
