@@ -46,6 +46,7 @@ import {
   type ContentCodec,
   type CreateFileSystemOptions,
   createFileSystem,
+  docIsEmpty,
   FsError,
   flushQueuedActivity,
   isFsError,
@@ -285,7 +286,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     const acknowledged =
       (provider.unsyncedChanges === 0 && provider.isSynced) ||
       // An empty doc (one that could not open offline, say) has nothing for the server.
-      doc.store.clients.size === 0 ||
+      docIsEmpty(doc) ||
       // Opened from the store and never synced, but not changed here either (every local
       // change lists the doc, unacknowledged-docs.ts): the store and the server have it all.
       (watched && unacked?.has(doc.guid) === false)
@@ -349,7 +350,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       if (refused) throw refused
     }
     // The store had this workspace: the server is not needed to open it.
-    const stored = mainStore !== undefined && mainDoc.store.clients.size > 0
+    const stored = mainStore !== undefined && !docIsEmpty(mainDoc)
     const offlineAfterMs = options.offlineAfterMs ?? 3_000
     if (stored && options.waitForSync === false)
       openedOffline = !(await whenAcceptedOrOffline(main, socket, offlineAfterMs))
@@ -418,7 +419,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
             await whenSyncedOrOffline(provider, socket, timeoutMs)
           // Offline, and this device never had the file's content: not empty text (which a write
           // would later merge into the server's), but an error saying so.
-          if (!provider.isSynced && doc.store.clients.size === 0) {
+          if (!provider.isSynced && docIsEmpty(doc)) {
             const id = asFileId(doc.guid)
             const row = fs?.table.get(id)
             if (row !== undefined && row.size > 0)

@@ -23,7 +23,5 @@ cat /src/main.ts /docs/notes.md | wc -l
 const result = await bash.exec(script)
 process.stdout.write(result.stdout)
 process.stderr.write(result.stderr)
-console.log(
-  `--- ${fs.index.nodeCount} rows in the files table, main doc ${fs.doc.store.clients.size} client(s)`,
-)
+console.log(`--- ${fs.index.nodeCount} rows in the files table`)
 process.exitCode = result.exitCode

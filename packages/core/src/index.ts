@@ -75,6 +75,8 @@ export { compactContentState, VERSIONS_KEY } from './history/file-history.js'
 export type { FileId } from './ids.js'
 // Ids and paths
 export { asFileId, createFileId, FILE_ID_LENGTH, ROOT_ID } from './ids.js'
+// Yjs internals read in one place (see internals/yjs.ts)
+export { docIsEmpty } from './internals/yjs.js'
 export type { FileSystemLimits } from './limits.js'
 // Limits and encodings
 export { DEFAULT_LIMITS } from './limits.js'

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { dropSearchMarkers, firstItem, observerCount, runningTransaction, structsByClient } from './yjs.js'
+import {
+  docIsEmpty,
+  dropSearchMarkers,
+  firstItem,
+  observerCount,
+  runningTransaction,
+  structsByClient,
+} from './yjs.js'
 
 describe('Yjs internals (pinned yjs 13.6.33)', () => {
   it('AbstractType._start: the first item of the list, deleted items included, linked by right', () => {
@@ -49,8 +56,10 @@ describe('Yjs internals (pinned yjs 13.6.33)', () => {
   it('Doc.store.clients: each client’s structs in clock order, findIndexSS finds a clock', () => {
     const doc = new Y.Doc()
     expect(structsByClient(doc).size).toBe(0)
+    expect(docIsEmpty(doc)).toBe(true)
     const text = doc.getText('t')
     text.insert(0, 'hello')
+    expect(docIsEmpty(doc)).toBe(false)
     doc.getArray('a').push([1])
     text.insert(5, ' world')
     const structs = structsByClient(doc).get(doc.clientID)!

@@ -46,3 +46,8 @@ export function dropSearchMarkers<T>(array: Y.Array<T>): void {
 export function observerCount(type: AnyType, kind: 'shallow' | 'deep'): number {
   return (kind === 'shallow' ? type._eH : type._dEH).l.length
 }
+
+/** True while `doc` holds no structs at all (nothing loaded, received or written yet). */
+export function docIsEmpty(doc: Y.Doc): boolean {
+  return doc.store.clients.size === 0
+}
