@@ -242,8 +242,10 @@ describeBrowser('editors', () => {
         }),
       )
     const both = ['Ana writes here. Hello from Ana.', 'Ben writes here. Hi from Ben.']
-    await expect.poll(() => paragraphs(ana), { timeout: 30_000 }).toEqual(both)
-    await expect.poll(() => paragraphs(ben), { timeout: 30_000 }).toEqual(both)
+    // Both at once: a failure then tells a keystroke lost in one editor from an edit that did not travel.
+    await expect
+      .poll(async () => ({ ana: await paragraphs(ana), ben: await paragraphs(ben) }), { timeout: 30_000 })
+      .toEqual({ ana: both, ben: both })
     // Each sees the other's caret with their name.
     await ana.locator('.ProseMirror-yjs-cursor', { hasText: 'Ben' }).waitFor()
     await ben.locator('.ProseMirror-yjs-cursor', { hasText: 'Ana' }).waitFor()
