@@ -31,11 +31,8 @@ export interface SpawnedProcess {
    * naming `what` and its output if it exits first or `timeoutMs` passes (it is killed then).
    * A string or RegExp is looked for in `output()`.
    */
-  waitForOutput<T>(
-    check: string | RegExp | ((p: SpawnedProcess) => T),
-    what: string,
-    timeoutMs: number,
-  ): Promise<NonNullable<T> | true>
+  waitForOutput<T>(check: (p: SpawnedProcess) => T, what: string, timeoutMs: number): Promise<NonNullable<T>>
+  waitForOutput(check: string | RegExp, what: string, timeoutMs: number): Promise<true>
   /** Resolve with the exit code; after `timeoutMs` kill it and reject naming `what` and its output. */
   waitForExit(timeoutMs: number, what?: string): Promise<number | null>
   /** Send `signal` (to its group with `group`); no-op once it exited. */
@@ -110,16 +107,20 @@ export function spawnProcess(
     stderr: () => stderr,
     output: () => output,
     exited,
-    waitForOutput<T>(check: string | RegExp | ((p: SpawnedProcess) => T), what: string, timeoutMs: number) {
+    waitForOutput<T>(
+      check: string | RegExp | ((p: SpawnedProcess) => T),
+      what: string,
+      timeoutMs: number,
+    ): Promise<NonNullable<T> & true> {
       const test =
         typeof check === 'function'
           ? () => check(p)
           : typeof check === 'string'
             ? () => output.includes(check)
             : () => check.test(output)
-      return new Promise<NonNullable<T> | true>((resolve, reject) => {
+      return new Promise<NonNullable<T> & true>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined
-        const finish = (error?: Error, value?: NonNullable<T> | true) => {
+        const finish = (error?: Error, value?: NonNullable<T> & true) => {
           clearTimeout(timer)
           listeners.delete(listener)
           if (error) reject(error)
@@ -128,7 +129,7 @@ export function spawnProcess(
         const listener = () => {
           try {
             const value = test()
-            if (value) finish(undefined, value as NonNullable<T> | true)
+            if (value) finish(undefined, value as NonNullable<T> & true)
           } catch (error) {
             finish(error as Error)
           }
