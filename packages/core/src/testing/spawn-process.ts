@@ -31,7 +31,7 @@ export interface SpawnedProcess {
    * naming `what` and its output if it exits first or `timeoutMs` passes (it is killed then).
    * A string or RegExp is looked for in `output()`.
    */
-  waitForOutput<T>(check: (p: SpawnedProcess) => T, what: string, timeoutMs: number): Promise<NonNullable<T>>
+  waitForOutput<T>(check: (p: SpawnedProcess) => T, what: string, timeoutMs: number): Promise<Truthy<T>>
   waitForOutput(check: string | RegExp, what: string, timeoutMs: number): Promise<true>
   /** Resolve with the exit code; after `timeoutMs` kill it and reject naming `what` and its output. */
   waitForExit(timeoutMs: number, what?: string): Promise<number | null>
@@ -40,6 +40,9 @@ export interface SpawnedProcess {
   /** Send `signal` unless it already exited, and resolve with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
+
+/** What a check's truthy value can be. */
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>
 
 const running = new Set<SpawnedProcess>()
 
@@ -111,16 +114,16 @@ export function spawnProcess(
       check: string | RegExp | ((p: SpawnedProcess) => T),
       what: string,
       timeoutMs: number,
-    ): Promise<NonNullable<T> & true> {
+    ): Promise<Truthy<T> & true> {
       const test =
         typeof check === 'function'
           ? () => check(p)
           : typeof check === 'string'
             ? () => output.includes(check)
             : () => check.test(output)
-      return new Promise<NonNullable<T> & true>((resolve, reject) => {
+      return new Promise<Truthy<T> & true>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined
-        const finish = (error?: Error, value?: NonNullable<T> & true) => {
+        const finish = (error?: Error, value?: Truthy<T> & true) => {
           clearTimeout(timer)
           listeners.delete(listener)
           if (error) reject(error)
@@ -129,7 +132,7 @@ export function spawnProcess(
         const listener = () => {
           try {
             const value = test()
-            if (value) finish(undefined, value as NonNullable<T> & true)
+            if (value) finish(undefined, value as Truthy<T> & true)
           } catch (error) {
             finish(error as Error)
           }
