@@ -1,21 +1,18 @@
 // `yfs bash`: a script run once (its output and exit code), and the prompt fed on stdin (cd, a
 // write, a failing line, exit), against a running server; the writes reach another client.
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { connectWorkspace } from '@yfs/client'
+import { spawnProcess } from '@yfs/core/testing'
 import { startTestServer, type TestServer } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const BIN = fileURLToPath(new URL('../bin/yfs.cjs', import.meta.url))
 
-function yfs(args: string[], stdin = ''): Promise<{ out: string; err: string; code: number | null }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (err += d))
-  child.stdin.end(stdin)
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ out, err, code })))
+async function yfs(args: string[], stdin = ''): Promise<{ out: string; err: string; code: number | null }> {
+  const p = spawnProcess(process.execPath, [BIN, ...args])
+  p.child.stdin!.end(stdin)
+  const code = await p.exited
+  return { out: p.stdout(), err: p.stderr(), code }
 }
 
 describe('yfs bash', () => {

@@ -2,28 +2,16 @@
 // and under a pseudo-terminal (`script`, Ctrl+C typed as \x03). A line that sleeps for 30 s is
 // stopped within seconds, the prompt comes back, the next line runs, and the stopped line's
 // status is 130; at an idle terminal prompt Ctrl+C only clears the line.
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { spawnProcess, stopSpawned } from '@yfs/core/testing'
 import { startTestServer, type TestServer, waitFor } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const BIN = fileURLToPath(new URL('../bin/yfs.cjs', import.meta.url))
 
-interface Running {
-  child: ChildProcessWithoutNullStreams
-  output(): string
-  exited: Promise<number | null>
-}
-
-function start(command: string, args: string[]): Running {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => out, exited }
-}
+const start = (command: string, args: string[]) => spawnProcess(command, args)
 
 const count = (text: string, part: string) => text.split(part).length - 1
 
@@ -49,6 +37,7 @@ describe('yfs bash: Ctrl+C stops a running line', () => {
     other = await connectWorkspace({ url: t.url, workspace: 'team', token })
   })
   afterAll(async () => {
+    await stopSpawned()
     await other?.close()
     await t?.close()
   })
@@ -61,7 +50,7 @@ describe('yfs bash: Ctrl+C stops a running line', () => {
 
   it('on a pipe: SIGINT stops the line, the next line runs, the status is 130', async () => {
     const r = start(process.execPath, [BIN, 'bash', ...at()])
-    const write = (line: string) => r.child.stdin.write(`${line}\n`)
+    const write = (line: string) => r.child.stdin!.write(`${line}\n`)
     await sleepingLine(write, 'pipe-1')
     const stopped = performance.now()
     r.child.kill('SIGINT')
@@ -72,7 +61,7 @@ describe('yfs bash: Ctrl+C stops a running line', () => {
     await sleepingLine(write, 'pipe-2')
     r.child.kill('SIGINT')
     await waitFor(() => count(r.output(), '^C') === 2, 'the second interrupt', 5000)
-    r.child.stdin.end()
+    r.child.stdin!.end()
     expect(await r.exited).toBe(130)
     expect(r.output()).not.toContain('never')
   }, 120_000)
@@ -82,7 +71,7 @@ describe('yfs bash: Ctrl+C stops a running line', () => {
     async () => {
       const command = [process.execPath, BIN, 'bash', ...at()].map((a) => `'${a}'`).join(' ')
       const r = start('script', ['-qfec', command, '/dev/null'])
-      const type = (keys: string) => r.child.stdin.write(keys)
+      const type = (keys: string) => r.child.stdin!.write(keys)
       await waitFor(() => r.output().includes('yfs:/$ '), 'the prompt')
       // Idle: Ctrl+C clears what was typed; the process stays.
       type('echo not run')

@@ -10,19 +10,24 @@
  * - In every mode it exits when its stdin closes (the client is gone), and
  *   with `--server` the server sees its socket go.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { type SpawnedProcess, spawnProcess, stopSpawned, waitFor } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminSetup, type ServerProcess, spawnServer } from './spawn-server.js'
 
 const BIN = fileURLToPath(new URL('../bin/yfs.js', import.meta.url))
 const ADMIN = 'admin-token-for-mcp-cli-test'
 
+// Every yfs mcp this file starts ends with it, even when an assertion fails midway.
+afterAll(() => stopSpawned())
+
 interface McpProcess {
   child: ChildProcess
+  process: SpawnedProcess
   /** Resolves with the exit code. */
   exited: Promise<number | null>
   stderr: () => string
@@ -31,37 +36,28 @@ interface McpProcess {
 
 /** Spawn `yfs mcp …args`, initialize it, and return a caller for its tools. */
 async function startMcp(args: string[], cwd?: string, env: Record<string, string> = {}): Promise<McpProcess> {
-  const child = spawn(process.execPath, [BIN, 'mcp', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
+  const waiting = new Map<number, (message: Record<string, unknown>) => void>()
+  const mcp = spawnProcess(process.execPath, [BIN, 'mcp', ...args], {
     cwd,
     env: { ...process.env, ...env },
-  })
-  let stderr = ''
-  child.stderr!.on('data', (d) => {
-    stderr += d
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const waiting = new Map<number, (message: Record<string, unknown>) => void>()
-  let buffered = ''
-  child.stdout!.on('data', (chunk) => {
-    buffered += chunk
-    for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
-      const message = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>
-      buffered = buffered.slice(nl + 1)
+    onStdoutLine(line) {
+      const message = JSON.parse(line) as Record<string, unknown>
       waiting.get(message.id as number)?.(message)
-    }
+    },
   })
+  const { child, exited } = mcp
+  const stderr = () => mcp.stderr()
   let nextId = 1
   const request = (method: string, params: unknown) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const id = nextId++
       // A bound, not a pause: `yfs mcp` compiles its sources at start (tsx), seconds on a loaded machine.
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method}: ${stderr}`)), 60_000)
+      const timer = setTimeout(() => reject(new Error(`no answer to ${method}: ${stderr()}`)), 60_000)
       waiting.set(id, (m) => {
         clearTimeout(timer)
         resolve(m)
       })
-      exited.then((code) => reject(new Error(`yfs mcp exited with ${code}: ${stderr}`)))
+      exited.then((code) => reject(new Error(`yfs mcp exited with ${code}: ${stderr()}`)))
       child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
     })
   await request('initialize', {
@@ -72,8 +68,9 @@ async function startMcp(args: string[], cwd?: string, env: Record<string, string
   child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
   return {
     child,
+    process: mcp,
     exited,
-    stderr: () => stderr,
+    stderr,
     async call(name, args) {
       const answer = (await request('tools/call', { name, arguments: args })) as {
         result: { isError?: boolean; content: { text: string }[] }
@@ -87,15 +84,7 @@ async function startMcp(args: string[], cwd?: string, env: Record<string, string
 async function closeStdin(mcp: McpProcess): Promise<{ code: number | null; ms: number }> {
   const started = Date.now()
   mcp.child.stdin!.end()
-  const code = await Promise.race([
-    mcp.exited,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => {
-        mcp.child.kill('SIGKILL')
-        reject(new Error('yfs mcp still running 5 s after its stdin closed'))
-      }, 5_000),
-    ),
-  ])
+  const code = await mcp.process.waitForExit(5_000, 'yfs mcp to exit once its stdin closed')
   return { code, ms: Date.now() - started }
 }
 
@@ -156,14 +145,12 @@ describe('yfs mcp on a local data folder', () => {
     const data = join(dir, 'shared')
     const first = await startMcp(['--data', data])
     await first.call('write_file', { path: 'vfs:///one.txt', content: 'one' })
-    const second = spawn(process.execPath, [BIN, 'mcp', '--data', data], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stderr = ''
-    second.stderr!.on('data', (d) => {
-      stderr += d
-    })
-    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
+    const second = spawnProcess(process.execPath, [BIN, 'mcp', '--data', data])
+    const code = await second.exited
     expect(code).toBe(1)
-    expect(stderr).toContain(`data folder '${data}' is in use by yfs mcp (pid ${first.child.pid}): stop it`)
+    expect(second.stderr()).toContain(
+      `data folder '${data}' is in use by yfs mcp (pid ${first.child.pid}): stop it`,
+    )
     expect((await first.call('read_file', { path: 'vfs:///one.txt' })).text).toBe('1\tone')
     expect(await closeStdin(first)).toMatchObject({ code: 0 })
     // The lock went with the process.
@@ -176,14 +163,10 @@ describe('yfs mcp on a local data folder', () => {
     const data = join(dir, 'served')
     const server = await spawnServer(['--data', data])
     try {
-      const mcp = spawn(process.execPath, [BIN, 'mcp', '--data', data], { stdio: ['pipe', 'pipe', 'pipe'] })
-      let stderr = ''
-      mcp.stderr!.on('data', (d) => {
-        stderr += d
-      })
-      expect(await new Promise((resolve) => mcp.once('exit', resolve))).toBe(1)
-      expect(stderr).toContain(`data folder '${data}' is in use by yfs serve (pid ${server.child.pid})`)
-      expect(stderr).toContain('yfs mcp --server')
+      const mcp = spawnProcess(process.execPath, [BIN, 'mcp', '--data', data])
+      expect(await mcp.exited).toBe(1)
+      expect(mcp.stderr()).toContain(`data folder '${data}' is in use by yfs serve (pid ${server.child.pid})`)
+      expect(mcp.stderr()).toContain('yfs mcp --server')
     } finally {
       await server.stop('SIGTERM')
     }
@@ -244,8 +227,10 @@ describe('yfs mcp --server exits when its stdin closes', () => {
     const { code, ms } = await closeStdin(mcp)
     expect(code).toBe(0)
     expect(ms).toBeLessThan(5_000)
-    const end = Date.now() + 5_000
-    while ((await sockets()) !== 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 25))
+    await waitFor(async () => (await sockets()) === 0, 'the server to release the socket', {
+      timeoutMs: 5_000,
+      intervalMs: 25,
+    })
     expect(await sockets()).toBe(0)
     const again = await startMcp(['--server', server.url, '--token', token, '--store', 'team'])
     expect((await again.call('read_file', { path: 'vfs:///s.txt' })).text).toBe('1\tserved')

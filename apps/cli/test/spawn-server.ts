@@ -2,8 +2,9 @@
  * Run `yfs serve` as a child process (the real CLI through bin/yfs.js), wait
  * for its `listening` log line, and stop it with a signal.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { spawnProcess } from '@yfs/core/testing'
 
 const BIN = fileURLToPath(new URL('../bin/yfs.js', import.meta.url))
 
@@ -23,56 +24,34 @@ export async function spawnServer(
   options: { timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
   const logs: Record<string, unknown>[] = []
-  let stderr = ''
-  child.stderr!.on('data', (d) => {
-    stderr += d
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`server did not start: ${stderr}`))
-    }, timeoutMs)
-    let buffered = ''
-    child.stdout!.on('data', (chunk) => {
-      buffered += chunk
-      let nl = buffered.indexOf('\n')
-      while (nl !== -1) {
-        const line = buffered.slice(0, nl)
-        buffered = buffered.slice(nl + 1)
-        nl = buffered.indexOf('\n')
+  const server = spawnProcess(
+    process.execPath,
+    [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      onStdoutLine(line) {
         try {
-          const record = JSON.parse(line) as Record<string, unknown>
-          logs.push(record)
-          if (record.event === 'listening') {
-            clearTimeout(timer)
-            resolve(record.port as number)
-          }
+          logs.push(JSON.parse(line) as Record<string, unknown>)
         } catch {
           // Not one of our JSON lines (a dependency printing): keep going.
         }
-      }
-    })
-    exited.then((code) => {
-      clearTimeout(timer)
-      reject(new Error(`server exited with ${code}: ${stderr}`))
-    })
-  })
+      },
+    },
+  )
+  const listening = await server.waitForOutput(
+    () => logs.find((record) => record.event === 'listening'),
+    'the server to start (its listening line)',
+    timeoutMs,
+  )
+  const port = listening.port as number
   return {
-    child,
+    child: server.child,
     port,
     url: `ws://127.0.0.1:${port}`,
     http: `http://127.0.0.1:${port}`,
     logs,
-    async stop(signal) {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
-      child.kill(signal)
-      return exited
-    },
+    stop: (signal) => server.stop(signal),
   }
 }
 

@@ -1,12 +1,12 @@
 // `yfs sync <dir> --data DIR`: a workspace in a data folder with no server running, mirrored to a
 // folder for as long as the command runs (the store served on loopback for the run), both ways.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { spawnProcess } from '@yfs/core/testing'
 import { createSqliteStore } from '@yfs/server'
-import { waitFor } from '@yfs/server/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { yfs } from './run-cli.js'
 
@@ -26,32 +26,24 @@ describe('yfs sync on a data folder', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
   it('mirrors the workspace both ways until stopped, and the data folder keeps the disk edits', async () => {
-    const child = spawn(process.execPath, [BIN, 'sync', mirror, ...at, '--verbose'], {
+    const sync = spawnProcess(process.execPath, [BIN, 'sync', mirror, ...at, '--verbose'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    child.stderr.on('data', (d) => {
-      err += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    const out = () => sync.stdout()
     try {
-      await waitFor(() => out.includes('in sync'), `the in sync line; stderr: ${err}`, 45_000)
+      await sync.waitForOutput((p) => p.stdout().includes('in sync'), 'the in sync line', 45_000)
       expect(readFileSync(join(mirror, 'notes/a.txt'), 'utf8')).toBe('hello\n')
       writeFileSync(join(mirror, 'notes/b.txt'), 'from the disk\n')
       // --verbose prints a line per change it carried; the data folder is read back after the stop.
-      await waitFor(
-        () => /b\.txt/.test(out.slice(out.indexOf('in sync'))),
-        `the upload line; out: ${out}`,
+      await sync.waitForOutput(
+        () => /b\.txt/.test(out().slice(out().indexOf('in sync'))),
+        'the upload line',
         30_000,
       )
     } finally {
-      child.kill('SIGTERM')
+      sync.kill('SIGTERM')
     }
-    expect(await exited).toBe(0)
+    expect(await sync.exited).toBe(0)
     expect((await yfs('cat', '/notes/b.txt', ...at)).out).toBe('from the disk\n')
   }, 90_000)
 

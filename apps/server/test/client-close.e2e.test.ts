@@ -4,8 +4,8 @@
  * that waits for the server's acknowledgement (up to a day); close must end it, or the process
  * stays alive on its timer (`yfs search` never exited when a read had converted a document).
  */
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { spawnProcess } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers.js'
 
@@ -27,23 +27,14 @@ describe('closing a workspace connection', () => {
       await ws.close(0)
       process.stdout.write('closed\\n')
     `
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawnProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    child.stderr.on('data', (d) => {
-      err += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
     // Ends on its own (the fix), or is killed after a generous bound (the bug: a day-long timer).
-    const bound = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    const code = await exited
-    clearTimeout(bound)
+    const code = await child.waitForExit(30_000, 'the process to exit by itself after close(0)')
+    const out = child.stdout()
+    const err = child.stderr()
     expect(out, err).toContain('closed')
     expect(code, `the process did not exit by itself; stderr: ${err}`).toBe(0)
   }, 60_000)

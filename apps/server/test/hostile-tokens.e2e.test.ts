@@ -2,10 +2,10 @@
 // wedge a workspace, forge content into others' files, fill memory or flood the log. One test per
 // finding, each against a real server (SQLite, real sockets); after each, a legitimate client
 // connects, reads, writes and flushes.
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { Extension } from '@hocuspocus/server'
 import { connectWorkspace } from '@yfs/client'
+import { spawnProcess } from '@yfs/core/testing'
 import { BULK_ASK_AGAIN, BULK_VERSION, decodeBulkMessage } from '@yfs/protocol'
 import { Bash } from 'just-bash'
 import * as encoding from 'lib0/encoding'
@@ -434,15 +434,12 @@ describe('failures in handlers are contained', () => {
       Promise.reject(new Error('escaped from a handler'))
       setTimeout(() => { process.stdout.write('still running\\n') }, 50)
     `
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawnProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    const code = await child.exited
+    const out = child.stdout()
     expect(code).toBe(0)
     expect(out).toContain('"event":"unhandled rejection"')
     expect(out).toContain('escaped from a handler')

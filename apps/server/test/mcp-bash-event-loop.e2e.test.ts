@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './helpers.js'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 type BashResult = { structuredContent: { stdout: string; stderr: string; exit_code: number } }
 
@@ -92,8 +92,12 @@ describe('bash through /mcp does not stall the server', () => {
         finished = true
       })
       // Once the loop is under way, another agent's call is answered before the loop ends.
-      while (!finished && !(await bash(other, 'test -d /many && echo yes')).stdout.includes('yes'))
-        await new Promise((r) => setTimeout(r, 20))
+      await waitFor(
+        async () => finished || (await bash(other, 'test -d /many && echo yes')).stdout.includes('yes'),
+        'the loop to be under way (/many made)',
+        // Bounded by the test's own timeout, as the loop this replaces was.
+        { timeoutMs: 30_000, intervalMs: 20 },
+      )
       const seen = await bash(other, 'echo seen')
       expect(seen.stdout).toBe('seen\n')
       expect(finished).toBe(false)

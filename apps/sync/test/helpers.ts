@@ -3,7 +3,7 @@
  * a temp folder), workspaces and tokens through its admin API, real
  * `@yfs/client` connections, temp folders, and bounded waits.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +17,7 @@ import { type FolderSync, type SyncFolderOptions, syncFolder } from '../src/sync
 export const ADMIN = 'sync-test-admin'
 const BIN = fileURLToPath(new URL('../../cli/bin/yfs.cjs', import.meta.url))
 
-import { waitFor } from '@yfs/core/testing'
+import { spawnProcess, waitFor } from '@yfs/core/testing'
 
 export { waitFor }
 
@@ -143,37 +143,31 @@ export function spawnDaemon(
   as: { uid?: number; gid?: number } = {},
   bin = BIN,
 ): DaemonProcess {
-  const child = spawn(
+  const events: Record<string, unknown>[] = []
+  let onReady = () => {}
+  const daemon = spawnProcess(
     process.execPath,
     [bin, 'sync', dir, '--server', server.url, '--workspace', ws.id, '--json', ...extra],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token }, ...as },
-  )
-  const events: Record<string, unknown>[] = []
-  let stderr = ''
-  child.stderr!.on('data', (d) => {
-    stderr += d
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const ready = new Promise<void>((resolve, reject) => {
-    let buffered = ''
-    child.stdout!.on('data', (chunk) => {
-      buffered += chunk
-      let nl = buffered.indexOf('\n')
-      while (nl !== -1) {
-        const line = buffered.slice(0, nl)
-        buffered = buffered.slice(nl + 1)
-        nl = buffered.indexOf('\n')
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, YFS_TOKEN: ws.token },
+      ...as,
+      onStdoutLine(line) {
         try {
           const event = JSON.parse(line) as Record<string, unknown>
           events.push(event)
-          if (event.type === 'ready') resolve()
+          if (event.type === 'ready') onReady()
         } catch {
           // Not a JSON line: ignore.
         }
-      }
-    })
-    void exited.then((code) => reject(new Error(`daemon exited with ${code}: ${stderr}`)))
+      },
+    },
+  )
+  // No bound of its own: the test's timeout bounds it, as before.
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve
+    void daemon.exited.then((code) => reject(new Error(`daemon exited with ${code}: ${daemon.stderr()}`)))
   })
   ready.catch(() => undefined)
-  return { child, events, stderr: () => stderr, ready, exited }
+  return { child: daemon.child, events, stderr: daemon.stderr, ready, exited: daemon.exited }
 }

@@ -4,14 +4,18 @@
  * written), files over the size limit skipped, and atomic writes (a writer
  * killed mid-write leaves the old file intact, one file or a batch).
  */
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createFileId, type FileId } from '@yfs/core'
+import { type SpawnedProcess, spawnProcess } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEMP_PREFIX } from '../src/disk-writer.js'
 import { type SyncTestEnv, startEnv, tempDir, waitFor } from './helpers.js'
+
+/** Resolves once a write-killer printed its first line: it is writing now. */
+const started = (child: SpawnedProcess) =>
+  child.waitForOutput((p) => p.stdout().length > 0, 'the writer to start', 20_000)
 
 let env: SyncTestEnv
 beforeAll(async () => {
@@ -167,14 +171,14 @@ describe('atomic writes', () => {
     const script = fileURLToPath(new URL('./write-killer.ts', import.meta.url))
     for (let round = 0; round < 3; round++) {
       // node itself (not the tsx wrapper, which would leave its child running after SIGKILL).
-      const child = spawn(process.execPath, ['--import', 'tsx', script, target, '64'], {
+      const child = spawnProcess(process.execPath, ['--import', 'tsx', script, target, '64'], {
         stdio: ['ignore', 'pipe', 'inherit'],
         cwd: fileURLToPath(new URL('..', import.meta.url)),
       })
-      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()))
+      await started(child)
+      // A pause on purpose: the kill lands at a different point of the write each round.
       await new Promise((r) => setTimeout(r, 30 + round * 40))
-      child.kill('SIGKILL')
-      await new Promise((r) => child.once('exit', r))
+      await child.stop('SIGKILL')
       const bytes = readFileSync(target)
       // Either the old file or a complete new one, never a prefix.
       const ok =
@@ -197,20 +201,21 @@ describe('atomic writes', () => {
     const script = fileURLToPath(new URL('./write-killer.ts', import.meta.url))
     let sawTemps = false
     for (let round = 0; round < 4; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, '--batch', dir, String(count), '4'], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        cwd: fileURLToPath(new URL('..', import.meta.url)),
-      })
-      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()))
+      const child = spawnProcess(
+        process.execPath,
+        ['--import', 'tsx', script, '--batch', dir, String(count), '4'],
+        { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('..', import.meta.url)) },
+      )
+      await started(child)
       // Kill once temps exist: the batch is between writing them and renaming them.
       await waitFor(
         () => readdirSync(dir).some((n) => n.startsWith(TEMP_PREFIX)),
         'temp files of the batch',
         20_000,
       )
+      // A pause on purpose: the kill lands at a different point of the batch each round.
       await new Promise((r) => setTimeout(r, round * 25))
-      child.kill('SIGKILL')
-      await new Promise((r) => child.once('exit', r))
+      await child.stop('SIGKILL')
       const names = readdirSync(dir)
       if (names.some((n) => n.startsWith(TEMP_PREFIX))) sawTemps = true
       // Every file is its old content or a complete new one, never a prefix.

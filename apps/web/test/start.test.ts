@@ -6,11 +6,12 @@
  * files, the app shows them in Chromium, and a second start reuses the workspace and token and
  * leaves people's changes alone.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connectWorkspace } from '@yfs/client'
+import { spawnProcess, stopSpawned } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { personContext, treeItem } from './app-helpers.js'
@@ -24,44 +25,29 @@ interface Started {
   exited: Promise<number | null>
 }
 
-const children = new Set<ChildProcess>()
-
 /** Run the root `start` script exactly as package.json has it, and wait for the URL line. */
 async function pnpmStart(dataDir: string): Promise<Started> {
   const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string }
   }
-  const child = spawn('sh', ['-c', pkg.scripts.start], {
+  const started = spawnProcess('sh', ['-c', pkg.scripts.start], {
     cwd: REPO_ROOT,
     env: { ...process.env, YFS_PORT: '0', YFS_DATA: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group: stop() signals sh and node together
+    group: true, // its own process group: the teardown signals sh and node together
   })
-  children.add(child)
-  let out = ''
-  let err = ''
-  child.stdout?.on('data', (d) => {
-    out += d
-  })
-  child.stderr?.on('data', (d) => {
-    err += d
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  exited.then(() => children.delete(child))
-  const deadline = Date.now() + 90_000
-  for (;;) {
-    const line = /^\s*(http:\/\/\S+#workspace=demo&token=\S+)\s*$/m.exec(out)
-    // The banner ends with the agent's command; a pipe may deliver it in pieces.
-    if (line && /--store demo\n/.test(out)) {
-      const url = new URL(line[1]!)
-      const token = decodeURIComponent(/token=([^&]+)/.exec(url.hash)![1]!)
-      return { child, url, token, stdout: () => out, exited }
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`pnpm start printed no URL (exit ${child.exitCode}):\n${out}\n${err}`)
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  const line = await started.waitForOutput(
+    (p) => {
+      const out = p.stdout()
+      // The banner ends with the agent's command; a pipe may deliver it in pieces.
+      return /--store demo\n/.test(out) && /^\s*(http:\/\/\S+#workspace=demo&token=\S+)\s*$/m.exec(out)
+    },
+    'pnpm start to print its URL',
+    90_000,
+  )
+  const url = new URL(line[1]!)
+  const token = decodeURIComponent(/token=([^&]+)/.exec(url.hash)![1]!)
+  return { child: started.child, url, token, stdout: started.stdout, exited: started.exited }
 }
 
 /**
@@ -84,7 +70,7 @@ describe('pnpm start', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'yfs-start-'))
   })
   afterAll(async () => {
-    for (const child of children) if (child.pid) process.kill(-child.pid, 'SIGKILL')
+    await stopSpawned()
     await rm(dataDir, { recursive: true, force: true })
   })
 

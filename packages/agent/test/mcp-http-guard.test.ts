@@ -6,17 +6,17 @@
  * or wrong token gets 401; each on POST, GET and DELETE. After each hostile
  * case the printed configuration still works for a real MCP client.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { type SpawnedProcess, spawnProcess } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rawMcp } from './raw-mcp.js'
 
 const BIN = fileURLToPath(new URL('../bin/yfs.mjs', import.meta.url))
 
 interface Spawned {
-  child: ChildProcess
+  process: SpawnedProcess
   port: number
   readonly stdout: string
   readonly stderr: string
@@ -25,50 +25,39 @@ interface Spawned {
 
 /** Start `yfs mcp --http 0 ...args`; resolves once it printed its client configuration. */
 async function spawnMcp(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '0', ...args], {
+  const mcp = spawnProcess(process.execPath, [BIN, 'mcp', '--http', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   })
-  let stdout = ''
-  let stderr = ''
-  child.stderr!.on('data', (d) => {
-    stderr += d
-  })
-  const config = await new Promise<Spawned['config']>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no configuration printed: ${stderr}`)), 20_000)
-    child.once('exit', (code) => reject(new Error(`yfs mcp exited with ${code}: ${stderr}`)))
-    child.stdout!.on('data', (d) => {
-      stdout += d
-      const start = stdout.indexOf('{')
+  const config = await mcp.waitForOutput(
+    (p) => {
+      const stdout = p.stdout()
       try {
-        const parsed = JSON.parse(stdout.slice(start))
-        clearTimeout(timer)
-        resolve(parsed)
+        return JSON.parse(stdout.slice(stdout.indexOf('{'))) as Spawned['config']
       } catch {
-        // Not all of it yet.
+        return undefined // Not all of it yet.
       }
-    })
-  })
+    },
+    'the client configuration (yfs mcp)',
+    20_000,
+  )
   const port = Number(new URL(config.mcpServers.yfs.url).port)
   return {
-    child,
+    process: mcp,
     port,
     config,
     get stdout() {
-      return stdout
+      return mcp.stdout()
     },
     get stderr() {
-      return stderr
+      return mcp.stderr()
     },
   }
 }
 
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-  })
+const stop = async (mcp: Spawned) => {
+  await mcp.process.stop('SIGTERM')
+}
 
 /** The printed configuration, as an MCP client would use it: connect, write, read back with bash. */
 async function configWorks(config: Spawned['config'], origin?: string): Promise<void> {
@@ -101,7 +90,7 @@ describe('yfs mcp --http: token and Origin/Host', () => {
     host = `127.0.0.1:${mcp.port}`
   })
   afterAll(async () => {
-    await stop(mcp.child)
+    await stop(mcp)
   })
 
   it('prints a generated token and a ready-to-paste client configuration', async () => {
@@ -185,7 +174,7 @@ describe('yfs mcp --http with --allow-origin and --http-token', () => {
       expect(evil.status).toBe(403)
       await configWorks(mcp.config, 'http://app.example')
     } finally {
-      await stop(mcp.child)
+      await stop(mcp)
     }
   })
 
@@ -201,7 +190,7 @@ describe('yfs mcp --http with --allow-origin and --http-token', () => {
       config.mcpServers.yfs.headers.Authorization = `Bearer ${token}`
       await configWorks(config)
     } finally {
-      await stop(mcp.child)
+      await stop(mcp)
     }
   })
 
@@ -216,7 +205,7 @@ describe('yfs mcp --http with --allow-origin and --http-token', () => {
       await expect.poll(() => mcp.stderr).toMatch(/warning: binding 0\.0\.0\.0/)
       await configWorks(mcp.config)
     } finally {
-      await stop(mcp.child)
+      await stop(mcp)
     }
   })
 })

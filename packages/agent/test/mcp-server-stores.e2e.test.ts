@@ -3,7 +3,6 @@
  * (the server's own CLI in a child process, SQLite in a temp dir) and a
  * person connected with @yfs/client sees its changes live, and the reverse.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
-import { waitFor } from '@yfs/core/testing'
+import { type SpawnedProcess, spawnProcess, waitFor } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -19,36 +18,24 @@ const SERVER_BIN = fileURLToPath(new URL('../../../apps/cli/bin/yfs.js', import.
 const AGENT_BIN = fileURLToPath(new URL('../bin/yfs.mjs', import.meta.url))
 const ADMIN = 'admin-token-for-test'
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
+async function startServer(dataDir: string): Promise<{ process: SpawnedProcess; port: number }> {
+  let port: number | undefined
+  const server = spawnProcess(
     process.execPath,
     [SERVER_BIN, 'serve', '--port', '0', '--data', dataDir, '--admin-token', ADMIN],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server did not start')), 20_000)
-    let buffered = ''
-    child.stdout!.on('data', (chunk) => {
-      buffered += chunk
-      for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, nl)
-        buffered = buffered.slice(nl + 1)
+      onStdoutLine(line) {
         try {
           const record = JSON.parse(line) as { event?: string; port?: number }
-          if (record.event === 'listening' && record.port) {
-            clearTimeout(timer)
-            resolve(record.port)
-          }
+          if (record.event === 'listening' && record.port) port ??= record.port
         } catch {
           // Not a JSON log line.
         }
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-  })
-  return { child, port }
+      },
+    },
+  )
+  return { process: server, port: await server.waitForOutput(() => port, 'the server to start', 20_000) }
 }
 
 async function admin(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -63,7 +50,7 @@ async function admin(port: number, path: string, body: unknown): Promise<Record<
 
 describe('MCP on sync-server workspaces', () => {
   let dataDir: string
-  let server: { child: ChildProcess; port: number }
+  let server: { process: SpawnedProcess; port: number }
   let agent: Client
   let person: WorkspaceConnection
 
@@ -93,7 +80,7 @@ describe('MCP on sync-server workspaces', () => {
   afterAll(async () => {
     await agent?.close()
     await person?.close()
-    server?.child.kill('SIGTERM')
+    await server?.process.stop('SIGTERM')
     rmSync(dataDir, { recursive: true, force: true })
   })
 

@@ -20,12 +20,17 @@ import {
 describe('@hocuspocus/provider members @yfs/client relies on', () => {
   // Messages the server got per document (sync steps, updates, awareness): what a provider sent.
   const received = new Map<string, number>()
+  // Stateless payloads the server got, as `<document>:<payload>`: a barrier's arrival.
+  const stateless = new Set<string>()
   const hocuspocus = new Hocuspocus({
     quiet: true,
     extensions: [
       {
         async beforeHandleMessage({ documentName }) {
           received.set(documentName, (received.get(documentName) ?? 0) + 1)
+        },
+        async onStateless({ document, payload }) {
+          stateless.add(`${document.name}:${payload}`)
         },
       },
     ],
@@ -58,7 +63,9 @@ describe('@hocuspocus/provider members @yfs/client relies on', () => {
     const provider = open(socket, 'forwarding')
     try {
       await waitFor(() => provider.isSynced, 'sync')
-      await new Promise((r) => setTimeout(r, 100))
+      // Barrier: the server got what the provider sent after its sync (one socket keeps the order).
+      provider.sendStateless('settled')
+      await waitFor(() => stateless.has('forwarding:settled'), 'the barrier at the server')
       expect(typeof provider.boundDocumentUpdateHandler).toBe('function')
       const before = received.get('forwarding') ?? 0
       stopForwardingUpdates(provider)
