@@ -158,8 +158,11 @@ class Recording implements RecordingFs {
     const normal = paths.normalize(path)
     this.#touch(normal, subtree)
     if (!follow) return
-    // A write through a symlink changes the link's target: record where it leads too. Only a
-    // path with a symlink on it leads elsewhere; `realpath` of any other is the path itself.
+    // A write through a symlink changes the link's target: record where it leads too. A path the
+    // index holds as a row other than a symlink has no symlink on it (the index lists real rows
+    // only): it leads nowhere else, and needs no `realpath`.
+    const id = this.#target.index.lookup(normal)
+    if (id !== undefined && this.#target.table.get(id)?.type !== 'symlink') return
     try {
       this.#touch(await this.#target.realpath(path), subtree)
     } catch (error) {

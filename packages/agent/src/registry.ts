@@ -147,9 +147,7 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
         // What the call changed is read now (before another call changes it); the entry is built
         // and appended after the result is on its way (`enqueue`: batched, off the call's path).
         const files = await recorder.finish()
-        const entry: Omit<ActivityEntry, 'args'> = {
-          // A nanoid from core's pooled generator: `randomBytes` per call cost more than the rest of the entry.
-          id: createFileId() as string,
+        const entry: Omit<ActivityEntry, 'args' | 'id'> = {
           time,
           session,
           who: identity?.who?.() || 'agent',
@@ -160,7 +158,8 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
           files,
         }
         // The arguments are the caller's, parsed from JSON, and not changed after the call.
-        log.enqueue(() => ({ ...entry, args: summarizeArgs(args) }))
+        // The id: a nanoid from core's pooled generator (`randomBytes` per call cost more than the rest).
+        log.enqueue(() => ({ id: createFileId() as string, ...entry, args: summarizeArgs(args) }))
       }
     },
   }

@@ -216,8 +216,11 @@ export function recordVersion(
     if (last && since) {
       // The deletions since `last`, collected as they happened: no walk over the doc.
       extra = since.extra
-      const snapshot = Y.createSnapshot(since.deletions, stateVectorOf(doc))
+      const sv = stateVectorOf(doc)
+      const snapshot = Y.createSnapshot(since.deletions, sv)
       version = { ...common, base: last.id, depth, snapshot: Y.encodeSnapshot(snapshot) }
+      // Known now: the next "changed since the last version?" need not decode the snapshot for it.
+      stateVectors.set(version, sv)
     } else {
       fullSnapshots++
       const now = Y.snapshot(doc)
@@ -234,6 +237,7 @@ export function recordVersion(
           snapshot: Y.encodeSnapshot(Y.createSnapshot(delta, now.sv)),
         }
       }
+      stateVectors.set(version, now.sv)
     }
     appendVersion(doc, version)
     track(doc, version.id, extra)
