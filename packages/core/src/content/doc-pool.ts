@@ -23,7 +23,7 @@
  */
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
-import { structsByClient } from '../internals/yjs.js'
+import { docIsEmpty } from '../internals/yjs.js'
 
 export interface ContentConnection {
   whenSynced?: Promise<unknown>
@@ -98,7 +98,7 @@ export class ContentDocPool {
     } catch (error) {
       // A doc that failed to open (offline, refused, timed out) and holds nothing is dropped,
       // so the next acquire tries again instead of repeating the same failure until eviction.
-      if (this.#slots.get(id) === slot && slot.refs === 1 && structsByClient(slot.doc).size === 0) {
+      if (this.#slots.get(id) === slot && slot.refs === 1 && docIsEmpty(slot.doc)) {
         this.#slots.delete(id)
         this.#idle.delete(id)
         slot.connection?.destroy()

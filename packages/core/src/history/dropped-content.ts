@@ -9,7 +9,7 @@
  * fail instead (`ContentDroppedError`).
  */
 import * as Y from 'yjs'
-import { firstItem, structsByClient } from '../internals/yjs.js'
+import { type AnyType, firstItem, structsByClient } from '../internals/yjs.js'
 import { coversRange } from './delete-sets.js'
 
 /** A snapshot shows content this replica no longer holds (dropped by compaction or a `gc: true` peer). */
@@ -33,12 +33,7 @@ const dropped = (s: Y.AbstractStruct) =>
  * True when `snapshot` shows content that is gone from `doc`. With `type`, only its own
  * children are checked (a plain Y.Text: one walk of its list); otherwise every struct of the doc.
  */
-export function snapshotShowsDroppedContent(
-  doc: Y.Doc,
-  snapshot: Y.Snapshot,
-  // biome-ignore lint/suspicious/noExplicitAny: any shared type (Yjs' own AbstractType parameter)
-  type?: Y.AbstractType<any>,
-): boolean {
+export function snapshotShowsDroppedContent(doc: Y.Doc, snapshot: Y.Snapshot, type?: AnyType): boolean {
   if (type) {
     for (let n = firstItem(type); n !== null; n = n.right)
       if (dropped(n) && visibleRange(snapshot, n.id.client, n.id.clock, n.length)) return true

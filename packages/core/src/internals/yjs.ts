@@ -20,7 +20,7 @@ import type * as Y from 'yjs'
 
 /** Any shared type (`Y.Array`, `Y.Map`, `Y.Text`, …), whatever its content. */
 // biome-ignore lint/suspicious/noExplicitAny: Yjs' own type parameter of AbstractType (its event type)
-type AnyType = Y.AbstractType<any>
+export type AnyType = Y.AbstractType<any>
 
 /** The first item of `type`'s list (deleted ones included); walk on with `item.right`. */
 export function firstItem(type: AnyType): Y.Item | null {
@@ -49,5 +49,5 @@ export function observerCount(type: AnyType, kind: 'shallow' | 'deep'): number {
 
 /** True while `doc` holds no structs at all (nothing loaded, received or written yet). */
 export function docIsEmpty(doc: Y.Doc): boolean {
-  return doc.store.clients.size === 0
+  return structsByClient(doc).size === 0
 }
