@@ -92,16 +92,12 @@ class Recording implements RecordingFs {
     this.fs = new Proxy(target, new ViewHandler(this))
   }
 
-  /** The view's property `prop`: a wrapped method, the trash view, or the target's own value. */
-  get(prop: string | symbol): unknown {
-    return this.#get(prop)
-  }
-
   owns(e: FsEvent): boolean {
     return this.#related(e.path, e.type) || (e.oldPath !== undefined && this.#related(e.oldPath, e.type))
   }
 
-  #get(prop: string | symbol): unknown {
+  /** The view's property `prop`: a wrapped method, the trash view, or the target's own value. */
+  get(prop: string | symbol): unknown {
     const target = this.#target
     // A restore from the trash changes the path it returns.
     if (prop === 'trash') return this.#trashView()
@@ -154,10 +150,10 @@ class Recording implements RecordingFs {
     if (!this.#touched.get(path)) this.#touched.set(path, subtree)
   }
 
+  /** After the call: where a written path leads (its own path was touched before the call). */
   async #record(path: string, follow: boolean, subtree: boolean): Promise<void> {
-    const normal = paths.normalize(path)
-    this.#touch(normal, subtree)
     if (!follow) return
+    const normal = paths.normalize(path)
     // A write through a symlink changes the link's target: record where it leads too. A path the
     // index holds as a row other than a symlink has no symlink on it (the index lists real rows
     // only): it leads nowhere else, and needs no `realpath`.

@@ -494,7 +494,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       }
     },
     async close(flushTimeoutMs = Math.min(timeoutMs, 5_000)) {
-      if (fs) flushQueuedActivity(fs.doc)
+      // Queued activity entries go in through flush() below, or fs.destroy() without a flush.
       // Best effort: a server that is gone must not keep close() from finishing.
       if (flushTimeoutMs > 0) await connection.flush(flushTimeoutMs).catch(() => undefined)
       fs?.destroy()
