@@ -22,6 +22,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { attachActivityLog, createFileSystem, type YjsFileSystem } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import { createMcpSession, createToolRegistry, listenMcpHttp } from '../src/index.js'
+import { writeFileBody } from './write-file-body.js'
 
 interface Sample {
   median: number
@@ -143,17 +144,15 @@ async function clientProcessOverhead(label: string): Promise<string[]> {
  */
 async function cpuPerCall(): Promise<string[]> {
   const runs = 4000
-  const line = 'const value = 42 // some code on a line\n'
-  const body = (i: number) => `${line.repeat(50)}`.slice(0, 2040) + String(i % 10).padStart(8, '0')
   // A fresh workspace per run: the file's history grows with every write.
   const total = async (logging: boolean) => {
     const fs = newFs()
     const registry = createToolRegistry(fs, logging ? {} : { activity: false })
     for (let i = 0; i < 200; i++)
-      await registry.execute('write_file', { path: 'vfs:///w.ts', content: body(i) })
+      await registry.execute('write_file', { path: 'vfs:///w.ts', content: writeFileBody(i) })
     const t = performance.now()
     for (let i = 0; i < runs; i++)
-      await registry.execute('write_file', { path: 'vfs:///src/one.ts', content: body(i) })
+      await registry.execute('write_file', { path: 'vfs:///src/one.ts', content: writeFileBody(i) })
     attachActivityLog(fs.doc).flush()
     return (performance.now() - t) / runs
   }
@@ -182,9 +181,7 @@ async function loggingOverhead(
   roundTrip: boolean,
 ): Promise<string[][]> {
   const runs = 400
-  const line = 'const value = 42 // some code on a line\n'
-  const body = (i: number) => `${line.repeat(50)}`.slice(0, 2040) + String(i % 10).padStart(8, '0')
-  const call = (i: number) => ({ path: 'vfs:///src/one.ts', content: body(i) })
+  const call = (i: number) => ({ path: 'vfs:///src/one.ts', content: writeFileBody(i) })
   const times = { logged: [] as number[], plain: [] as number[] }
   for (let i = 0; i < runs + 50; i++) {
     const order = i % 2 ? ([plain, logged] as const) : ([logged, plain] as const)

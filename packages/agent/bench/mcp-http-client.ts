@@ -8,6 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { writeFileBody } from './write-file-body.js'
 
 interface Plan {
   servers: { url: string; token: string }[]
@@ -25,8 +26,6 @@ for (const s of plan.servers) {
   )
   clients.push(client)
 }
-const line = 'const value = 42 // some code on a line\n'
-const body = (i: number) => `${line.repeat(50)}`.slice(0, 2040) + String(i % 10).padStart(8, '0')
 const times: number[][] = clients.map(() => [])
 for (let i = 0; i < plan.runs + plan.warmup; i++) {
   const order = clients.map((_, k) => k)
@@ -36,7 +35,7 @@ for (let i = 0; i < plan.runs + plan.warmup; i++) {
     const t = performance.now()
     const r = await clients[k]!.callTool({
       name: 'write_file',
-      arguments: { path: 'vfs:///src/one.ts', content: body(i) },
+      arguments: { path: 'vfs:///src/one.ts', content: writeFileBody(i) },
     })
     const dt = performance.now() - t
     if (r.isError) throw new Error(JSON.stringify(r.content))
