@@ -12,7 +12,7 @@ import { createInterface, type Interface } from 'node:readline'
 import type { ToolRegistry } from '@yfs/agent'
 import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
+import { openWorkspaceOrExit, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 interface BashOutcome {
   stdout: string
@@ -169,14 +169,8 @@ Examples:
   echo 'ls -l /' | yfs bash --data ./.yfs --workspace demo`,
     )
     .action(async (script: string | undefined, flags) => {
-      let ws: Awaited<ReturnType<typeof openWorkspace>>
-      try {
-        ws = await openWorkspace(flags, 'write')
-      } catch (error) {
-        process.stderr.write(`yfs bash: ${(error as Error).message}\n`)
-        process.exitCode = 2
-        return
-      }
+      const ws = await openWorkspaceOrExit('bash', flags, 'write')
+      if (!ws) return
       try {
         const tools = terminalTools(ws.fs, { maxOutputChars: CLI_MAX_OUTPUT_CHARS })
         if (script !== undefined) {

@@ -13,7 +13,7 @@ import type { YjsFileSystem } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { RESTORE_BACKUP_HELP, restoreBackup } from './backup-command.js'
 import { colorDiff, paletteFor } from './colors.js'
-import { openWorkspace, terminalTools, workspaceOptions } from './workspace-flags.js'
+import { openWorkspaceOrExit, terminalTools, workspaceOptions } from './workspace-flags.js'
 
 const vfs = (path: string) =>
   path.startsWith('vfs://') ? path : `vfs://${path.startsWith('/') ? '' : '/'}${path}`
@@ -58,14 +58,8 @@ function act(name: string, run: (...args: never[]) => Run) {
   return async (...args: unknown[]) => {
     const flags = args.at(-2) as Record<string, unknown> & { json?: boolean }
     const spec = (run as (...a: unknown[]) => Run)(...args.slice(0, -1))
-    let ws: Awaited<ReturnType<typeof openWorkspace>>
-    try {
-      ws = await openWorkspace(flags as never, spec.role)
-    } catch (error) {
-      process.stderr.write(`yfs ${name}: ${(error as Error).message}\n`)
-      process.exitCode = 2
-      return
-    }
+    const ws = await openWorkspaceOrExit(name, flags as never, spec.role)
+    if (!ws) return
     try {
       const tools = terminalTools(ws.fs)
       process.exitCode = await spec.work({ fs: ws.fs, tools, json: flags.json === true })

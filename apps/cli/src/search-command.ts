@@ -9,7 +9,7 @@
 import { isSearchError, type SearchResult } from '@yfs/core'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { type Palette, paletteFor } from './colors.js'
-import { type OpenedWorkspace, openWorkspace, workspaceOptions } from './workspace-flags.js'
+import { openWorkspaceOrExit, workspaceOptions } from './workspace-flags.js'
 
 function integer(value: string): number {
   const n = Number(value)
@@ -64,14 +64,8 @@ Examples:
   yfs search -e 'TODO\\(\\w+\\)' --path 'src/**' --json --server ... --workspace ... --token ...`,
     )
     .action(async (query: string, flags) => {
-      let ws: OpenedWorkspace
-      try {
-        ws = await openWorkspace(flags, 'read')
-      } catch (error) {
-        process.stderr.write(`yfs search: ${(error as Error).message}\n`)
-        process.exitCode = 2
-        return
-      }
+      const ws = await openWorkspaceOrExit('search', flags, 'read')
+      if (!ws) return
       try {
         const result = await ws.searcher.search({
           query,

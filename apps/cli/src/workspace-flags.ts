@@ -57,6 +57,24 @@ export async function openWorkspace(flags: WorkspaceFlags, role: 'read' | 'write
 }
 
 /**
+ * `openWorkspace` for a command's action: when the workspace cannot be opened (no server, wrong
+ * token, no such workspace) it says why as `yfs <command>: …` and sets exit code 2; `undefined` then.
+ */
+export async function openWorkspaceOrExit(
+  command: string,
+  flags: WorkspaceFlags,
+  role: 'read' | 'write',
+): Promise<OpenedWorkspace | undefined> {
+  try {
+    return await openWorkspace(flags, role)
+  } catch (error) {
+    process.stderr.write(`yfs ${command}: ${(error as Error).message}\n`)
+    process.exitCode = 2
+    return undefined
+  }
+}
+
+/**
  * Serve the workspace of a store (a data folder, PostgreSQL) on loopback for one command's run, with
  * a token of `role` made for it and revoked when it closes: the command's changes are stored as any
  * client's. Throws when the store has no such workspace.
