@@ -117,14 +117,17 @@ export function createToolRegistry(fs: YjsFileSystem, options: ToolRegistryOptio
     const input = tool.input(args ?? {})
     if (input instanceof type.errors) return errorResult(input)
     try {
-      const out = await tool.run(input, {
-        fs: recorder?.fs ?? fs,
-        exec: recorder ? recordedExec(recorder) : exec,
-        searcher,
-        options: toolOptions,
-        activity: { log, session },
-        ...(signal ? { signal } : {}),
-      })
+      // One write batch per call: the rows it writes reach the main doc (and peers) together.
+      const out = await fs.batch(() =>
+        tool.run(input, {
+          fs: recorder?.fs ?? fs,
+          exec: recorder ? recordedExec(recorder) : exec,
+          searcher,
+          options: toolOptions,
+          activity: { log, session },
+          ...(signal ? { signal } : {}),
+        }),
+      )
       const text = capText(out.text ?? JSON.stringify(out.structured, null, 2), toolOptions.maxOutputChars)
       return { content: [{ type: 'text', text }], structuredContent: out.structured }
     } catch (error) {

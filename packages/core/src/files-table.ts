@@ -79,7 +79,7 @@ export interface FileRow {
 
 export type FileRowChange = LwwChange<FileRow>
 
-/** The Yjs transaction of a change, or `{ local: true, origin }` for a deferred local write (lww-map.ts). */
+/** The Yjs transaction of a change, or `{ local: true, origin }` for a held local write (lww-map.ts). */
 export type FileRowChangeSource = LwwChangeSource
 
 export type FilesTableObserver = (changes: Map<FileId, FileRowChange>, source: FileRowChangeSource) => void
@@ -100,10 +100,16 @@ export interface FilesTable {
   /** Several writes in one Yjs transaction. */
   batch(fn: () => void, origin?: unknown): void
   /**
-   * Store deferred row writes in the main doc now. With `deferLocalWrites`, a row written while
-   * nobody watches the doc is in the table at once and reaches the doc when the current task ends,
-   * or before anyone reads the doc (lww-map.ts, "Deferred local writes"); this stores them sooner.
+   * Hold row writes until the returned function is called (a write batch, `fs.batch`): a row
+   * written meanwhile is in the table at once and reaches the main doc with the batch's others,
+   * in one transaction (lww-map.ts, "Held writes"). Holds nest.
    */
+  hold(): () => void
+  /** Keep `id`'s held row writes held until `unpin` (its content is still to be stored; lww-map.ts `pin`). */
+  pin(id: FileId): void
+  /** Let the held row writes of `ids` be stored (now when nothing holds the table). */
+  unpin(ids: Iterable<FileId>): void
+  /** Store held row writes in the main doc now: before reading the doc itself during a batch. */
   flush(): void
   rows(): IterableIterator<FileRow>
   /** Calls `fn` for every valid row; cheaper than iterating `rows()`. */
@@ -398,7 +404,6 @@ export const rowEntryKey = (value: unknown): string | undefined => storedEntryKe
 /** Attach the files table to the main doc. */
 export interface FilesTableOptions {
   clock?: () => number
-  deferLocalWrites?: boolean
   /**
    * Write a row merged from several entries by a peer's change back as one entry (see the module
    * comment). For replicas that may write; never for a server's or a read-only replica's table.
@@ -421,7 +426,6 @@ export function createFilesTable(doc: Y.Doc, options: FilesTableOptions = {}): F
   // Checked once per entry as it arrives (local rows are checked in `set`), not on reads.
   const map: LwwMap<FileRow> = attachLwwMap<FileRow>(yarray, {
     clock: options.clock,
-    deferLocalWrites: options.deferLocalWrites,
     writeBack: options.writeBack,
     writeBackOrigin: WRITE_BACK_ORIGIN,
     ...(options.groups === false ? { codec: wholeRowCodec } : { groups: rowGroups, codec: rowCodec }),
@@ -447,6 +451,9 @@ export function createFilesTable(doc: Y.Doc, options: FilesTableOptions = {}): F
     },
     delete: (ids, origin) => map.deleteMany(ids, origin),
     batch: (fn, origin) => map.batch(fn, origin),
+    hold: () => map.hold(),
+    pin: (id) => map.pin(id),
+    unpin: (ids) => map.unpin(ids),
     flush: () => map.flush(),
     rows: () => map.values(),
     forEach(fn) {

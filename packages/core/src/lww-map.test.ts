@@ -316,131 +316,82 @@ describe('LwwMap lazy winners (initial load of array entries)', () => {
   })
 })
 
-describe('LwwMap deferred local writes', () => {
-  const makeDeferred = (clock?: () => number, deferLocalWrites = true) => {
+describe('LwwMap held writes (write batches)', () => {
+  const makeDeferred = (clock?: () => number, options: { maxHeld?: number; maxHoldMs?: number } = {}) => {
     const doc = new Y.Doc()
     const map = attachLwwMap<number | string>(doc.getArray<LwwEntry<number | string>>('kv'), {
       clock,
       minStale: 4,
-      deferLocalWrites,
+      ...options,
     })
     return { doc, map }
   }
-  const taskEnd = () => new Promise((resolve) => setImmediate(resolve))
+  /** Top-level transactions of `doc`, by origin (a listener is fine: holding is explicit). */
+  const countTransactions = (doc: Y.Doc) => {
+    const origins: unknown[] = []
+    doc.on('afterTransaction', (tr: Y.Transaction) => origins.push(tr.origin))
+    return origins
+  }
 
-  it('applies a write at once and stores the writes of a task in one transaction when it ends', async () => {
+  it('applies a held write at once and stores the writes of a batch in one transaction when released', () => {
     const { doc, map } = makeDeferred()
-    // Read straight from the array: reading the doc (doc.getArray, encoding it) would store them.
-    const yarray = map.yarray
-    // A spy on the doc's own transact (a listener would make the doc watched: no deferring).
-    let transactions = 0
-    const transact = doc.transact.bind(doc)
-    doc.transact = (fn, origin) => {
-      if (doc._transaction === null) transactions++
-      return transact(fn, origin)
-    }
+    const origins = countTransactions(doc)
+    const updates: Uint8Array[] = []
+    doc.on('update', (u: Uint8Array) => updates.push(u))
     const seen: string[] = []
     map.observe((changes, source) => {
       for (const [k, c] of changes)
         seen.push(`${k}:${c.before}->${c.after} ${source.local} ${String(source.origin)}`)
     })
+    const release = map.hold()
+    const inner = map.hold() // holds nest
     for (let i = 0; i < 10; i++) map.set(`k${i}`, i, 'me')
-    map.set('k0', 'again', 'me') // supersedes a deferred entry: that one is never stored
+    map.set('k0', 'again', 'me') // supersedes a held entry: that one is never stored
     expect(map.get('k0')).toBe('again')
     expect(map.size).toBe(10)
     expect(seen).toHaveLength(11)
     expect(seen[10]).toBe('k0:0->again true me')
-    expect(yarray._length).toBe(0) // the field itself: reading `length` would store them
-    expect(transactions).toBe(0)
-    await taskEnd()
-    expect(yarray._length).toBe(10)
-    expect(transactions).toBe(1)
+    expect(map.yarray.length).toBe(0)
+    inner()
+    inner() // a second call of the same release does nothing
+    expect(origins).toHaveLength(0)
+    release()
+    expect(map.yarray.length).toBe(10)
+    expect(origins).toEqual(['me'])
+    expect(updates).toHaveLength(1) // what a provider would send: one message for the batch
     // Storing reported nothing new.
     expect(seen).toHaveLength(11)
-  })
-
-  it('stores deferred writes before anyone reads the doc, listens to it or applies an update to it', () => {
-    const { doc, map } = makeDeferred()
-    const yarray = map.yarray
-    // What is stored, read from the field itself (reading `length` would store them).
-    const stored = () => yarray._length
-    const peer = makeDeferred()
-    map.set('a', 1)
-    // Encoding reads the doc: the entry is stored first.
-    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(doc))
-    expect(peer.map.get('a')).toBe(1)
-    map.set('b', 2)
-    expect(stored()).toBe(1)
-    expect(doc.getArray('kv').length).toBe(2) // getting a shared type reads the doc
-    map.set('c', 3)
-    Y.encodeStateVector(doc) // a state vector too
-    expect(stored()).toBe(3)
-    map.set('c2', 3)
-    expect((doc.toJSON() as { kv: unknown[] }).kv).toHaveLength(4) // the doc read whole
-    // Reads of the array itself, by someone who got it before the write.
-    const reads: ((a: typeof yarray) => unknown)[] = [
-      (a) => a.length,
-      (a) => a.get(0),
-      (a) => a.toArray(),
-      (a) => a.slice(0),
-      (a) => a.map((e) => e),
-      (a) => a.forEach(() => {}),
-      (a) => a.toJSON(),
-      (a) => [...a],
-    ]
-    for (const [i, read] of reads.entries()) {
-      map.set(`r${i}`, i)
-      const before = stored()
-      read(yarray)
-      expect(stored(), `read ${i}`).toBe(before + 1)
-    }
-    // A peer's update: ours are stored first, in their own transaction, then the peer's applies.
-    map.set('d', 4)
-    peer.map.set('z', 26)
-    const count = stored()
-    Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer.doc))
-    expect(stored()).toBe(count + 2)
-    expect(map.get('z')).toBe(26)
-    // A listener of the doc's transactions: stored before it listens, and from now on a write is
-    // stored at once (it sees every transaction, as without deferring).
-    map.set('e', 5)
-    const updates: Uint8Array[] = []
-    doc.on('update', (u: Uint8Array) => updates.push(u))
-    expect(stored()).toBe(count + 3)
-    expect(updates).toHaveLength(0)
-    map.set('f', 6)
-    expect(updates).toHaveLength(1)
-    expect(stored()).toBe(count + 4)
+    // Outside a batch, each write is stored at once.
+    map.set('k1', 'now', 'me')
+    expect(map.yarray.length).toBe(11)
+    expect(updates).toHaveLength(2)
     const copy = makeDeferred()
     Y.applyUpdate(copy.doc, Y.encodeStateAsUpdate(doc))
     expect([...copy.map.entries()].sort()).toEqual([...map.entries()].sort())
   })
 
-  it('stores deferred writes before any other write of the map, each origin in its own transaction', () => {
+  it('stores held writes before any other write of the map, each origin in its own transaction', () => {
     const { doc, map } = makeDeferred()
-    // A spy on the doc's own transact: a listener would turn deferring off.
-    const origins: unknown[] = []
-    const transact = doc.transact.bind(doc)
-    doc.transact = (fn, origin) => {
-      if (doc._transaction === null) origins.push(origin) // a new transaction, not a nested call
-      return transact(fn, origin)
-    }
+    const origins = countTransactions(doc)
+    const release = map.hold()
     map.set('a', 1, 'x')
     map.set('b', 2, 'y') // another origin: the 'x' entry is stored first
     expect(origins).toEqual(['x'])
-    map.batch(() => map.set('c', 3), 'z') // 'y', then the batch
+    map.batch(() => map.set('c', 3), 'z') // 'y' first, then the batch
     expect(origins).toEqual(['x', 'y', 'z'])
     map.set('d', 4, 'z')
-    map.delete('d', 'z') // a deferred key deleted: stored first, then deleted
+    map.delete('d', 'z') // a held key deleted: stored first, then deleted, in one transaction
     expect(map.has('d')).toBe(false)
-    expect(origins).toEqual(['x', 'y', 'z', 'z', 'z'])
+    expect(origins).toEqual(['x', 'y', 'z', 'z'])
     map.set('e', 5, 'z')
     map.set('f', 6, 'z')
-    // Someone's own transaction reads the doc as it starts: they are stored before it, as 'z'.
-    transact(() => map.delete('f'), 'someone')
-    expect(origins).toEqual(['x', 'y', 'z', 'z', 'z', 'z'])
+    // A write of the map inside someone's transaction: the held entries join it.
+    doc.transact(() => map.delete('f'), 'someone')
     expect(map.has('f')).toBe(false)
-    expect(map.yarray._length).toBe(4)
+    expect(origins).toEqual(['x', 'y', 'z', 'z', 'someone'])
+    release()
+    expect(origins).toHaveLength(5)
+    expect(map.yarray.length).toBe(4)
     const copy = makeDeferred()
     Y.applyUpdate(copy.doc, Y.encodeStateAsUpdate(doc))
     expect([...copy.map.entries()].sort()).toEqual([
@@ -451,7 +402,44 @@ describe('LwwMap deferred local writes', () => {
     ])
   })
 
-  it('replicas end as they would without deferring, and observers report exactly the changes', () => {
+  it('stores held writes once maxHeld wait, and at the latest maxHoldMs after the first', async () => {
+    const { doc, map } = makeDeferred(undefined, { maxHeld: 3, maxHoldMs: 20 })
+    const origins = countTransactions(doc)
+    const release = map.hold()
+    for (let i = 0; i < 7; i++) map.set(`k${i}`, i)
+    expect(origins).toHaveLength(2) // 3 + 3 stored, 1 held
+    expect(map.yarray.length).toBe(6)
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(map.yarray.length).toBe(7) // a long batch shows its progress
+    expect(origins).toHaveLength(3)
+    map.set('k7', 7)
+    expect(map.yarray.length).toBe(7) // still held: the timer starts again
+    release()
+    expect(map.yarray.length).toBe(8)
+    expect(origins).toHaveLength(4)
+    map.destroy()
+  })
+
+  it('a peer update applied during a batch merges with the held writes', () => {
+    const a = makeDeferred(() => 10)
+    const b = makeDeferred(() => 20)
+    const release = a.map.hold()
+    a.map.set('k', 'a-first')
+    b.map.set('k', 'b-later')
+    b.map.set('j', 'b')
+    Y.applyUpdate(a.doc, Y.encodeStateAsUpdate(b.doc))
+    expect(a.map.get('k')).toBe('b-later') // newer: wins over the held entry
+    a.map.set('j', 'a-newest') // written after seeing b's: beats it
+    release()
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    for (const r of [a, b])
+      expect([...r.map.entries()].sort()).toEqual([
+        ['j', 'a-newest'],
+        ['k', 'b-later'],
+      ])
+  })
+
+  it('replicas end as they would without holding, and observers report exactly the changes', () => {
     const op = fc.oneof(
       fc.record({
         kind: fc.constant('write' as const),
@@ -464,10 +452,12 @@ describe('LwwMap deferred local writes', () => {
     )
     fc.assert(
       fc.property(fc.array(op, { maxLength: 50 }), fc.integer({ min: 0, max: 3 }), (ops, t0) => {
-        const run = (defer: boolean) => {
+        const run = (hold: boolean) => {
           let t = t0
           const clock = () => t
-          const rs = [0, 1, 2].map(() => makeDeferred(clock, defer))
+          const rs = [0, 1, 2].map(() => makeDeferred(clock))
+          // Every replica in a batch from the start; 'flush' ends it and opens the next.
+          const releases = rs.map((r) => (hold ? r.map.hold() : () => {}))
           // What each replica's observers reported, replayed: it must equal the map at every step.
           const mirrors = rs.map((r) => {
             const m = new Map<string, number | string>()
@@ -480,7 +470,8 @@ describe('LwwMap deferred local writes', () => {
             })
             return m
           })
-          // A provider sends what is in the doc: the sender's deferred writes are stored first.
+          // The sender's held writes are stored first (so both runs write the same timestamps); the
+          // receiver's stay held while the peer's update applies.
           const send = (from: number, to: number) => {
             rs[from]!.map.flush()
             Y.applyUpdate(rs[to]!.doc, Y.encodeStateAsUpdate(rs[from]!.doc))
@@ -491,17 +482,20 @@ describe('LwwMap deferred local writes', () => {
               if (o.value === 'del') r.map.delete(o.key)
               else r.map.set(o.key, o.value)
               if (o.replica === 0) t++ // clocks tie often: the tie-break must be deterministic
-            } else if (o.kind === 'flush') rs[o.replica]!.map.flush()
-            else if (o.from !== o.to) send(o.from, o.to)
+            } else if (o.kind === 'flush') {
+              releases[o.replica]!()
+              if (hold) releases[o.replica] = rs[o.replica]!.map.hold()
+            } else if (o.from !== o.to) send(o.from, o.to)
             for (const [i, r] of rs.entries()) expect(new Map(r.map.entries())).toEqual(mirrors[i])
           }
+          for (const release of releases) release()
           for (const x of [0, 1, 2]) for (const y of [0, 1, 2]) if (x !== y) send(x, y)
           return rs.map((r) => JSON.stringify([...r.map.keys()].sort().map((k) => [k, r.map.get(k)])))
         }
-        const deferred = run(true)
-        expect(deferred[1]).toBe(deferred[0])
-        expect(deferred[2]).toBe(deferred[0])
-        expect(deferred).toEqual(run(false))
+        const held = run(true)
+        expect(held[1]).toBe(held[0])
+        expect(held[2]).toBe(held[0])
+        expect(held).toEqual(run(false))
       }),
       { numRuns: 300, seed: 42 },
     )

@@ -65,26 +65,24 @@
  * `scan` reads such entries without decoding them. Values read are the same
  * objects on every read, decoded or not yet.
  *
- * Deferred local writes (`deferLocalWrites`). A Yjs transaction costs more than
- * the entry it stores (a Transaction with its maps, the state vectors, the
- * cleanup, the doc's events), and 10,000 files written one `await` after the
- * other made 10,000 of them. With this option a `set` that nobody could see
- * happen (made outside any Yjs transaction, while no one listens to the doc's
- * transactions or observes the array: `isDocWatched`, doc-readers.ts) is
- * applied to the map at once (reads, `observe` and `observeEntries` see it
- * synchronously, with a change source `{ local: true, origin }` instead of a
- * transaction), and its entry is stored in the `Y.Array` later, with the other
- * deferred ones, in one transaction: when the current task ends
- * (`setImmediate`, or `setTimeout` in a browser), before any other write of
- * this map, on `flush()`, and before anyone reads the doc (encodes it, applies
- * an update to it, starts a transaction on it, gets a shared type of it, reads
- * it whole, adds a listener to it, or reads the array itself: `beforeDocIsRead`
- * and `beforeArrayIsRead`, doc-readers.ts). So no one outside
- * sees a doc older than the map, and a doc someone listens to gets each write
- * in its own transaction, as without the option. A deferred entry superseded
- * before it is stored is never stored. Entries are stored with their
- * writer's origin (a change of origin stores the earlier ones first). Stored,
- * they are not applied a second time (`preApplied`).
+ * Held writes (`hold()`, write batches). A Yjs transaction costs more than the
+ * entry it stores (a Transaction with its maps, the state vectors, the cleanup,
+ * the doc's events, and with a provider one update message), and a batch of
+ * 10,000 files written one `await` after the other made 10,000 of them. While
+ * a caller holds the map (a write batch: a shell command, a tool call,
+ * `fs.batch`), a `set` made outside any Yjs transaction is applied to the map
+ * at once (reads, `observe` and `observeEntries` see it synchronously, with a
+ * change source `{ local: true, origin }` instead of a transaction) and its
+ * entry is stored in the `Y.Array` later, with the other held ones, in one
+ * transaction: when the last hold is released, before any other write of this
+ * map, on `flush()`, once `maxHeld` wait, and at the latest `maxHoldMs` after
+ * the first (a long command still shows its progress to peers). Until then the
+ * doc does not hold them: whoever reads the doc itself rather than the map
+ * (encodes it, snapshots it) during a batch calls `flush()` first. A held entry
+ * superseded before it is stored is never stored. Entries are stored with
+ * their writer's origin (a change of origin stores the earlier ones first).
+ * Stored, they are not applied a second time (`preApplied`). Outside a hold,
+ * every write is stored at once, in its own transaction.
  *
  * Groups (`groups` option). A value may be made of field groups that writers
  * change independently (a file's name and its content): each entry then
@@ -107,14 +105,7 @@
  * private; split, each part would need all of it.)
  */
 import * as Y from 'yjs'
-import { beforeArrayIsRead, beforeDocIsRead, isDocWatched } from './doc-readers.js'
-import {
-  dropSearchMarkers,
-  firstItem,
-  observerCount,
-  runningTransaction,
-  structsByClient,
-} from './internals/yjs.js'
+import { dropSearchMarkers, firstItem, runningTransaction, structsByClient } from './internals/yjs.js'
 
 /** The object form of a stored entry (the only form before codecs; still read and written). */
 export interface LwwEntry<V> {
@@ -214,9 +205,22 @@ export interface LwwMap<V> {
    * before the `observe` callbacks of its transaction.
    */
   observeEntries(fn: (key: string, val: V, source: LwwChangeSource) => void): () => void
-  /** Store deferred local writes in the `Y.Array` now (see the module comment); a no-op without them. */
+  /**
+   * Hold local writes made outside a Yjs transaction until the returned function is called (see
+   * "Held writes" in the module comment); holds nest: they are stored when the last is released.
+   */
+  hold(): () => void
+  /**
+   * Keep the held entries of `key` held, even past the end of every hold, until `unpin`: a row
+   * whose content is not stored yet (lww-map callers: write batches on a connected filesystem).
+   * A delete of the key stores them anyway (with the delete, in one transaction).
+   */
+  pin(key: string): void
+  /** Let the held entries of `keys` be stored: now when nothing holds the map, else soon. */
+  unpin(keys: Iterable<string>): void
+  /** Store held local writes in the `Y.Array` now (see the module comment); a no-op without them. */
   flush(): void
-  /** Stop observing the array (deferred writes are stored first). The map is unusable afterwards. */
+  /** Stop observing the array (held writes are stored first). The map is unusable afterwards. */
   destroy(): void
 }
 
@@ -240,8 +244,10 @@ export interface LwwMapOptions<V = unknown> {
   /** Sweep stale entries once there are more than `max(minStale, size * staleRatio)`. */
   minStale?: number
   staleRatio?: number
-  /** Store the entries of local writes made outside a Yjs transaction later, many in one transaction (see the module comment). */
-  deferLocalWrites?: boolean
+  /** While held: store held writes once this many wait (default 4,096; see "Held writes"). */
+  maxHeld?: number
+  /** While held: store held writes at the latest this many ms after the first (default 100). */
+  maxHoldMs?: number
   /** Merge values per field group (see the module comment). */
   groups?: LwwGroups<V>
   /** With `groups`: write a value merged from several entries by a peer's change back as one entry. */
@@ -376,9 +382,12 @@ export function attachLwwMap<V>(
   const entryObservers = new Set<(key: string, val: V, source: LwwChangeSource) => void>()
   let current: Y.Transaction | undefined
   let changes: Map<string, LwwChange<V>> | null = null
-  // Deferred local writes (see the module comment): applied, not stored yet, in write order, all
+  // Held local writes (see the module comment): applied, not stored yet, in write order, all
   // of one origin. `preApplied` holds the stored forms of those being stored in this transaction.
-  const deferLocal = options.deferLocalWrites === true
+  let holds = 0
+  const maxHeld = options.maxHeld ?? 4096
+  const maxHoldMs = options.maxHoldMs ?? 100
+  let holdTimer: ReturnType<typeof setTimeout> | undefined
   const deferred: Entry<V>[] = []
   let deferredOrigin: unknown
   const preApplied = new Set<unknown>()
@@ -762,17 +771,24 @@ export function attachLwwMap<V>(
     })
   }
   /** Push the deferred entries into the current transaction; superseded ones are dropped. */
-  const storeDeferred = (tr: Y.Transaction) => {
+  const storeDeferred = (tr: Y.Transaction, withPinned = false) => {
+    if (holdTimer !== undefined) {
+      clearTimeout(holdTimer)
+      holdTimer = undefined
+    }
     sweepIfNeeded(tr)
     const raws: StoredEntry<V>[] = []
+    // Entries of pinned keys stay held, in order (see `pin`).
+    let kept = 0
     for (const e of deferred) {
-      if (staleWith(e.key, e.raw) === e) removeStale(e)
+      if (!withPinned && pinned.size > 0 && pinned.has(e.key)) deferred[kept++] = e
+      else if (staleWith(e.key, e.raw) === e) removeStale(e)
       else {
         preApplied.add(e.raw)
         raws.push(e.raw as StoredEntry<V>)
       }
     }
-    deferred.length = 0
+    deferred.length = kept
     if (raws.length > 0) append(raws)
   }
   let storing = false
@@ -785,7 +801,7 @@ export function attachLwwMap<V>(
     // would travel as the peer's, and a provider never sends a peer's changes back.
     const running = runningTransaction(doc)
     if (running !== null && !running.local) return storeLater()
-    // `storing`: the transaction reads `doc.store`, which runs the doc's read hook (doc-readers.ts).
+    // `storing`: an observer of the storing transaction may write (a write-back), which must not store again.
     storing = true
     try {
       doc.transact(storeDeferred, deferredOrigin)
@@ -793,18 +809,38 @@ export function attachLwwMap<V>(
       storing = false
     }
   }
-  // Nobody outside sees a doc older than this map: reading it, or listening to it, stores first.
-  const unhook = deferLocal && yarray.doc ? beforeDocIsRead(yarray.doc, flush) : undefined
-  if (deferLocal) beforeArrayIsRead(yarray, flush)
-  /**
-   * A write may be deferred: outside any transaction, and nobody would see its transaction as it
-   * happens (no listener of the doc's transactions, no other observer of the array).
-   */
-  const onlyOwnObserver = (array: Y.Array<StoredEntry<V>>) =>
-    observerCount(array, 'shallow') <= 1 && observerCount(array, 'deep') === 0
-  const mayDefer = (doc: Y.Doc): boolean =>
-    runningTransaction(doc) === null && onlyOwnObserver(yarray) && !isDocWatched(doc)
-  /** A local write outside any transaction: applied now, stored by `flush`. */
+  // Keys whose held entries wait for something else first (see `pin`).
+  const pinned = new Set<string>()
+  /** Held writes: store once `holds` is 0, else at the latest `maxHoldMs` from now. */
+  const storeSoon = () => {
+    if (deferred.length === 0 || !yarray.doc) return
+    if (holds === 0) flush()
+    else
+      holdTimer ??= hostSetTimeout(() => {
+        holdTimer = undefined
+        flush()
+      }, maxHoldMs)
+  }
+  const pin = (key: string) => {
+    pinned.add(key)
+  }
+  const unpin = (keys: Iterable<string>) => {
+    for (const key of keys) pinned.delete(key)
+    storeSoon()
+  }
+  const hold = (): (() => void) => {
+    holds++
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      holds--
+      if (holds === 0 && yarray.doc) flush()
+    }
+  }
+  /** A write is held while someone holds the map, outside any transaction (see the module comment). */
+  const mayHold = (doc: Y.Doc): boolean => holds > 0 && runningTransaction(doc) === null
+  /** A local write outside any transaction while held: applied now, stored by `flush`. */
   const setDeferred = (key: string, val: V, origin: unknown) => {
     if (deferred.length > 0 && origin !== deferredOrigin) flush()
     const cur = winnerOf(key)
@@ -822,7 +858,8 @@ export function attachLwwMap<V>(
       const done = new Map<string, LwwChange<V>>([[key, { before, after: val }]])
       for (const fn of observers) fn(done, source)
     }
-    storeLater()
+    if (deferred.length >= maxHeld) flush()
+    else storeSoon()
   }
 
   /**
@@ -835,7 +872,7 @@ export function attachLwwMap<V>(
     if (!doc) throw new TypeError('LwwMap: the Y.Array is not attached to a Y.Doc')
     if (deferred.length > 0 && runningTransaction(doc) === null && origin !== deferredOrigin) flush()
     doc.transact((tr) => {
-      if (deferred.length > 0 && (tr.local || mustStore)) storeDeferred(tr)
+      if (deferred.length > 0 && (tr.local || mustStore)) storeDeferred(tr, mustStore)
       fn(tr)
     }, origin)
   }
@@ -865,7 +902,7 @@ export function attachLwwMap<V>(
       return e !== undefined && !isRejected(e)
     },
     set(key, val, origin) {
-      if (deferLocal && pending === undefined && yarray.doc && mayDefer(yarray.doc))
+      if (holds > 0 && pending === undefined && yarray.doc && mayHold(yarray.doc))
         return setDeferred(key, val, origin)
       transact((tr) => {
         sweepIfNeeded(tr)
@@ -938,10 +975,13 @@ export function attachLwwMap<V>(
       entryObservers.add(fn)
       return () => entryObservers.delete(fn)
     },
+    hold,
+    pin,
+    unpin,
     flush,
     destroy() {
       if (yarray.doc) flush()
-      unhook?.()
+      if (holdTimer !== undefined) clearTimeout(holdTimer)
       yarray.unobserve(handler)
       observers.clear()
       entryObservers.clear()

@@ -57,6 +57,11 @@ export interface ContentDocPoolOptions {
   idleMs?: number
   /** How many unused docs stay loaded at most. Default 512. */
   maxIdle?: number
+  /**
+   * Before a doc that is not loaded is opened: a promise to wait for first (a new file whose
+   * content is still being stored, write-batch.ts), or `undefined`.
+   */
+  beforeOpen?: (id: FileId) => Promise<void> | undefined
   /** Called once after a doc is opened and synced, before any holder sees it. */
   onOpen?: (id: FileId, doc: Y.Doc) => void
   /** Called when a doc is evicted (before it is destroyed). */
@@ -89,6 +94,10 @@ export class ContentDocPool {
    * being created by this instance, so a newly opened doc is handed out at once (its sync goes on).
    */
   async acquire(id: FileId, options: { fresh?: boolean } = {}): Promise<ContentDocHandle> {
+    if (!this.#slots.has(id)) {
+      const before = this.#options.beforeOpen?.(id)
+      if (before) await before
+    }
     let slot = this.#slots.get(id)
     if (!slot) slot = this.#open(id, options.fresh === true)
     slot.refs++

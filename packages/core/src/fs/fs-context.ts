@@ -11,6 +11,7 @@
  * Also here: the two rules every mutation follows, `assertWritable` (EACCES
  * in a read-only workspace) and `exclusive` (one mutation at a time).
  */
+
 import type * as Y from 'yjs'
 import type { ContentCodec } from '../content/codec.js'
 import type { ContentAnnouncements } from '../content/content-versions.js'
@@ -23,6 +24,7 @@ import type { FileSystemIndex } from '../path-index.js'
 import type { EventHub } from './events.js'
 import type { LastSeenTracker } from './last-seen.js'
 import type { LocalLayer } from './local-layer.js'
+import type { BatchState } from './write-batch.js'
 
 /** Origin of every transaction this filesystem makes (editors use their own). */
 export const FS_ORIGIN = Symbol('yfs')
@@ -56,13 +58,6 @@ export interface CreateFileSystemOptions {
    * benchmarks, or a caller that merges by itself).
    */
   mergeStaleWrites?: boolean
-  /**
-   * Rows written while nobody watches the main doc (no `update` or other transaction listener)
-   * reach it when the current task ends, or before anyone reads it, many in one transaction
-   * (lww-map.ts, "Deferred local writes"); reads and events see them at once. Default true;
-   * false stores each row in its own transaction at once.
-   */
-  deferRowWrites?: boolean
   /**
    * With `connect`: store many new content docs at once (a server's batched write, see
    * @yfs/client); resolves once every update is stored. `writeTree` uses it instead of
@@ -135,6 +130,8 @@ export interface FsContext {
   /** Truncations held back for the write that replaces them, by file (held-truncations.ts). */
   readonly held: Map<FileId, ReturnType<typeof setTimeout>>
   readonly holdTruncationsMs: number
+  /** Open write batches and the new files' content they hold (write-batch.ts). */
+  readonly batch: BatchState
   /** Tail of the mutation queue (see `exclusive`). */
   queue: Promise<unknown>
   /** Set while a transaction's or bulk load's rows land, so their events carry its id. */

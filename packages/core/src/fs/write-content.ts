@@ -45,7 +45,7 @@ import { mergeStale, type StaleWrite } from './merge-stale.js'
 const MAX_RANDOM_BYTES = 65_536
 
 /** `n` random 32-bit numbers, drawn in calls of at most 64 KiB (writeTree of 100,000 files needs 400 KB). */
-function randomUint32s(n: number): Uint32Array {
+export function randomUint32s(n: number): Uint32Array {
   const out = new Uint32Array(n)
   const step = MAX_RANDOM_BYTES / Uint32Array.BYTES_PER_ELEMENT
   for (let i = 0; i < n; i += step) crypto.getRandomValues(out.subarray(i, Math.min(n, i + step)))
@@ -213,78 +213,93 @@ class NewContent implements ContentSeed {
   }
 }
 
+/** A new file's first state, encoded for a server's bulk store (see `encodeNewContent`). */
+export interface EncodedContent {
+  id: FileId
+  update: Uint8Array
+  /** Its content version (the row announces it). */
+  sv: string
+  /** The text a reader gets back (normalised by the codec); `undefined` for bytes. */
+  text: string | undefined
+  size: number
+  /** The snapshot it is seen at once stored (encoded as a fresh doc: nothing deleted); `undefined`: seen as current. */
+  at: Y.Snapshot | undefined
+}
+
+/**
+ * A new file's first state (content and first version) as one update, without a Y.Doc where
+ * the codec allows (text-codec or binary content, encoded directly as a fresh doc of client
+ * `clientID`); a normalising codec's (Markdown's) is built in a scratch doc.
+ */
+export function encodeNewContent(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  clientID: number,
+): EncodedContent {
+  if (!value.bytes && codecFor(ctx, name) !== textCodec) {
+    const built = buildCodecContent(ctx, id, name, value.text ?? '')
+    return { id, update: built.update, sv: built.sv, text: built.text, size: built.size, at: undefined }
+  }
+  const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+  const { update, sv } = encodeNewContentDoc({
+    clientID,
+    ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
+    version: {
+      id: nanoid(10),
+      author: ctx.author,
+      reason: 'write',
+      size,
+      codec: codecFor(ctx, name).id,
+      name,
+      ts: ctx.clock(),
+    },
+  })
+  // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
+  const at = Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv)))
+  return { id, update, sv, text: value.text, size, at }
+}
+
+/**
+ * What this instance knows of a new file whose content it stored without opening its doc: its
+ * content version (for the row), what it last saw (a later write after a peer's edit is merged,
+ * not a blind replace) and its text (cached).
+ */
+export function markStored(ctx: FsContext, name: string, content: EncodedContent): void {
+  const codec = codecFor(ctx, name).id
+  ctx.writtenSv.set(content.id, content.sv)
+  if (content.at === undefined) ctx.seen.markSeen(content.id, codec)
+  else ctx.seen.markSeenAt(content.id, codec, content.at)
+  if (content.text !== undefined) ctx.index.plaintext.set(content.id, content.text, content.size, content.at)
+}
+
 /** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */
 export async function createContents(
   ctx: FsContext,
   files: { id: FileId; name: string; value: FileContentValue; size: number }[],
 ): Promise<number[]> {
   const sizes: number[] = []
-  // The text a reader gets back, per file (normalised by the codec), cached once stored.
-  const texts: (string | undefined)[] = []
-  const batch: { id: FileId; update: Uint8Array }[] = []
-  // State vectors of the files encoded as fresh docs (their whole state: nothing deleted).
-  const fresh = new Map<FileId, string>()
+  const encoded: { name: string; content: EncodedContent }[] = []
   let clientIds: Uint32Array | undefined
   for (const { id, name, value, size: planned } of files) {
     if (canSeed(ctx, name, value)) {
       sizes.push(seedContent(ctx, id, name, value, 'write', planned))
-      texts.push(undefined)
       continue
     }
     if (!ctx.storeContent) {
       sizes.push(await writeContent(ctx, id, name, value, 'write', undefined, true))
-      texts.push(undefined)
       continue
     }
-    if (!value.bytes && codecFor(ctx, name) !== textCodec) {
-      // A normalising codec (Markdown): its first state is built in a scratch doc and stored with the batch.
-      const built = buildCodecContent(ctx, id, name, value.text ?? '')
-      batch.push({ id, update: built.update })
-      ctx.writtenSv.set(id, built.sv)
-      sizes.push(built.size)
-      texts.push(built.text)
-      continue
-    }
-    const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
-    // The update a fresh doc would give, encoded directly (no Y.Doc per file).
     clientIds ??= randomUint32s(files.length)
-    // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
-    const { update, sv } = encodeNewContentDoc({
-      clientID: clientIds[batch.length]!,
-      ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
-      version: {
-        id: nanoid(10),
-        author: ctx.author,
-        reason: 'write',
-        size,
-        codec: codecFor(ctx, name).id,
-        name,
-        ts: ctx.clock(),
-      },
-    })
-    batch.push({ id, update })
-    ctx.writtenSv.set(id, sv)
-    fresh.set(id, sv)
-    sizes.push(size)
-    texts.push(value.text)
+    const content = encodeNewContent(ctx, id, name, value, clientIds[encoded.length]!)
+    encoded.push({ name, content })
+    ctx.writtenSv.set(id, content.sv)
+    sizes.push(content.size)
   }
-  if (batch.length > 0) await ctx.storeContent!(batch)
+  if (encoded.length > 0) await ctx.storeContent!(encoded.map(({ content }) => content))
   // Only once stored: a failed store leaves nothing cached for files that do not exist.
-  const stored = new Set(batch.map((b) => b.id))
-  files.forEach(({ id, name }, k) => {
-    if (!stored.has(id)) return
-    // Stored without opening its doc here: seen as that first state (its state vector, nothing
-    // deleted yet), so a later write after a peer's edit is merged, not a blind replace.
-    const sv = fresh.get(id)
-    const at =
-      sv === undefined
-        ? undefined
-        : Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv)))
-    if (at === undefined) ctx.seen.markSeen(id, codecFor(ctx, name).id)
-    else ctx.seen.markSeenAt(id, codecFor(ctx, name).id, at)
-    const text = texts[k]
-    if (text !== undefined) ctx.index.plaintext.set(id, text, sizes[k]!, at)
-  })
+  for (const { name, content } of encoded) markStored(ctx, name, content)
   return sizes
 }
 

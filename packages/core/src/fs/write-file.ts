@@ -30,6 +30,7 @@ import { checkName, checkNewPath, checkSize } from './limit-checks.js'
 import { fileAt, isSystemPath, normalizePath, resolveWriteTarget, type WriteTarget } from './locate.js'
 import type { StaleWrite } from './merge-stale.js'
 import type { WriteOptions, WriteReport } from './stale-write.js'
+import { addNewContent, batchesNewContent } from './write-batch.js'
 import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from './write-content.js'
 
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
@@ -108,6 +109,10 @@ export function writeAt(
   checkSize(ctx, newSize, 0, syscall, original)
   const id = createFileId()
   // Content first, row last: a peer never sees a row whose content is still to come.
+  // In a batch on a connected filesystem the content goes with the batch's bulk store, and the
+  // row waits for it (write-batch.ts).
+  if (batchesNewContent(ctx))
+    return addFileRow(ctx, id, target, addNewContent(ctx, id, target.name, value), stale)
   if (!canSeed(ctx, target.name, value))
     return writeContent(ctx, id, target.name, value, 'write', undefined, true).then((size) =>
       addFileRow(ctx, id, target, size, stale),

@@ -114,6 +114,7 @@ import { chmod, exists, lstat, stat, utimes } from './stat.js'
 import { link, readlink, realpath, symlink } from './symlinks.js'
 import { type FsOp, runTransaction, type TransactionResult } from './transaction.js'
 import { createTrash, type Trash } from './trash.js'
+import { newBatchState, openBatch, whenContentStored } from './write-batch.js'
 import { appendFile, contentSnapshot, write, writeFile, writeFileSync } from './write-file.js'
 import { writeTree } from './write-tree.js'
 
@@ -151,11 +152,9 @@ export class YjsFileSystem implements IFileSystem {
     const limits = { ...DEFAULT_LIMITS, ...options.limits }
     // Longer names would be refused by servers and shown cut (names.ts).
     limits.maxNameLength = Math.min(limits.maxNameLength, MAX_NAME_BYTES)
-    // Rows of consecutive writes reach the doc together, one transaction per task (lww-map.ts).
     // A row merged from concurrent entries is written back as one by replicas that may write (files-table.ts).
     const table = createFilesTable(doc, {
       clock,
-      deferLocalWrites: options.deferRowWrites ?? true,
       writeBack: !(options.readOnly ?? false) && options.rowGroups !== false,
       groups: options.rowGroups,
     })
@@ -168,6 +167,7 @@ export class YjsFileSystem implements IFileSystem {
         connect: options.connect,
         idleMs: options.idleMs,
         maxIdle: options.maxIdle,
+        beforeOpen: (id) => whenContentStored(ctx, id),
         onOpen: (id, doc) => onContentOpen(ctx, id, doc),
         compact: (state, id) => compactContent(ctx, state, id),
         onClose: (id, doc) => onContentClose(ctx, id, doc),
@@ -196,6 +196,7 @@ export class YjsFileSystem implements IFileSystem {
       announceDelayMs: options.announceDelayMs ?? 250,
       held: new Map(),
       holdTruncationsMs: options.holdTruncationsMs ?? 1000,
+      batch: newBatchState(),
       queue: Promise.resolve(),
       transactionId: undefined,
       unsubscribe: undefined,
@@ -484,6 +485,37 @@ export class YjsFileSystem implements IFileSystem {
         return { fs, ctx: fs.#ctx }
       }),
     )
+  }
+
+  /**
+   * Run `fn` as one write batch: the rows it writes reach the main doc (and so peers, through a
+   * provider) together, in one transaction, when it ends (see lww-map.ts, "Held writes"); on a
+   * connected filesystem, new files' content goes to the server in bulk requests, each file's
+   * content before its row (write-batch.ts). Resolves once all of it is stored. Reads,
+   * the index and events see each write at once, as outside a batch; a batch lasting longer than
+   * 100 ms is stored in steps, so peers see a long one's progress. Batches nest and may overlap
+   * (all are stored when the last ends). Nothing is undone when `fn` throws: what it wrote stays
+   * written (use `transaction` for all or nothing).
+   * @example
+   * await fs.batch(async () => {
+   *   for (let i = 0; i < 1000; i++) await fs.writeFile(`/many/f${i}.txt`, `line ${i}\n`)
+   * })
+   */
+  async batch<T>(fn: () => T | Promise<T>): Promise<T> {
+    const end = openBatch(this.#ctx)
+    try {
+      return await fn()
+    } finally {
+      await end()
+    }
+  }
+
+  /**
+   * Open a write batch (see `batch`) for a caller whose batch is not one function (a shell
+   * command's scope); the returned function ends it and resolves once what it held is stored.
+   */
+  openBatch(): () => Promise<void> {
+    return openBatch(this.#ctx)
   }
 
   // ----------------------------------------------------------- checkpoints

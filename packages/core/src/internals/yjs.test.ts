@@ -5,14 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import {
-  docIsEmpty,
-  dropSearchMarkers,
-  firstItem,
-  observerCount,
-  runningTransaction,
-  structsByClient,
-} from './yjs.js'
+import { docIsEmpty, dropSearchMarkers, firstItem, runningTransaction, structsByClient } from './yjs.js'
 
 describe('Yjs internals (pinned yjs 13.6.33)', () => {
   it('AbstractType._start: the first item of the list, deleted items included, linked by right', () => {
@@ -88,19 +81,5 @@ describe('Yjs internals (pinned yjs 13.6.33)', () => {
     for (const i of [0, 77, 150, 199]) expect(array.get(i)).toBe(before[i])
     array.insert(100, [-1])
     expect(array.get(100)).toBe(-1)
-  })
-
-  it('AbstractType._eH / _dEH: count the observe and observeDeep observers', () => {
-    const doc = new Y.Doc()
-    const array = doc.getArray('a')
-    expect([observerCount(array, 'shallow'), observerCount(array, 'deep')]).toEqual([0, 0])
-    const f = () => undefined
-    array.observe(f)
-    array.observeDeep(f)
-    array.observeDeep(() => undefined)
-    expect([observerCount(array, 'shallow'), observerCount(array, 'deep')]).toEqual([1, 2])
-    array.unobserve(f)
-    array.unobserveDeep(f)
-    expect([observerCount(array, 'shallow'), observerCount(array, 'deep')]).toEqual([0, 1])
   })
 })

@@ -11,10 +11,6 @@
  * - `Doc.store.clients`: each client's structs (items and GC ranges) in clock
  *   order, for `Y.findIndexSS` (what a transaction added or deleted).
  * - `YArray._searchMarker`: the array's cache of index → item positions.
- * - `AbstractType._eH` / `_dEH`: the type's observers (`observe`, `observeDeep`).
- *
- * What stays outside: doc-readers.ts, which patches a doc's `store` and
- * cleanups for the deferred-row mode; issue 25's explicit batches remove it.
  */
 import type * as Y from 'yjs'
 
@@ -40,11 +36,6 @@ export function structsByClient(doc: Y.Doc): Map<number, (Y.Item | Y.GC)[]> {
 /** Forget `array`'s cached index positions (they are a cache: Yjs rebuilds them on the next read). */
 export function dropSearchMarkers<T>(array: Y.Array<T>): void {
   if (array._searchMarker) array._searchMarker.length = 0
-}
-
-/** How many observers `type` has: `observe` (shallow) or `observeDeep` (deep). */
-export function observerCount(type: AnyType, kind: 'shallow' | 'deep'): number {
-  return (kind === 'shallow' ? type._eH : type._dEH).l.length
 }
 
 /** True while `doc` holds no structs at all (nothing loaded, received or written yet). */

@@ -1,0 +1,174 @@
+/**
+ * Write batches (`fs.batch`, a shell command's scope, an agent's tool call):
+ * what a batch changes reaches the main doc, and so peers, together.
+ *
+ * - **Rows.** The batch holds the files table (lww-map.ts, "Held writes"): each
+ *   row is in the table at once and the batch's rows are stored in one main-doc
+ *   transaction (one provider message) when it ends, or in steps of 100 ms.
+ * - **New files' content, on a connected filesystem with a server's bulk store**
+ *   (`storeContent`). Opening a content doc per new file (a provider, its
+ *   authentication and sync) costs more than the write. So a new file's first
+ *   state is encoded at once, without a doc (`encodeNewContent`), and stored
+ *   with the batch's other new files in one bulk request: at the end of the
+ *   batch, once 256 files or 1 MiB wait, 100 ms after the first, or as soon as
+ *   someone opens one of those docs. Reads get the text from the plaintext
+ *   cache meanwhile. Content first, row last: the file's row is pinned (held
+ *   even past the batch's end) until its content is stored. A store the server
+ *   refuses or that fails is retried file by file through the pool's provider.
+ *
+ * A batch ends by storing what it holds (its promise resolves once the
+ * server acknowledged the content); overlapping batches share the pending
+ * content and the table's hold, and each end stores what is pending.
+ */
+import * as Y from 'yjs'
+import type { FileId } from '../ids.js'
+import type { FileContentValue } from './content-codecs.js'
+import { FS_ORIGIN, type FsContext } from './fs-context.js'
+import { type EncodedContent, encodeNewContent, markStored, randomUint32s } from './write-content.js'
+
+/** Store pending content once this many files wait… */
+const MAX_PENDING_FILES = 256
+/** …or this many bytes of updates. */
+const MAX_PENDING_BYTES = 1 << 20
+/** Store pending content at the latest this long after the first waits (a long batch shows progress). */
+const MAX_PENDING_MS = 100
+
+// Read once, at load: just-bash's sandbox blocks these globals while a script runs.
+const hostSetTimeout = setTimeout
+const hostClearTimeout = clearTimeout
+
+/** A batch's state on one filesystem (FsContext.batch). */
+export interface BatchState {
+  /** Open batches. */
+  depth: number
+  /** New files' content not sent yet, with their names. */
+  pending: { name: string; content: EncodedContent }[]
+  pendingBytes: number
+  /** Content being stored, by file: resolves once stored (or written through the pool). */
+  readonly storing: Map<FileId, Promise<void>>
+  timer: ReturnType<typeof setTimeout> | undefined
+  /** Client ids for encoded docs, drawn in blocks. */
+  clientIds: Uint32Array
+  nextClientId: number
+}
+
+export function newBatchState(): BatchState {
+  return {
+    depth: 0,
+    pending: [],
+    pendingBytes: 0,
+    storing: new Map(),
+    timer: undefined,
+    clientIds: new Uint32Array(0),
+    nextClientId: 0,
+  }
+}
+
+/** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
+export function openBatch(ctx: FsContext): () => Promise<void> {
+  const release = ctx.table.hold()
+  ctx.batch.depth++
+  let ended = false
+  return async () => {
+    if (ended) return
+    ended = true
+    ctx.batch.depth--
+    try {
+      await storePendingContent(ctx)
+    } finally {
+      release()
+    }
+  }
+}
+
+/** True when a new file's content written now goes with the batch's bulk store (see the module comment). */
+export function batchesNewContent(ctx: FsContext): boolean {
+  return ctx.batch.depth > 0 && ctx.storeContent !== undefined && !ctx.lazyContent
+}
+
+/**
+ * A new file's content in the open batch: encoded now, readable at once (plaintext cache), stored
+ * with the batch's others; its row (written next by the caller) waits for it. Returns the size.
+ */
+export function addNewContent(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {
+  const batch = ctx.batch
+  if (batch.nextClientId >= batch.clientIds.length) {
+    batch.clientIds = randomUint32s(MAX_PENDING_FILES)
+    batch.nextClientId = 0
+  }
+  const content = encodeNewContent(ctx, id, name, value, batch.clientIds[batch.nextClientId++]!)
+  markStored(ctx, name, content)
+  ctx.table.pin(id)
+  batch.pending.push({ name, content })
+  batch.pendingBytes += content.update.byteLength
+  if (batch.pending.length >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
+    void sendPending(ctx)
+  else
+    batch.timer ??= hostSetTimeout(() => {
+      batch.timer = undefined
+      void sendPending(ctx)
+    }, MAX_PENDING_MS)
+  return content.size
+}
+
+/**
+ * Before a content doc is opened: if it is a new file of a batch whose content is not stored
+ * yet, store it (with the others pending) and its row, and resolve then; `undefined` otherwise.
+ */
+export function whenContentStored(ctx: FsContext, id: FileId): Promise<void> | undefined {
+  const batch = ctx.batch
+  if (batch.storing.size === 0 && batch.pending.length === 0) return undefined
+  if (batch.pending.some((p) => p.content.id === id)) void sendPending(ctx)
+  const storing = batch.storing.get(id)
+  // The server opens a content doc only for a file whose row it has: store the rows too.
+  return storing?.then(() => ctx.table.flush())
+}
+
+/** Send every pending file's content and wait until all content being stored is. */
+export async function storePendingContent(ctx: FsContext): Promise<void> {
+  void sendPending(ctx)
+  while (ctx.batch.storing.size > 0) await Promise.all(new Set(ctx.batch.storing.values()))
+}
+
+/** Send what is pending in one bulk store; resolves once stored (never rejects). */
+function sendPending(ctx: FsContext): Promise<void> {
+  const batch = ctx.batch
+  if (batch.timer !== undefined) {
+    hostClearTimeout(batch.timer)
+    batch.timer = undefined
+  }
+  const docs = batch.pending
+  if (docs.length === 0) return Promise.resolve()
+  batch.pending = []
+  batch.pendingBytes = 0
+  const ids = docs.map((d) => d.content.id)
+  const run = storeDocs(ctx, docs).finally(() => {
+    for (const id of ids) if (batch.storing.get(id) === run) batch.storing.delete(id)
+    ctx.table.unpin(ids)
+  })
+  for (const id of ids) batch.storing.set(id, run)
+  return run
+}
+
+async function storeDocs(ctx: FsContext, docs: { name: string; content: EncodedContent }[]): Promise<void> {
+  try {
+    await ctx.storeContent!(docs.map(({ content }) => ({ id: content.id, update: content.update })))
+  } catch {
+    // Refused or failed (offline, timed out): each doc through its provider, which keeps it
+    // until the server has it. The doc is fresh here: nothing remote to wait for. (No longer
+    // "being stored": opening it must not wait for this very store, see `whenContentStored`.)
+    for (const { content } of docs) ctx.batch.storing.delete(content.id)
+    for (const { content } of docs) {
+      try {
+        const handle = await ctx.pool.acquire(content.id, { fresh: true })
+        try {
+          Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
+        } finally {
+          handle.release()
+        }
+      } catch (error) {
+        console.error(`yfs: the content of ${content.id} could not be stored:`, error)
+      }
+    }
+  }
+}
