@@ -27,7 +27,10 @@
  *   `maxAwarenessClients` ids per document and hold at most
  *   `maxAwarenessClients × maxAwarenessStateBytes` of states in all;
  * - frames for documents not authenticated yet, which Hocuspocus queues:
- *   `maxEarlyFrames` / `maxEarlyBytes` per socket; a socket with no
+ *   `maxEarlyFrames` / `maxEarlyBytes` per socket, counting those still
+ *   waiting (a document's early frames stop counting once Hocuspocus has
+ *   authenticated or refused it: a long-lived connection opens documents
+ *   without end); a socket with no
  *   authenticated document `authTimeoutMs` after it opened is closed;
  * - frames for a document whose authentication was refused are dropped
  *   (Hocuspocus would queue them for as long as the socket lives), and a
@@ -104,6 +107,9 @@ export interface SocketGuardOptions {
 
 interface DocState {
   phase: 'early' | 'open' | 'refused'
+  /** Frames and bytes received while `early` (Hocuspocus queues them until it authenticates). */
+  earlyFrames: number
+  earlyBytes: number
   /** Presence client ids this socket owns on the document. */
   clients: Set<number>
 }
@@ -207,12 +213,14 @@ export class GuardedSocket extends EventEmitter {
         if (this.#names.size >= maxDocs) throw new Refusal(CLOSE_TOO_MANY, 'too many documents')
         this.#names.add(docName)
       }
-      doc = { phase: 'early', clients: new Set() }
+      doc = { phase: 'early', clients: new Set(), earlyFrames: 0, earlyBytes: 0 }
       this.#docs.set(docName, doc)
     }
     // Hocuspocus would queue these for the life of the socket.
     if (doc.phase === 'refused') return undefined
     if (doc.phase === 'early') {
+      doc.earlyFrames++
+      doc.earlyBytes += data.byteLength
       this.#earlyFrames++
       this.#earlyBytes += data.byteLength
       if (this.#earlyFrames > limits.maxEarlyFrames || this.#earlyBytes > limits.maxEarlyBytes)
@@ -300,6 +308,8 @@ export class GuardedSocket extends EventEmitter {
     const doc = this.#docs.get(docName)
     if (!doc) return
     const sub = decoding.readVarUint(decoder)
+    // What Hocuspocus queued for the document is handled (or dropped) now: no longer early.
+    if (sub === AUTH_AUTHENTICATED || sub === AUTH_PERMISSION_DENIED) this.#endEarly(doc)
     if (sub === AUTH_AUTHENTICATED) {
       doc.phase = 'open'
       this.#authenticated = true
@@ -317,9 +327,18 @@ export class GuardedSocket extends EventEmitter {
     }
   }
 
+  /** The document's early frames no longer count against the socket's bound (they are not queued). */
+  #endEarly(doc: DocState): void {
+    this.#earlyFrames -= doc.earlyFrames
+    this.#earlyBytes -= doc.earlyBytes
+    doc.earlyFrames = 0
+    doc.earlyBytes = 0
+  }
+
   #forget(docName: string): void {
     const doc = this.#docs.get(docName)
     if (!doc) return
+    this.#endEarly(doc)
     for (const id of doc.clients) {
       const key = `${docName}\0${id}`
       this.#presenceBytes -= this.#presence.get(key) ?? 0

@@ -1,0 +1,141 @@
+// Write batches on a connected filesystem against a real server (SQLite, real sockets): a batch's
+// new files go to the server in bulk stores with no content doc opened per file, each row reaches
+// the server only once its content is stored (a second client never reads a row whose content is
+// missing), reads, appends and overwrites inside the batch see the batch's writes, a shell command
+// is one batch, and a long-lived connection may open documents one after another without end.
+
+import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { openCommandScope } from '@yfs/core'
+import { Bash } from 'just-bash'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
+
+describe('write batches through a client', () => {
+  let t: TestServer
+  let token: string
+  const open: WorkspaceConnection[] = []
+  const connect = async () => {
+    const c = await connectWorkspace({ url: t.url, workspace: 'batches', token })
+    open.push(c)
+    return c
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer()
+    token = (await t.workspace('batches')).write
+  })
+  afterAll(async () => {
+    for (const c of open) await c.close()
+    await t.close()
+  })
+
+  it("stores a batch's new files in bulk, each row after its content, and a second client reads them all", async () => {
+    const a = await connect()
+    const b = await connect()
+    // Whenever b sees a new row under /many, the server must already hold its content: read it then.
+    const early: Promise<string | undefined>[] = []
+    const seenRows = new Set<string>()
+    b.fs.table.observe((changes) => {
+      for (const [id, change] of changes) {
+        if (change.before !== undefined || change.after?.type !== 'file' || seenRows.has(id)) continue
+        seenRows.add(id)
+        const path = b.fs.index.pathOf(id)
+        if (path?.startsWith('/many/')) early.push(b.fs.readFile(path).catch(() => undefined))
+      }
+    })
+    const mainUpdates: Uint8Array[] = []
+    a.fs.doc.on('update', (u: Uint8Array, origin: unknown) => {
+      if (origin !== a.main) mainUpdates.push(u)
+    })
+    const n = 600
+    await a.fs.batch(async () => {
+      await a.fs.mkdir('/many')
+      for (let i = 0; i < n; i++) await a.fs.writeFile(`/many/f${i}.txt`, `line ${i}\n`)
+      // Inside the batch: reads see the writes, an append and an overwrite of a new file work.
+      expect(await a.fs.readFile('/many/f7.txt')).toBe('line 7\n')
+      await a.fs.appendFile('/many/f7.txt', 'more\n')
+      await a.fs.writeFile('/many/f8.txt', 'replaced\n')
+      expect(await a.fs.readFile('/many/f7.txt')).toBe('line 7\nmore\n')
+    })
+    // No content doc was opened for the files written only once.
+    const loaded = new Set(a.fs.pool.loaded())
+    const openedForNew = [...Array(n).keys()].filter(
+      (i) => i !== 7 && i !== 8 && loaded.has(a.fs.index.lookup(`/many/f${i}.txt`)!),
+    )
+    expect(openedForNew).toEqual([])
+    // Far fewer main-doc updates than files (one per batch step, not one per file).
+    expect(mainUpdates.length).toBeLessThan(n / 10)
+    await a.flush()
+    await waitFor(
+      () => b.fs.getAllPaths().filter((p) => p.startsWith('/many/')).length === n,
+      'b sees every file',
+    )
+    const texts = await Promise.all(early)
+    expect(texts).toHaveLength(n)
+    texts.forEach((text, k) => {
+      expect(text, `row ${k}: read as soon as it arrived`).toMatch(/^(line \d+\n(more\n)?|replaced\n)$/)
+    })
+    for (const i of [0, 1, 299, n - 1]) expect(await b.fs.readFile(`/many/f${i}.txt`)).toBe(`line ${i}\n`)
+    expect(await b.fs.readFile('/many/f7.txt')).toBe('line 7\nmore\n')
+    expect(await b.fs.readFile('/many/f8.txt')).toBe('replaced\n')
+    // A fresh client, from the server's storage alone.
+    const c = await connect()
+    expect(await c.fs.readFile(`/many/f${n - 1}.txt`)).toBe(`line ${n - 1}\n`)
+    // History: each new file has its first version, by a's author.
+    expect((await c.fs.history('/many/f3.txt')).length).toBe(1)
+  }, 60_000)
+
+  it('a shell command is one batch; a peer edit made after it merges with a later write', async () => {
+    const a = await connect()
+    const b = await connect()
+    const scope = openCommandScope(a.fs)
+    let out: { stdout: string; exitCode: number }
+    try {
+      out = await new Bash({ fs: scope.fs, cwd: '/' }).exec(
+        'mkdir -p /sh && for i in $(seq 1 200); do echo "line $i" > /sh/f$i.txt; done; echo more >> /sh/f5.txt; printf "one\\ntwo\\nthree\\n" > /sh/f9.txt; cat /sh/f5.txt',
+      )
+    } finally {
+      await scope.close()
+    }
+    expect(out.exitCode).toBe(0)
+    expect(out.stdout).toBe('line 5\nmore\n')
+    await a.flush()
+    await waitFor(
+      () => b.fs.getAllPaths().filter((p) => p.startsWith('/sh/')).length === 200,
+      'b sees the files',
+    )
+    expect(await b.fs.readFile('/sh/f200.txt')).toBe('line 200\n')
+    // b edits a file a wrote in the batch (never opened by a); a's next write, made against what a
+    // wrote, merges b's edit instead of replacing it.
+    expect(await b.fs.readFile('/sh/f9.txt')).toBe('one\ntwo\nthree\n')
+    await b.fs.writeFile('/sh/f9.txt', 'ONE\ntwo\nthree\n')
+    await b.flush()
+    // Waited for by its row (a read through a.fs would make b's edit a's new base: nothing to merge).
+    const f9 = a.fs.index.lookup('/sh/f9.txt')!
+    await waitFor(() => a.fs.table.get(f9)?.sv === b.fs.table.get(f9)?.sv, "b's row reaches a")
+    const c = await connect()
+    const report = await a.fs.write('/sh/f9.txt', 'one\ntwo\nTHREE\n')
+    expect(report.merged).toBe(true)
+    expect(report.conflict).toBe(false)
+    expect(await a.fs.readFile('/sh/f9.txt')).toBe('ONE\ntwo\nTHREE\n')
+    await a.flush()
+    await waitFor(
+      async () => (await c.fs.readFile('/sh/f9.txt')) === 'ONE\ntwo\nTHREE\n',
+      'the merge reaches c',
+    )
+  }, 60_000)
+
+  it('a connection opens documents one after another without end (its early-frame budget is freed)', async () => {
+    const a = await connect()
+    // Each new file outside a batch opens its content doc (auth + sync frames before authentication):
+    // 700 of them passed the socket's 1,000 early frames when that budget was never given back.
+    await a.fs.mkdir('/one')
+    for (let i = 0; i < 700; i++) await a.fs.writeFile(`/one/f${i}.txt`, `${i}\n`)
+    await a.flush()
+    const fresh = await connect()
+    expect(await fresh.fs.readFile('/one/f699.txt')).toBe('699\n')
+    // The socket was never refused: it is the one the connection opened with, still online.
+    expect(a.status().online).toBe(true)
+    expect(a.socket.status).toBe('connected')
+  }, 60_000)
+})
