@@ -125,6 +125,25 @@ describe('write batches through a client', () => {
     )
   }, 60_000)
 
+  it('a file created by `> f` in a batch (empty, then written) keeps its text cached past its doc', async () => {
+    const a = await connect()
+    const scope = openCommandScope(a.fs)
+    try {
+      await new Bash({ fs: scope.fs, cwd: '/' }).exec(
+        'mkdir -p /tr && for i in $(seq 1 30); do echo "line $i" > /tr/f$i.txt; done',
+      )
+    } finally {
+      await scope.close()
+    }
+    // Rewritten one by one (each opens its doc), then every doc closed: the texts outlive them.
+    for (let i = 1; i <= 30; i++) await a.fs.writeFile(`/tr/f${i}.txt`, `LINE ${i}\n`)
+    a.fs.pool.evictIdle(true)
+    expect([...a.fs.pool.loaded()]).toEqual([])
+    for (let i = 1; i <= 30; i++) expect(await a.fs.readFile(`/tr/f${i}.txt`)).toBe(`LINE ${i}\n`)
+    // Read from the cache: no doc was opened again (the replaced empty state announced nothing).
+    expect([...a.fs.pool.loaded()]).toEqual([])
+  }, 60_000)
+
   it('a connection opens documents one after another without end (its early-frame budget is freed)', async () => {
     const a = await connect()
     // Each new file outside a batch opens its content doc (auth + sync frames before authentication):

@@ -37,12 +37,19 @@ const MAX_PENDING_MS = 100
 const hostSetTimeout = setTimeout
 const hostClearTimeout = clearTimeout
 
+/** A new file's content waiting for the batch's next bulk store. */
+interface PendingContent {
+  name: string
+  value: FileContentValue
+  content: EncodedContent
+}
+
 /** A batch's state on one filesystem (FsContext.batch). */
 export interface BatchState {
   /** Open batches. */
   depth: number
-  /** New files' content not sent yet, with their names. */
-  pending: { name: string; content: EncodedContent }[]
+  /** New files' content not sent yet, by file, in write order. */
+  pending: Map<FileId, PendingContent>
   pendingBytes: number
   /** Content being stored, by file: resolves once stored (or written through the pool). */
   readonly storing: Map<FileId, Promise<void>>
@@ -55,7 +62,7 @@ export interface BatchState {
 export function newBatchState(): BatchState {
   return {
     depth: 0,
-    pending: [],
+    pending: new Map(),
     pendingBytes: 0,
     storing: new Map(),
     timer: undefined,
@@ -91,23 +98,55 @@ export function batchesNewContent(ctx: FsContext): boolean {
  * with the batch's others; its row (written next by the caller) waits for it. Returns the size.
  */
 export function addNewContent(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {
-  const batch = ctx.batch
-  if (batch.nextClientId >= batch.clientIds.length) {
-    batch.clientIds = randomUint32s(MAX_PENDING_FILES)
-    batch.nextClientId = 0
-  }
-  const content = encodeNewContent(ctx, id, name, value, batch.clientIds[batch.nextClientId++]!)
-  markStored(ctx, name, content)
+  const size = putPending(ctx, id, name, value)
   ctx.table.pin(id)
-  batch.pending.push({ name, content })
-  batch.pendingBytes += content.update.byteLength
-  if (batch.pending.length >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
+  const batch = ctx.batch
+  if (batch.pending.size >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
     void sendPending(ctx)
   else
     batch.timer ??= hostSetTimeout(() => {
       batch.timer = undefined
       void sendPending(ctx)
     }, MAX_PENDING_MS)
+  return size
+}
+
+/** The content of `id` when it is a new file of a batch whose content is not sent yet. */
+export function pendingContentOf(ctx: FsContext, id: FileId): FileContentValue | undefined {
+  return ctx.batch.pending.get(id)?.value
+}
+
+/**
+ * A new file of the batch written again before its content was sent (`> f` creates f empty,
+ * then writes it): its first state is encoded again, still without a doc (nobody else can have
+ * seen it). Returns the size.
+ */
+export function replacePendingContent(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+): number {
+  return putPending(ctx, id, name, value)
+}
+
+function putPending(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {
+  const batch = ctx.batch
+  if (batch.nextClientId >= batch.clientIds.length) {
+    batch.clientIds = randomUint32s(MAX_PENDING_FILES)
+    batch.nextClientId = 0
+  }
+  const before = batch.pending.get(id)
+  if (before) {
+    batch.pendingBytes -= before.content.update.byteLength
+    // The version the replaced state announced (our own, never sent) will never exist anywhere.
+    ctx.announced.delete(id)
+  }
+  const content = encodeNewContent(ctx, id, name, value, batch.clientIds[batch.nextClientId++]!)
+  markStored(ctx, name, content)
+  // Map.set keeps a replaced entry's place: the store keeps write order.
+  batch.pending.set(id, { name, value, content })
+  batch.pendingBytes += content.update.byteLength
   return content.size
 }
 
@@ -117,8 +156,8 @@ export function addNewContent(ctx: FsContext, id: FileId, name: string, value: F
  */
 export function whenContentStored(ctx: FsContext, id: FileId): Promise<void> | undefined {
   const batch = ctx.batch
-  if (batch.storing.size === 0 && batch.pending.length === 0) return undefined
-  if (batch.pending.some((p) => p.content.id === id)) void sendPending(ctx)
+  if (batch.storing.size === 0 && batch.pending.size === 0) return undefined
+  if (batch.pending.has(id)) void sendPending(ctx)
   const storing = batch.storing.get(id)
   // The server opens a content doc only for a file whose row it has: store the rows too.
   return storing?.then(() => ctx.table.flush())
@@ -137,9 +176,9 @@ function sendPending(ctx: FsContext): Promise<void> {
     hostClearTimeout(batch.timer)
     batch.timer = undefined
   }
-  const docs = batch.pending
-  if (docs.length === 0) return Promise.resolve()
-  batch.pending = []
+  if (batch.pending.size === 0) return Promise.resolve()
+  const docs = [...batch.pending.values()]
+  batch.pending = new Map()
   batch.pendingBytes = 0
   const ids = docs.map((d) => d.content.id)
   const run = storeDocs(ctx, docs).finally(() => {
@@ -150,7 +189,7 @@ function sendPending(ctx: FsContext): Promise<void> {
   return run
 }
 
-async function storeDocs(ctx: FsContext, docs: { name: string; content: EncodedContent }[]): Promise<void> {
+async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> {
   try {
     await ctx.storeContent!(docs.map(({ content }) => ({ id: content.id, update: content.update })))
   } catch {

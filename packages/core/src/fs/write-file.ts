@@ -30,7 +30,7 @@ import { checkName, checkNewPath, checkSize } from './limit-checks.js'
 import { fileAt, isSystemPath, normalizePath, resolveWriteTarget, type WriteTarget } from './locate.js'
 import type { StaleWrite } from './merge-stale.js'
 import type { WriteOptions, WriteReport } from './stale-write.js'
-import { addNewContent, batchesNewContent } from './write-batch.js'
+import { addNewContent, batchesNewContent, pendingContentOf, replacePendingContent } from './write-batch.js'
 import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from './write-content.js'
 
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
@@ -132,7 +132,11 @@ async function overwrite(
   const row = ctx.table.get(id)!
   if (row.type === 'folder') throw eisdir('open', original)
   checkSize(ctx, newSize, row.size, syscall, original)
-  const size = await writeContent(ctx, id, row.name, value, 'write', stale)
+  // A new file of the batch whose content is not sent yet: written again without a doc.
+  const size =
+    pendingContentOf(ctx, id) === undefined
+      ? await writeContent(ctx, id, row.name, value, 'write', stale)
+      : replacePendingContent(ctx, id, row.name, value)
   ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
   if (stale) {
     stale.report.size = size
@@ -183,6 +187,13 @@ export async function appendFile(
     if (row.type === 'folder') throw eisdir('write', path)
     const addSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
     checkSize(ctx, row.size + addSize, row.size, 'append', path)
+    const pending = pendingContentOf(ctx, target.id)
+    if (pending !== undefined) {
+      // A new file of the batch whose content is not sent yet: the whole new content, without a doc.
+      const size = replacePendingContent(ctx, target.id, row.name, concatContent(pending, value))
+      ctx.table.update(target.id, contentPatch(ctx, target.id, size), FS_ORIGIN)
+      return
+    }
     const handle = await ctx.pool.acquire(target.id)
     let size: number
     try {
@@ -213,6 +224,18 @@ export async function appendFile(
     }
     ctx.table.update(target.id, contentPatch(ctx, target.id, size), FS_ORIGIN)
   })
+}
+
+/** `a` then `b`: text when both are text, else bytes (text again when they decode as text). */
+function concatContent(a: FileContentValue, b: FileContentValue): FileContentValue {
+  if (a.text !== undefined && b.text !== undefined) return { text: a.text + b.text }
+  const before = a.bytes ?? encodeUtf8(a.text ?? '')
+  const add = b.bytes ?? encodeUtf8(b.text ?? '')
+  const all = new Uint8Array(before.byteLength + add.byteLength)
+  all.set(before)
+  all.set(add, before.byteLength)
+  const text = decodeTextOrBinary(all)
+  return text === undefined ? { bytes: all } : { text }
 }
 
 /** Synchronous write used by just-bash only for system paths (command stubs, /dev, /proc). */
