@@ -81,8 +81,17 @@ describe('write batches through a client', () => {
     // A fresh client, from the server's storage alone.
     const c = await connect()
     expect(await c.fs.readFile(`/many/f${n - 1}.txt`)).toBe(`line ${n - 1}\n`)
-    // History: each new file has its first version, by a's author.
-    expect((await c.fs.history('/many/f3.txt')).length).toBe(1)
+    // History: each new file has its first version; a knows it without opening the doc.
+    const history = await c.fs.history('/many/f3.txt')
+    expect(history).toHaveLength(1)
+    const f3 = a.fs.index.lookup('/many/f3.txt')!
+    expect((await a.fs.latestVersion('/many/f3.txt'))?.id).toBe(history[0]!.id)
+    expect([...a.fs.pool.loaded()]).not.toContain(f3)
+    // Once a peer changed it, a's newest version is the peer's (read from the doc).
+    await c.fs.writeFile('/many/f3.txt', 'line 3 by c\n')
+    const byC = (await c.fs.history('/many/f3.txt')).at(-1)!
+    await waitFor(() => a.fs.table.get(f3)?.sv === c.fs.table.get(f3)?.sv, "c's row reaches a")
+    expect((await a.fs.latestVersion('/many/f3.txt'))?.id).toBe(byC.id)
   }, 60_000)
 
   it('a shell command is one batch; a peer edit made after it merges with a later write', async () => {

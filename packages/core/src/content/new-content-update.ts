@@ -49,6 +49,8 @@ export interface EncodedContentDoc {
   update: Uint8Array
   /** The doc's content version (base64 state vector, as `contentVersionOf`). */
   sv: string
+  /** Its first (and only) version, as the doc's versions array holds it. */
+  version: StoredVersion
 }
 
 function writeStateVector(encoder: encoding.Encoder, clientID: number, clock: number): void {
@@ -109,5 +111,5 @@ export function encodeNewContentDoc(doc: NewContentDoc): EncodedContentDoc {
 
   const sv = encoding.createEncoder()
   writeStateVector(sv, clientID, contentLength + 1)
-  return { update: encoding.toUint8Array(e), sv: toBase64(encoding.toUint8Array(sv)) }
+  return { update: encoding.toUint8Array(e), sv: toBase64(encoding.toUint8Array(sv)), version }
 }

@@ -63,6 +63,12 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
  */
 export async function latestVersion(ctx: FsContext, path: string): Promise<FileVersion | undefined> {
   const row = fileAt(ctx, path, 'history')
+  // A new file stored in bulk and unchanged since (its row announces that state): its first version.
+  const first = ctx.firstVersions.get(row.id)
+  if (first !== undefined) {
+    if (first.sv === row.sv && ctx.pool.peek(row.id) === undefined) return toFileVersion(first.version)
+    ctx.firstVersions.delete(row.id)
+  }
   const handle = await ctx.pool.acquire(row.id)
   try {
     const last = listStoredVersions(handle.doc).at(-1)

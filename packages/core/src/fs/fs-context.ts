@@ -18,6 +18,7 @@ import type { ContentAnnouncements } from '../content/content-versions.js'
 import type { ConnectContentDoc, ContentDocPool } from '../content/doc-pool.js'
 import { FsError } from '../errors.js'
 import type { FilesTable } from '../files-table.js'
+import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import type { FileSystemLimits } from '../limits.js'
 import type { FileSystemIndex } from '../path-index.js'
@@ -130,6 +131,12 @@ export interface FsContext {
   /** Truncations held back for the write that replaces them, by file (held-truncations.ts). */
   readonly held: Map<FileId, ReturnType<typeof setTimeout>>
   readonly holdTruncationsMs: number
+  /**
+   * New files whose content was stored without opening a doc (bulk stores): their content
+   * version and first version, so the newest version is known without opening it while the
+   * row announces that version (`latestVersion`).
+   */
+  readonly firstVersions: Map<FileId, { sv: string; version: StoredVersion }>
   /** Open write batches and the new files' content they hold (write-batch.ts). */
   readonly batch: BatchState
   /** Tail of the mutation queue (see `exclusive`). */

@@ -28,6 +28,7 @@ import { textCodec } from '../content/text-codec.js'
 import { toBytes, utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
 import { recordVersion, type VersionReason } from '../history/file-history.js'
+import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import {
   codecFor,
@@ -224,6 +225,8 @@ export interface EncodedContent {
   size: number
   /** The snapshot it is seen at once stored (encoded as a fresh doc: nothing deleted); `undefined`: seen as current. */
   at: Y.Snapshot | undefined
+  /** Its first version (encoded directly); `undefined` when built in a scratch doc. */
+  version?: StoredVersion
 }
 
 /**
@@ -243,7 +246,7 @@ export function encodeNewContent(
     return { id, update: built.update, sv: built.sv, text: built.text, size: built.size, at: undefined }
   }
   const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
-  const { update, sv } = encodeNewContentDoc({
+  const { update, sv, version } = encodeNewContentDoc({
     clientID,
     ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
     version: {
@@ -258,7 +261,7 @@ export function encodeNewContent(
   })
   // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
   const at = Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv)))
-  return { id, update, sv, text: value.text, size, at }
+  return { id, update, sv, text: value.text, size, at, version }
 }
 
 /**
@@ -272,6 +275,9 @@ export function markStored(ctx: FsContext, name: string, content: EncodedContent
   if (content.at === undefined) ctx.seen.markSeen(content.id, codec)
   else ctx.seen.markSeenAt(content.id, codec, content.at)
   if (content.text !== undefined) ctx.index.plaintext.set(content.id, content.text, content.size, content.at)
+  // Its newest version, known without opening the doc while the row still announces this state.
+  if (content.version) ctx.firstVersions.set(content.id, { sv: content.sv, version: content.version })
+  else ctx.firstVersions.delete(content.id)
 }
 
 /** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */

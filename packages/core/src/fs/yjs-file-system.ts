@@ -197,6 +197,7 @@ export class YjsFileSystem implements IFileSystem {
       held: new Map(),
       holdTruncationsMs: options.holdTruncationsMs ?? 1000,
       batch: newBatchState(),
+      firstVersions: new Map(),
       queue: Promise.resolve(),
       transactionId: undefined,
       unsubscribe: undefined,
