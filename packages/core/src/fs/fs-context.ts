@@ -22,10 +22,10 @@ import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import type { FileSystemLimits } from '../limits.js'
 import type { FileSystemIndex } from '../path-index.js'
+import type { BatchState } from './batch-state.js'
 import type { EventHub } from './events.js'
 import type { LastSeenTracker } from './last-seen.js'
 import type { LocalLayer } from './local-layer.js'
-import type { BatchState } from './write-batch.js'
 
 /** Origin of every transaction this filesystem makes (editors use their own). */
 export const FS_ORIGIN = Symbol('yfs')

@@ -22,9 +22,10 @@
  */
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
+import type { PendingContent } from './batch-state.js'
 import type { FileContentValue } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
-import { type EncodedContent, encodeNewContent, markStored, randomUint32s } from './write-content.js'
+import { encodeNewContent, markStored, randomUint32s } from './write-content.js'
 
 /** Store pending content once this many files wait… */
 const MAX_PENDING_FILES = 256
@@ -36,40 +37,6 @@ const MAX_PENDING_MS = 100
 // Read once, at load: just-bash's sandbox blocks these globals while a script runs.
 const hostSetTimeout = setTimeout
 const hostClearTimeout = clearTimeout
-
-/** A new file's content waiting for the batch's next bulk store. */
-interface PendingContent {
-  name: string
-  value: FileContentValue
-  content: EncodedContent
-}
-
-/** A batch's state on one filesystem (FsContext.batch). */
-export interface BatchState {
-  /** Open batches. */
-  depth: number
-  /** New files' content not sent yet, by file, in write order. */
-  pending: Map<FileId, PendingContent>
-  pendingBytes: number
-  /** Content being stored, by file: resolves once stored (or written through the pool). */
-  readonly storing: Map<FileId, Promise<void>>
-  timer: ReturnType<typeof setTimeout> | undefined
-  /** Client ids for encoded docs, drawn in blocks. */
-  clientIds: Uint32Array
-  nextClientId: number
-}
-
-export function newBatchState(): BatchState {
-  return {
-    depth: 0,
-    pending: new Map(),
-    pendingBytes: 0,
-    storing: new Map(),
-    timer: undefined,
-    clientIds: new Uint32Array(0),
-    nextClientId: 0,
-  }
-}
 
 /** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
 export function openBatch(ctx: FsContext): () => Promise<void> {

@@ -28,8 +28,8 @@ import { textCodec } from '../content/text-codec.js'
 import { toBytes, utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
 import { recordVersion, type VersionReason } from '../history/file-history.js'
-import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
+import type { EncodedContent } from './batch-state.js'
 import {
   codecFor,
   type FileContentValue,
@@ -212,21 +212,6 @@ class NewContent implements ContentSeed {
     // read-content.ts, and a write to it builds the doc first).
     this.seen.markSeen(this.id, codec.id)
   }
-}
-
-/** A new file's first state, encoded for a server's bulk store (see `encodeNewContent`). */
-export interface EncodedContent {
-  id: FileId
-  update: Uint8Array
-  /** Its content version (the row announces it). */
-  sv: string
-  /** The text a reader gets back (normalised by the codec); `undefined` for bytes. */
-  text: string | undefined
-  size: number
-  /** The snapshot it is seen at once stored (encoded as a fresh doc: nothing deleted); `undefined`: seen as current. */
-  at: Y.Snapshot | undefined
-  /** Its first version (encoded directly); `undefined` when built in a scratch doc. */
-  version?: StoredVersion
 }
 
 /**

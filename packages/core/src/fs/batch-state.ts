@@ -1,0 +1,63 @@
+/**
+ * The state a filesystem keeps for its write batches (write-batch.ts), as plain data: a
+ * module of its own so the filesystem's context (fs-context.ts) can hold it without importing
+ * the batch logic, which needs that context.
+ */
+import type * as Y from 'yjs'
+import type { StoredVersion } from '../history/version-list.js'
+import type { FileId } from '../ids.js'
+
+/** Text, or bytes when binary (the shape of content-codecs.ts' `FileContentValue`). */
+export interface ContentValue {
+  text?: string
+  bytes?: Uint8Array
+}
+
+/** A new file's first state, encoded for a server's bulk store (see `encodeNewContent`). */
+export interface EncodedContent {
+  id: FileId
+  update: Uint8Array
+  /** Its content version (the row announces it). */
+  sv: string
+  /** The text a reader gets back (normalised by the codec); `undefined` for bytes. */
+  text: string | undefined
+  size: number
+  /** The snapshot it is seen at once stored (encoded as a fresh doc: nothing deleted); `undefined`: seen as current. */
+  at: Y.Snapshot | undefined
+  /** Its first version (encoded directly); `undefined` when built in a scratch doc. */
+  version?: StoredVersion
+}
+
+/** A new file's content waiting for the batch's next bulk store. */
+export interface PendingContent {
+  name: string
+  value: ContentValue
+  content: EncodedContent
+}
+
+/** A batch's state on one filesystem (FsContext.batch). */
+export interface BatchState {
+  /** Open batches. */
+  depth: number
+  /** New files' content not sent yet, by file, in write order. */
+  pending: Map<FileId, PendingContent>
+  pendingBytes: number
+  /** Content being stored, by file: resolves once stored (or written through the pool). */
+  readonly storing: Map<FileId, Promise<void>>
+  timer: ReturnType<typeof setTimeout> | undefined
+  /** Client ids for encoded docs, drawn in blocks. */
+  clientIds: Uint32Array
+  nextClientId: number
+}
+
+export function newBatchState(): BatchState {
+  return {
+    depth: 0,
+    pending: new Map(),
+    pendingBytes: 0,
+    storing: new Map(),
+    timer: undefined,
+    clientIds: new Uint32Array(0),
+    nextClientId: 0,
+  }
+}
