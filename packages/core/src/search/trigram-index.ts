@@ -12,22 +12,57 @@
  * others are hashed into 2^20 shared keys (a collision only adds candidates,
  * never loses one).
  *
+ * Each posting entry also counts the lines of the document that hold the
+ * trigram (a trigram belongs to the line it starts in; saturating at
+ * `MAX_LINE_COUNT`), so `bounded(req)` can say, per candidate, at most how
+ * many of its lines can satisfy `req`: a string needs all its trigrams
+ * (the least count), an `and` all its parts (the least bound), an `or` one
+ * of its parts (the sum). Search ranks by matching lines with it (top-k,
+ * search-index.ts) without scanning every candidate.
+ *
  * Invariant: for every live document, `candidates(req)` includes it when its
- * folded text satisfies `req`. Not here: verifying (scan.ts) or texts.
+ * folded text satisfies `req`; `bounded(req)` gives the same documents, each
+ * with a bound ≥ the number of its folded lines that satisfy `req`.
+ * Not here: verifying (scan.ts) or texts.
  */
 import { MIN_REQUIRED_LENGTH, type Requirement } from './requirement.js'
 
+/** Most lines a posting entry counts; a count of `MAX_LINE_COUNT` means "that many or more". */
+export const MAX_LINE_COUNT = 255
+
+/** A bound that bounds nothing (a saturated count, or no requirement). */
+export const UNBOUNDED = 0xffffffff
+
 class Posting {
   ords = new Uint32Array(4)
+  /** Lines of the document holding the trigram, saturating at `MAX_LINE_COUNT`. */
+  lines = new Uint8Array(4)
   n = 0
-  push(ord: number): void {
-    if (this.n === this.ords.length) {
-      const grown = new Uint32Array(this.ords.length * 2)
-      grown.set(this.ords)
-      this.ords = grown
+  /** Count one more line of document `ord` (the newest one indexed) holding the trigram. */
+  count(ord: number): void {
+    const n = this.n
+    if (n > 0 && this.ords[n - 1] === ord) {
+      if (this.lines[n - 1]! < MAX_LINE_COUNT) this.lines[n - 1]!++
+      return
     }
-    this.ords[this.n++] = ord
+    if (n === this.ords.length) {
+      const ords = new Uint32Array(n * 2)
+      ords.set(this.ords)
+      this.ords = ords
+      const lines = new Uint8Array(n * 2)
+      lines.set(this.lines)
+      this.lines = lines
+    }
+    this.ords[n] = ord
+    this.lines[n] = 1
+    this.n = n + 1
   }
+}
+
+/** Documents (ordinals, ascending) with a bound of matching lines each. */
+interface Bounded {
+  ords: Uint32Array
+  bounds: Uint32Array
 }
 
 const ASCII_KEYS = 1 << 21
@@ -49,53 +84,64 @@ export function trigramKeys(folded: string): Set<number> {
   return keys
 }
 
-function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(Math.min(a.length, b.length))
+/** Documents in both; each bound the least of the two (a line satisfying both is counted in each). */
+function intersect(a: Bounded, b: Bounded): Bounded {
+  const size = Math.min(a.ords.length, b.ords.length)
+  const ords = new Uint32Array(size)
+  const bounds = new Uint32Array(size)
   let i = 0
   let j = 0
   let n = 0
-  while (i < a.length && j < b.length) {
-    const x = a[i]!
-    const y = b[j]!
+  while (i < a.ords.length && j < b.ords.length) {
+    const x = a.ords[i]!
+    const y = b.ords[j]!
     if (x === y) {
-      out[n++] = x
+      ords[n] = x
+      bounds[n++] = Math.min(a.bounds[i]!, b.bounds[j]!)
       i++
       j++
     } else if (x < y) i++
     else j++
   }
-  return out.subarray(0, n)
+  return { ords: ords.subarray(0, n), bounds: bounds.subarray(0, n) }
 }
 
-function union(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(a.length + b.length)
+/** Documents in either; a bound the sum of the two (saturating at `UNBOUNDED`). */
+function union(a: Bounded, b: Bounded): Bounded {
+  const size = a.ords.length + b.ords.length
+  const ords = new Uint32Array(size)
+  const bounds = new Uint32Array(size)
   let i = 0
   let j = 0
   let n = 0
-  while (i < a.length || j < b.length) {
-    const x = i < a.length ? a[i]! : Number.POSITIVE_INFINITY
-    const y = j < b.length ? b[j]! : Number.POSITIVE_INFINITY
+  while (i < a.ords.length || j < b.ords.length) {
+    const x = i < a.ords.length ? a.ords[i]! : Number.POSITIVE_INFINITY
+    const y = j < b.ords.length ? b.ords[j]! : Number.POSITIVE_INFINITY
     if (x === y) {
-      out[n++] = x
+      ords[n] = x
+      bounds[n++] = Math.min(UNBOUNDED, a.bounds[i]! + b.bounds[j]!)
       i++
       j++
     } else if (x < y) {
-      out[n++] = x
+      ords[n] = x
+      bounds[n++] = a.bounds[i]!
       i++
     } else {
-      out[n++] = y
+      ords[n] = y
+      bounds[n++] = b.bounds[j]!
       j++
     }
   }
-  return out.subarray(0, n)
+  return { ords: ords.subarray(0, n), bounds: bounds.subarray(0, n) }
 }
 
 /** Posting lists of trigrams, keyed by document `K`. */
 export class TrigramIndex<K> {
   // Direct-indexed by key (12 MiB each, allocated on first use): a hash map costs ~10× per character.
   #postingOf: Int32Array | undefined
-  /** The last ordinal added to each key's posting (skips repeats within a document). */
-  #lastOrd: Int32Array | undefined
+  /** The last line (a stamp unique to a line of a document) counted in each key's posting. */
+  #lastLine: Int32Array | undefined
+  #stamp = 0
   #postings: Posting[] = []
   #docs: (K | undefined)[] = []
   readonly #ordOf = new Map<K, number>()
@@ -108,27 +154,38 @@ export class TrigramIndex<K> {
     this.#docs.push(key)
     this.#ordOf.set(key, ord)
     this.#postingOf ??= new Int32Array(KEY_SPACE).fill(-1)
-    this.#lastOrd ??= new Int32Array(KEY_SPACE).fill(-1)
+    this.#lastLine ??= new Int32Array(KEY_SPACE).fill(-1)
+    // Stamps only grow (a new document never meets an old stamp); restart them before they overflow.
+    if (this.#stamp + folded.length + 1 >= 0x7fffffff) {
+      this.#lastLine.fill(-1)
+      this.#stamp = 0
+    }
     const postingOf = this.#postingOf
-    const lastOrd = this.#lastOrd
+    const lastLine = this.#lastLine
     const postings = this.#postings
+    let line = ++this.#stamp
     let a = folded.charCodeAt(0)
     let b = folded.charCodeAt(1)
     for (let i = 2; i < folded.length; i++) {
       const c = folded.charCodeAt(i)
       const k = trigramKey(a, b, c)
+      const next = a === 10 ? line + 1 : line
       a = b
       b = c
-      if (lastOrd[k] === ord) continue
-      lastOrd[k] = ord
-      let id = postingOf[k]!
-      if (id === -1) {
-        id = postings.length
-        postingOf[k] = id
-        postings.push(new Posting())
+      if (lastLine[k] !== line) {
+        lastLine[k] = line
+        let id = postingOf[k]!
+        if (id === -1) {
+          id = postings.length
+          postingOf[k] = id
+          postings.push(new Posting())
+        }
+        postings[id]!.count(ord)
       }
-      postings[id]!.push(ord)
+      line = next
     }
+    // The next document's first stamp is past every stamp used here.
+    this.#stamp = line
   }
 
   /** Forget `key`. */
@@ -162,14 +219,15 @@ export class TrigramIndex<K> {
   /** Bytes held by posting lists (their arrays; map overhead not counted). */
   get postingBytes(): number {
     let bytes = 0
-    for (const p of this.#postings) bytes += p.ords.byteLength
-    return bytes + (this.#postingOf?.byteLength ?? 0) + (this.#lastOrd?.byteLength ?? 0)
+    for (const p of this.#postings) bytes += p.ords.byteLength + p.lines.byteLength
+    return bytes + (this.#postingOf?.byteLength ?? 0) + (this.#lastLine?.byteLength ?? 0)
   }
 
   /** Re-index from scratch (drops dead ordinals). */
   rebuild(docs: Iterable<[K, string]>): void {
     this.#postingOf?.fill(-1)
-    this.#lastOrd?.fill(-1)
+    this.#lastLine?.fill(-1)
+    this.#stamp = 0
     this.#postings = []
     this.#docs = []
     this.#ordOf.clear()
@@ -179,39 +237,58 @@ export class TrigramIndex<K> {
 
   /** Documents that may satisfy `req`, in indexing order; `undefined` means all of them. */
   candidates(req: Requirement): K[] | undefined {
-    const ords = this.#evaluate(req)
-    if (ords === undefined) return undefined
-    const out: K[] = []
-    for (const ord of ords) {
-      const key = this.#docs[ord]
-      if (key !== undefined) out.push(key)
-    }
-    return out
+    return this.bounded(req)?.keys
   }
 
-  #evaluate(req: Requirement): Uint32Array | undefined {
+  /**
+   * Documents that may satisfy `req` (as `candidates`), each with a bound: at most that many of
+   * its folded lines satisfy `req` (`UNBOUNDED` when the index cannot tell); `undefined` means
+   * all documents, unbounded.
+   */
+  bounded(req: Requirement): { keys: K[]; bounds: number[] } | undefined {
+    const found = this.#evaluate(req)
+    if (found === undefined) return undefined
+    const keys: K[] = []
+    const bounds: number[] = []
+    for (let i = 0; i < found.ords.length; i++) {
+      const key = this.#docs[found.ords[i]!]
+      if (key === undefined) continue
+      keys.push(key)
+      bounds.push(found.bounds[i]!)
+    }
+    return { keys, bounds }
+  }
+
+  #evaluate(req: Requirement): Bounded | undefined {
     if (req === true) return undefined
     if (typeof req === 'string') return this.#substring(req)
     const parts = ('and' in req ? req.and : req.or).map((r) => this.#evaluate(r))
     if ('and' in req) {
-      const known = parts.filter((p): p is Uint32Array => p !== undefined).sort((x, y) => x.length - y.length)
+      const known = parts
+        .filter((p): p is Bounded => p !== undefined)
+        .sort((x, y) => x.ords.length - y.ords.length)
       if (known.length === 0) return undefined
       return known.reduce(intersect)
     }
     if (parts.some((p) => p === undefined)) return undefined
-    return (parts as Uint32Array[]).reduce(union)
+    return (parts as Bounded[]).reduce(union)
   }
 
-  #substring(s: string): Uint32Array | undefined {
+  #substring(s: string): Bounded | undefined {
     if (s.length < MIN_REQUIRED_LENGTH) return undefined
-    const lists: Uint32Array[] = []
+    const lists: Bounded[] = []
     for (const k of trigramKeys(s)) {
       const id = this.#postingOf?.[k] ?? -1
-      if (id === -1) return new Uint32Array(0)
+      if (id === -1) return { ords: new Uint32Array(0), bounds: new Uint32Array(0) }
       const p = this.#postings[id]!
-      lists.push(p.ords.subarray(0, p.n))
+      const bounds = new Uint32Array(p.n)
+      for (let i = 0; i < p.n; i++) {
+        const lines = p.lines[i]!
+        bounds[i] = lines < MAX_LINE_COUNT ? lines : UNBOUNDED
+      }
+      lists.push({ ords: p.ords.subarray(0, p.n), bounds })
     }
-    lists.sort((x, y) => x.length - y.length)
+    lists.sort((x, y) => x.ords.length - y.ords.length)
     return lists.reduce(intersect)
   }
 }
