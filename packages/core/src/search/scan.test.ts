@@ -52,3 +52,18 @@ describe('hasMatch', () => {
     expect(hasMatch(compileQuery('kelvin'), scanTextOf('\u212aelvin', true))).toBe(true)
   })
 })
+
+describe('nonAsciiOffsets', () => {
+  it('lists every code unit ≥ 0x80, in order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), searchTextArbitrary, (a, b) => {
+        for (const text of [a, b, a + b]) {
+          const naive: number[] = []
+          for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) naive.push(i)
+          expect([...nonAsciiOffsets(text)]).toEqual(naive)
+        }
+      }),
+      { numRuns: 500 },
+    )
+  })
+})

@@ -60,10 +60,16 @@ export interface RankedFile extends FileScan {
 const isWordCode = (c: number) =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g
+
 /** Offsets of the non-ASCII code units of `text`, ascending. */
 export function nonAsciiOffsets(text: string): Uint32Array {
+  // Runs found natively (most text is ASCII with a few other characters), not unit by unit.
   const out: number[] = []
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) out.push(i)
+  NON_ASCII_RUN.lastIndex = 0
+  for (let m = NON_ASCII_RUN.exec(text); m !== null; m = NON_ASCII_RUN.exec(text))
+    for (let i = m.index; i < NON_ASCII_RUN.lastIndex; i++) out.push(i)
   return Uint32Array.from(out)
 }
 

@@ -5,7 +5,8 @@
  *
  * Kept current from row changes, local and remote (`fs.table.observe`, what
  * `fs.watch` events are made of): a changed file is re-read soon after (a
- * timer) and, at the latest, before the next search; an entry remembers the
+ * timer) and, at the latest, before the next search (an edit recounts the
+ * trigrams of the lines it changed only, `TrigramIndex.update`); an entry remembers the
  * row version it was read at (size, mtime, content state vector, name), so a
  * row change that leaves the version alone costs nothing. Every yfs writer
  * updates a file's row when it changes its content (as the plaintext cache
@@ -275,7 +276,11 @@ export class SearchIndex implements Searcher {
       return
     }
     const folded = foldText(text)
-    this.#trigrams.add(id, folded)
+    // An edit: the trigrams of the lines it changed are counted again (trigram-index.ts).
+    const before = this.#entries.get(id)
+    if (before?.text !== undefined && this.#trigrams.has(id))
+      this.#trigrams.update(id, before.folded ?? foldText(before.text), folded)
+    else this.#trigrams.add(id, folded)
     const ascii = isAscii(text)
     this.#entries.set(id, {
       version,

@@ -57,6 +57,49 @@ class Posting {
     this.lines[n] = 1
     this.n = n + 1
   }
+
+  /**
+   * Add `delta` (≠ 0) to the lines of document `ord` holding the trigram: its entry is made
+   * (at its place in ordinal order) or dropped as the count leaves or reaches 0. A saturated
+   * count stays saturated (the true count is unknown, so is the new one).
+   */
+  adjust(ord: number, delta: number): void {
+    const n = this.n
+    let lo = 0
+    let hi = n
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.ords[mid]! < ord) lo = mid + 1
+      else hi = mid
+    }
+    if (lo < n && this.ords[lo] === ord) {
+      const lines = this.lines[lo]!
+      if (lines === MAX_LINE_COUNT) return
+      const next = lines + delta
+      if (next > 0) {
+        this.lines[lo] = Math.min(next, MAX_LINE_COUNT)
+        return
+      }
+      this.ords.copyWithin(lo, lo + 1, n)
+      this.lines.copyWithin(lo, lo + 1, n)
+      this.n = n - 1
+      return
+    }
+    if (delta < 0) return // not counted (cannot happen: the old text held it)
+    if (n === this.ords.length) {
+      const ords = new Uint32Array(n * 2)
+      ords.set(this.ords)
+      this.ords = ords
+      const lines = new Uint8Array(n * 2)
+      lines.set(this.lines)
+      this.lines = lines
+    }
+    this.ords.copyWithin(lo + 1, lo, n)
+    this.lines.copyWithin(lo + 1, lo, n)
+    this.ords[lo] = ord
+    this.lines[lo] = Math.min(delta, MAX_LINE_COUNT)
+    this.n = n + 1
+  }
 }
 
 /** Documents (ordinals, ascending) with a bound of matching lines each. */
@@ -185,6 +228,85 @@ export class TrigramIndex<K> {
       line = next
     }
     // The next document's first stamp is past every stamp used here.
+    this.#stamp = line
+  }
+
+  /**
+   * Index `key`, indexed with folded text `before`, with folded text `after` instead: when only
+   * a few lines changed, by adjusting the counts of the trigrams of those lines in place (the
+   * document keeps its ordinal, no garbage); otherwise as `add`. `before` must be the text
+   * `key` was last indexed with.
+   */
+  update(key: K, before: string, after: string): void {
+    const ord = this.#ordOf.get(key)
+    if (ord === undefined || this.#postingOf === undefined || this.#lastLine === undefined) {
+      this.add(key, after)
+      return
+    }
+    // The common prefix and suffix (not overlapping in either text).
+    const shorter = Math.min(before.length, after.length)
+    // Equal chunks are skipped with a native comparison, the rest code unit by code unit.
+    const CHUNK = 256
+    let p = 0
+    while (p + CHUNK <= shorter && before.slice(p, p + CHUNK) === after.slice(p, p + CHUNK)) p += CHUNK
+    while (p < shorter && before.charCodeAt(p) === after.charCodeAt(p)) p++
+    let q = 0
+    while (
+      q + CHUNK <= shorter - p &&
+      before.slice(before.length - q - CHUNK, before.length - q) ===
+        after.slice(after.length - q - CHUNK, after.length - q)
+    )
+      q += CHUNK
+    while (
+      q < shorter - p &&
+      before.charCodeAt(before.length - 1 - q) === after.charCodeAt(after.length - 1 - q)
+    )
+      q++
+    // Lines before the one holding p - 2 start trigrams of prefix characters only: unchanged. Lines
+    // after the suffix's first newline start trigrams of suffix characters only: unchanged too.
+    // Recount the lines between, in both texts (a trigram counts in the line it starts in).
+    const from = p < 3 ? 0 : before.lastIndexOf('\n', p - 3) + 1
+    const newline = q === 0 ? -1 : before.indexOf('\n', before.length - q)
+    const beforeEnd = newline < 0 ? before.length : newline + 1
+    const afterEnd = newline < 0 ? after.length : newline + 1 - before.length + after.length
+    if (beforeEnd - from + (afterEnd - from) > after.length) {
+      this.add(key, after)
+      return
+    }
+    const delta = new Map<number, number>()
+    this.#countLines(before, from, beforeEnd, -1, delta)
+    this.#countLines(after, from, afterEnd, 1, delta)
+    const postingOf = this.#postingOf
+    for (const [k, d] of delta) {
+      if (d === 0) continue
+      let id = postingOf[k]!
+      if (id === -1) {
+        id = this.#postings.length
+        postingOf[k] = id
+        this.#postings.push(new Posting())
+      }
+      this.#postings[id]!.adjust(ord, d)
+    }
+  }
+
+  /** Add `sign` to `delta[k]` for each line starting in [from, to) of `folded` per trigram key `k` it starts. */
+  #countLines(folded: string, from: number, to: number, sign: number, delta: Map<number, number>): void {
+    const lastLine = this.#lastLine!
+    if (this.#stamp + (to - from) + 1 >= 0x7fffffff) {
+      lastLine.fill(-1)
+      this.#stamp = 0
+    }
+    let line = ++this.#stamp
+    const end = Math.min(to, folded.length - 2)
+    for (let s = from; s < end; s++) {
+      const a = folded.charCodeAt(s)
+      const k = trigramKey(a, folded.charCodeAt(s + 1), folded.charCodeAt(s + 2))
+      if (lastLine[k] !== line) {
+        lastLine[k] = line
+        delta.set(k, (delta.get(k) ?? 0) + sign)
+      }
+      if (a === 10) line++
+    }
     this.#stamp = line
   }
 
