@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { searchRequestArbitrary, searchTextArbitrary } from '../testing/search-contract.js'
 import { foldText } from './fold.js'
+import { hasSurrogates } from './js-regex.js'
 import { type CompiledQuery, compileQuery, isAscii } from './query.js'
 import { hasMatch, newlineOffsets, nonAsciiOffsets, type ScanText, scanText } from './scan.js'
 
@@ -18,6 +19,7 @@ function scanTextOf(text: string, known: boolean): ScanText {
     doc.ascii = isAscii(text)
     doc.newlines = newlineOffsets(text)
     doc.nonAscii = nonAsciiOffsets(text)
+    doc.surrogates = hasSurrogates(text)
   }
   return doc
 }

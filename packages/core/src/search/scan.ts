@@ -13,6 +13,7 @@
  */
 
 import { foldText } from './fold.js'
+import { hasSurrogates } from './js-regex.js'
 import type { CompiledQuery } from './query.js'
 import { firstMatch } from './query.js'
 import { type Requirement, satisfies } from './requirement.js'
@@ -29,6 +30,8 @@ export interface ScanText {
   nonAscii?: Uint32Array
   /** `newlineOffsets(text)`, when known. */
   newlines?: Uint32Array
+  /** `hasSurrogates(text)`, when known. */
+  surrogates?: boolean
 }
 
 /** A matching line found by a scan, with the first match's offsets in the text when known. */
@@ -148,6 +151,21 @@ export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): File
       if (lineEnd >= text.length) break
       pos = hay.indexOf(needle, lineEnd + 1)
     }
+  } else if (q.jsRe !== undefined && !(doc.surrogates ?? hasSurrogates(text))) {
+    // A regex JavaScript runs alike (js-regex.ts): one native pass over the text, the next
+    // search from the line after each match.
+    const re = q.jsRe
+    re.lastIndex = 0
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const line = firstAtOrAfter(newlines, m.index)
+      found(line)
+      if (line >= newlines.length) break
+      re.lastIndex = newlines[line]! + 1
+    }
+    if (matchingLines > 0) {
+      q.jsWordRe!.lastIndex = 0
+      wordMatch = q.jsWordRe!.test(text)
+    }
   } else {
     // Line by line with RE2. With a requirement, only lines holding one of its seed strings
     // (found with `indexOf` in the folded text) run; a line without a seed cannot match.
@@ -214,6 +232,10 @@ export function hasMatch(q: CompiledQuery, doc: ScanText): boolean {
       pos = hay.indexOf(needle, lineEnd + 1)
     }
     return false
+  }
+  if (q.jsRe !== undefined && !(doc.surrogates ?? hasSurrogates(text))) {
+    q.jsRe.lastIndex = 0
+    return q.jsRe.test(text)
   }
   const { folded } = doc
   const req = q.requirement
@@ -306,6 +328,11 @@ export function pathMatches(q: CompiledQuery, path: string, foldedPath?: string)
     !satisfies(foldedPath ?? foldText(path), q.requirement)
   )
     return false
+  // A regex JavaScript runs alike (js-regex.ts), on a path it may take: no RE2 run either.
+  if (q.jsRe !== undefined && !path.includes('\n') && !hasSurrogates(path)) {
+    q.jsRe.lastIndex = 0
+    return q.jsRe.test(path)
+  }
   return firstMatch(q, path) !== undefined
 }
 

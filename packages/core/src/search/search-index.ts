@@ -25,6 +25,7 @@ import type { YjsFileSystem } from '../fs/yjs-file-system.js'
 import type { FileId } from '../ids.js'
 import { rowVersion } from './doc-text.js'
 import { foldText } from './fold.js'
+import { hasSurrogates } from './js-regex.js'
 import { isAscii } from './query.js'
 import { prepareSearch } from './request.js'
 import type { Requirement } from './requirement.js'
@@ -54,6 +55,8 @@ interface Entry {
   newlines: Uint32Array
   /** Offsets of non-ASCII code units (empty for ASCII text). */
   nonAscii: Uint32Array
+  /** The text holds a UTF-16 surrogate (js-regex.ts). */
+  surrogates: boolean
   /** The file's path and its folded form as of `pathEpoch` (paths change with any row). */
   path: string | undefined
   foldedPath: string
@@ -158,18 +161,24 @@ export class SearchIndex implements Searcher {
         density: bound / lines,
       })
     }
-    // Best bound first: a heap (a page needs a few of them, a sort would order them all).
+    // Best bound first: a heap (a page needs a few of them, a sort would order them all). Without
+    // bounds every candidate is scanned in full: their order does not matter.
     let n = candidates.length
-    for (let k = (n >>> 1) - 1; k >= 0; k--) siftDown(candidates, k, n)
+    if (found !== undefined) for (let k = (n >>> 1) - 1; k >= 0; k--) siftDown(candidates, k, n)
     // The best `wanted` files, best first.
     const wanted = offset + limit
     const best: RankedFile[] = []
     let total = 0
     while (n > 0) {
-      const c = candidates[0]!
-      if (best.length >= wanted && compareRanked(best[wanted - 1]!, c) < 0) break
-      candidates[0] = candidates[--n]!
-      siftDown(candidates, 0, n)
+      let c: Candidate
+      if (found === undefined) {
+        c = candidates[--n]!
+      } else {
+        c = candidates[0]!
+        if (best.length >= wanted && compareRanked(best[wanted - 1]!, c) < 0) break
+        candidates[0] = candidates[--n]!
+        siftDown(candidates, 0, n)
+      }
       const scan = scanText(query, c.entry as ScanText, perFile)
       if (!scan) continue
       total++
@@ -269,6 +278,7 @@ export class SearchIndex implements Searcher {
         ascii: false,
         newlines: NONE,
         nonAscii: NONE,
+        surrogates: false,
         path: undefined,
         foldedPath: '',
         pathEpoch: -1,
@@ -289,6 +299,7 @@ export class SearchIndex implements Searcher {
       ascii,
       newlines: newlineOffsets(text),
       nonAscii: ascii ? NONE : nonAsciiOffsets(text),
+      surrogates: !ascii && hasSurrogates(text),
       path: undefined,
       foldedPath: '',
       pathEpoch: -1,
