@@ -217,8 +217,11 @@ class Translator {
   }
 }
 
-const quantifier = ({ min, max }: Item) =>
-  min === 1 && max === 1 ? '' : `{${min},${max === Infinity ? '' : max}}`
+function quantifier({ min, max }: Item): string {
+  if (min === max) return min === 1 ? '' : `{${min}}`
+  if (max === Infinity) return min === 0 ? '*' : min === 1 ? '+' : `{${min},}`
+  return min === 0 && max === 1 ? '?' : `{${min},${max}}`
+}
 
 const WORD = setOf(isWord, false)
 

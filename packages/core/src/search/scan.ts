@@ -156,15 +156,16 @@ export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): File
     // search from the line after each match.
     const re = q.jsRe
     re.lastIndex = 0
+    const word = q.jsWordRe!
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       const line = firstAtOrAfter(newlines, m.index)
       found(line)
+      if (!wordMatch) {
+        word.lastIndex = 0
+        wordMatch = word.test(text.slice(startOf(line), endOf(line)))
+      }
       if (line >= newlines.length) break
       re.lastIndex = newlines[line]! + 1
-    }
-    if (matchingLines > 0) {
-      q.jsWordRe!.lastIndex = 0
-      wordMatch = q.jsWordRe!.test(text)
     }
   } else {
     // Line by line with RE2. With a requirement, only lines holding one of its seed strings
