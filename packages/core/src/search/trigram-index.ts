@@ -38,23 +38,19 @@ class Posting {
   /** Lines of the document holding the trigram, saturating at `MAX_LINE_COUNT`. */
   lines = new Uint8Array(4)
   n = 0
-  /** Count one more line of document `ord` (the newest one indexed) holding the trigram. */
-  count(ord: number): void {
+  /** Append document `ord` (the newest indexed) with `lines` lines holding the trigram. */
+  push(ord: number, lines: number): void {
     const n = this.n
-    if (n > 0 && this.ords[n - 1] === ord) {
-      if (this.lines[n - 1]! < MAX_LINE_COUNT) this.lines[n - 1]!++
-      return
-    }
     if (n === this.ords.length) {
       const ords = new Uint32Array(n * 2)
       ords.set(this.ords)
       this.ords = ords
-      const lines = new Uint8Array(n * 2)
-      lines.set(this.lines)
-      this.lines = lines
+      const grown = new Uint8Array(n * 2)
+      grown.set(this.lines)
+      this.lines = grown
     }
     this.ords[n] = ord
-    this.lines[n] = 1
+    this.lines[n] = lines
     this.n = n + 1
   }
 
@@ -185,6 +181,9 @@ export class TrigramIndex<K> {
   /** The last line (a stamp unique to a line of a document) counted in each key's posting. */
   #lastLine: Int32Array | undefined
   #stamp = 0
+  /** Lines of the document being added holding each key (0 between adds), and the keys it touched. */
+  #lineCount: Uint8Array | undefined
+  #touched = new Int32Array(1024)
   #postings: Posting[] = []
   #docs: (K | undefined)[] = []
   readonly #ordOf = new Map<K, number>()
@@ -205,10 +204,13 @@ export class TrigramIndex<K> {
     }
     const postingOf = this.#postingOf
     const lastLine = this.#lastLine
-    const postings = this.#postings
+    const counts = (this.#lineCount ??= new Uint8Array(KEY_SPACE))
+    let touched = this.#touched
+    let distinct = 0
     let line = ++this.#stamp
     let a = folded.charCodeAt(0)
     let b = folded.charCodeAt(1)
+    // Lines per key counted in direct-indexed arrays; postings are appended to once per key.
     for (let i = 2; i < folded.length; i++) {
       const c = folded.charCodeAt(i)
       const k = trigramKey(a, b, c)
@@ -217,18 +219,33 @@ export class TrigramIndex<K> {
       b = c
       if (lastLine[k] !== line) {
         lastLine[k] = line
-        let id = postingOf[k]!
-        if (id === -1) {
-          id = postings.length
-          postingOf[k] = id
-          postings.push(new Posting())
+        const count = counts[k]!
+        if (count === 0) {
+          if (distinct === touched.length) {
+            const grown = new Int32Array(distinct * 2)
+            grown.set(touched)
+            this.#touched = touched = grown
+          }
+          touched[distinct++] = k
         }
-        postings[id]!.count(ord)
+        if (count < MAX_LINE_COUNT) counts[k] = count + 1
       }
       line = next
     }
     // The next document's first stamp is past every stamp used here.
     this.#stamp = line
+    const postings = this.#postings
+    for (let t = 0; t < distinct; t++) {
+      const k = touched[t]!
+      let id = postingOf[k]!
+      if (id === -1) {
+        id = postings.length
+        postingOf[k] = id
+        postings.push(new Posting())
+      }
+      postings[id]!.push(ord, counts[k]!)
+      counts[k] = 0
+    }
   }
 
   /**
@@ -342,7 +359,12 @@ export class TrigramIndex<K> {
   get postingBytes(): number {
     let bytes = 0
     for (const p of this.#postings) bytes += p.ords.byteLength + p.lines.byteLength
-    return bytes + (this.#postingOf?.byteLength ?? 0) + (this.#lastLine?.byteLength ?? 0)
+    return (
+      bytes +
+      (this.#postingOf?.byteLength ?? 0) +
+      (this.#lastLine?.byteLength ?? 0) +
+      (this.#lineCount?.byteLength ?? 0)
+    )
   }
 
   /** Re-index from scratch (drops dead ordinals). */
