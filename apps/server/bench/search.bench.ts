@@ -399,7 +399,7 @@ async function main(): Promise<void> {
     '',
     `Run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadavg()[0]!.toFixed(1)} at the end.`,
     `Corpus: ${texts.length} generated Markdown files (\`markdownCorpus\`: Zipf prose, headings, lists, links, code), ${mib(chars)} of text, stored with the Markdown codec.`,
-    `Times are p50 / p99 over ${RUNS} runs after a warm-up (regexes without trigrams: 3 runs), in ms. A search is ranked and paged: it finds every matching line of every file (for the ranking), then returns the first 20 files with snippets.`,
+    `Times are p50 / p99 over ${RUNS} runs after a warm-up (regexes without trigrams: 3 runs), in ms. A search is ranked and paged: in process, candidates are scanned in full best first by a bound on their matching lines (line counts kept in the trigram index) until the first 20 files are certain, the others only checked for one match (for the total); PostgreSQL finds every matching line of every candidate.`,
     '',
     '### Search latency',
     '',
