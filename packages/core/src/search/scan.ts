@@ -92,6 +92,8 @@ export function newlineOffsets(text: string): Uint32Array {
 export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): FileScan | undefined {
   const { text } = doc
   const newlines = doc.newlines ?? newlineOffsets(text)
+  if (q.literal === undefined && q.jsRe !== undefined && !(doc.surrogates ?? hasSurrogates(text)))
+    return scanWithJs(q, text, newlines, perFile)
   const matches: RawMatch[] = []
   let matchingLines = 0
   let wordMatch = false
@@ -151,22 +153,6 @@ export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): File
       if (lineEnd >= text.length) break
       pos = hay.indexOf(needle, lineEnd + 1)
     }
-  } else if (q.jsRe !== undefined && !(doc.surrogates ?? hasSurrogates(text))) {
-    // A regex JavaScript runs alike (js-regex.ts): one native pass over the text, the next
-    // search from the line after each match.
-    const re = q.jsRe
-    re.lastIndex = 0
-    const word = q.jsWordRe!
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      const line = firstAtOrAfter(newlines, m.index)
-      found(line)
-      if (!wordMatch) {
-        word.lastIndex = 0
-        wordMatch = word.test(text.slice(startOf(line), endOf(line)))
-      }
-      if (line >= newlines.length) break
-      re.lastIndex = newlines[line]! + 1
-    }
   } else {
     // Line by line with RE2. With a requirement, only lines holding one of its seed strings
     // (found with `indexOf` in the folded text) run; a line without a seed cannot match.
@@ -196,6 +182,40 @@ export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): File
       }
       for (const line of [...lines].sort((a, b) => a - b)) run(line)
     }
+  }
+  if (matchingLines === 0) return undefined
+  return { text, matchingLines, wordMatch, density: matchingLines / (newlines.length + 1), matches }
+}
+
+/**
+ * `scanText` for a regex JavaScript runs alike (js-regex.ts), on text without surrogates: one
+ * native pass over the text, the next search from the line after each match (no closures: it
+ * runs on every file of a regex without trigrams).
+ */
+function scanWithJs(
+  q: CompiledQuery,
+  text: string,
+  newlines: Uint32Array,
+  perFile: number,
+): FileScan | undefined {
+  const re = q.jsRe!
+  const word = q.jsWordRe!
+  const matches: RawMatch[] = []
+  let matchingLines = 0
+  let wordMatch = false
+  re.lastIndex = 0
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const line = firstAtOrAfter(newlines, m.index)
+    const lineStart = line === 0 ? 0 : newlines[line - 1]! + 1
+    const lineEnd = line < newlines.length ? newlines[line]! : text.length
+    matchingLines++
+    if (matches.length < perFile) matches.push({ line, lineStart, lineEnd })
+    if (!wordMatch) {
+      word.lastIndex = 0
+      wordMatch = word.test(text.slice(lineStart, lineEnd))
+    }
+    if (line >= newlines.length) break
+    re.lastIndex = lineEnd + 1
   }
   if (matchingLines === 0) return undefined
   return { text, matchingLines, wordMatch, density: matchingLines / (newlines.length + 1), matches }
