@@ -6,9 +6,9 @@
  * Kept current from row changes, local and remote (`fs.table.observe`, what
  * `fs.watch` events are made of): a changed file is re-read soon after (a
  * timer) and, at the latest, before the next search (an edit recounts the
- * trigrams of the lines it changed only, `TrigramIndex.update`); an entry remembers the
- * row version it was read at (size, mtime, content state vector, name), so a
- * row change that leaves the version alone costs nothing. Every yfs writer
+ * trigrams of the lines it changed only: `TrigramIndex.update`); an entry
+ * remembers the row version it was read at (size, mtime, content state
+ * vector, name), so a row change that leaves the version alone costs nothing. Every yfs writer
  * updates a file's row when it changes its content (as the plaintext cache
  * relies on). Built on creation (`ready`); not persisted: building it again
  * on load costs one read of every file (see docs/benchmarks.md).
@@ -16,8 +16,9 @@
  * Invariants: an entry's text is the file's text at its version or newer
  * (never older); a search sees no file whose row changed since it was read.
  * Paths are resolved at search time (and kept until the next row change), so
- * renames and moves cost nothing, and trashed files (no path) are never hits. `/tmp` and system paths are not
- * rows, so never indexed. Binary files have no text and are skipped.
+ * renames and moves cost nothing, and trashed files (no path) are never hits.
+ * `/tmp` and system paths are not rows, so never indexed. Binary files have
+ * no text and are skipped.
  *
  * Not here: matching (query.ts, scan.ts), trigrams (trigram-index.ts).
  */

@@ -27,7 +27,7 @@ const requirementArb: fc.Arbitrary<Requirement> = fc.letrec<{ req: Requirement }
   ),
 })).req
 
-/** `index` answers as an index of `docs` built from scratch: the same documents and bounds for every trigram. */
+/** `index` answers as an index of `docs` built from scratch would: the same documents and bounds per trigram. */
 function expectAsIndexedAgain(index: TrigramIndex<number>, docs: readonly string[]): void {
   const fresh = new TrigramIndex<number>()
   for (const [key, folded] of docs.entries()) fresh.add(key, folded)

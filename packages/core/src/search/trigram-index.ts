@@ -306,7 +306,10 @@ export class TrigramIndex<K> {
     }
   }
 
-  /** Add `sign` to `delta[k]` for each line starting in [from, to) of `folded` per trigram key `k` it starts. */
+  /**
+   * Add `sign` to `delta[k]` once per line of `folded` in [from, to) that starts a trigram of
+   * key `k` (a trigram belongs to the line it starts in).
+   */
   #countLines(folded: string, from: number, to: number, sign: number, delta: Map<number, number>): void {
     const lastLine = this.#lastLine!
     if (this.#stamp + (to - from) + 1 >= 0x7fffffff) {
