@@ -12,6 +12,7 @@
  */
 import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js'
 import { foldText } from './fold.js'
+import { jsRegexes } from './js-regex.js'
 import { regexRequirement } from './regex-requirement.js'
 import { oneOfStrings, type Requirement } from './requirement.js'
 import { MAX_QUERY_LENGTH, SearchError } from './types.js'
@@ -32,6 +33,12 @@ export interface CompiledQuery {
   readonly asciiLiteral: boolean
   /** What any matching line contains (folded). */
   readonly requirement: Requirement
+  /**
+   * Regexes RE2 runs without case folding, when js-regex.ts can translate them: `re` and
+   * `wordRe` as JavaScript RegExps over whole texts without surrogates (never across lines).
+   */
+  readonly jsRe: RegExp | undefined
+  readonly jsWordRe: RegExp | undefined
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range check
@@ -77,6 +84,7 @@ export function compileQuery(query: string, regex = false, caseSensitive = false
     throw regexError(query, error)
   }
   const literal = regex ? undefined : query
+  const js = regex && flags === 0 ? jsRegexes(query) : undefined
   const foldedLiteral = literal === undefined ? undefined : foldText(literal)
   return {
     query,
@@ -88,6 +96,8 @@ export function compileQuery(query: string, regex = false, caseSensitive = false
     foldedLiteral,
     asciiLiteral: literal !== undefined && isAscii(literal),
     requirement: foldedLiteral !== undefined ? oneOfStrings([foldedLiteral]) : regexRequirement(query),
+    jsRe: js?.line,
+    jsWordRe: js?.word,
   }
 }
 

@@ -12,6 +12,8 @@
  * Not here: which files to scan (trigram-index.ts, search-index.ts).
  */
 
+import { foldText } from './fold.js'
+import { hasSurrogates } from './js-regex.js'
 import type { CompiledQuery } from './query.js'
 import { firstMatch } from './query.js'
 import { type Requirement, satisfies } from './requirement.js'
@@ -28,6 +30,8 @@ export interface ScanText {
   nonAscii?: Uint32Array
   /** `newlineOffsets(text)`, when known. */
   newlines?: Uint32Array
+  /** `hasSurrogates(text)`, when known. */
+  surrogates?: boolean
 }
 
 /** A matching line found by a scan, with the first match's offsets in the text when known. */
@@ -59,10 +63,16 @@ export interface RankedFile extends FileScan {
 const isWordCode = (c: number) =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g
+
 /** Offsets of the non-ASCII code units of `text`, ascending. */
 export function nonAsciiOffsets(text: string): Uint32Array {
+  // Runs found natively (most text is ASCII with a few other characters), not unit by unit.
   const out: number[] = []
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) out.push(i)
+  NON_ASCII_RUN.lastIndex = 0
+  for (let m = NON_ASCII_RUN.exec(text); m !== null; m = NON_ASCII_RUN.exec(text))
+    for (let i = m.index; i < NON_ASCII_RUN.lastIndex; i++) out.push(i)
   return Uint32Array.from(out)
 }
 
@@ -82,6 +92,8 @@ export function newlineOffsets(text: string): Uint32Array {
 export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): FileScan | undefined {
   const { text } = doc
   const newlines = doc.newlines ?? newlineOffsets(text)
+  if (q.literal === undefined && q.jsRe !== undefined && !(doc.surrogates ?? hasSurrogates(text)))
+    return scanWithJs(q, text, newlines, perFile)
   const matches: RawMatch[] = []
   let matchingLines = 0
   let wordMatch = false
@@ -175,6 +187,120 @@ export function scanText(q: CompiledQuery, doc: ScanText, perFile: number): File
   return { text, matchingLines, wordMatch, density: matchingLines / (newlines.length + 1), matches }
 }
 
+/**
+ * `scanText` for a regex JavaScript runs alike (js-regex.ts), on text without surrogates: one
+ * native pass over the text, the next search from the line after each match (no closures: it
+ * runs on every file of a regex without trigrams).
+ */
+function scanWithJs(
+  q: CompiledQuery,
+  text: string,
+  newlines: Uint32Array,
+  perFile: number,
+): FileScan | undefined {
+  const re = q.jsRe!
+  const word = q.jsWordRe!
+  const matches: RawMatch[] = []
+  let matchingLines = 0
+  let wordMatch = false
+  re.lastIndex = 0
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const line = firstAtOrAfter(newlines, m.index)
+    const lineStart = line === 0 ? 0 : newlines[line - 1]! + 1
+    const lineEnd = line < newlines.length ? newlines[line]! : text.length
+    matchingLines++
+    if (matches.length < perFile) matches.push({ line, lineStart, lineEnd })
+    if (!wordMatch) {
+      word.lastIndex = 0
+      wordMatch = word.test(text.slice(lineStart, lineEnd))
+    }
+    if (line >= newlines.length) break
+    re.lastIndex = lineEnd + 1
+  }
+  if (matchingLines === 0) return undefined
+  return { text, matchingLines, wordMatch, density: matchingLines / (newlines.length + 1), matches }
+}
+
+/**
+ * True when some line of `doc` matches `q`: `scanText(q, doc, …) !== undefined`, found the
+ * same way but stopping at the first matching line (and without closures: search runs it on
+ * every candidate a page does not need in full, to count them).
+ */
+export function hasMatch(q: CompiledQuery, doc: ScanText): boolean {
+  const { text } = doc
+  const newlines = doc.newlines ?? newlineOffsets(text)
+  if (q.literal !== undefined && (q.caseSensitive || doc.folded !== undefined)) {
+    const exact = q.caseSensitive
+    const needle = exact ? q.literal : q.foldedLiteral!
+    const hay = exact ? text : doc.folded!
+    const direct = exact || (q.asciiLiteral && needle.length === q.literal.length)
+    const others =
+      exact || (q.asciiLiteral && doc.ascii) ? undefined : (doc.nonAscii ?? nonAsciiOffsets(text))
+    for (let pos = hay.indexOf(needle); pos >= 0; ) {
+      const line = firstAtOrAfter(newlines, pos)
+      const lineStart = line === 0 ? 0 : newlines[line - 1]! + 1
+      const lineEnd = line < newlines.length ? newlines[line]! : text.length
+      if (direct) {
+        if (others === undefined) return true
+        // No other character in the occurrence itself: ASCII letters equal under lowercasing
+        // are equal under RE2's folding, so it is a match (scanText's test, per line, is
+        // stricter because it also places the match and judges whole words).
+        const k = firstAtOrAfter(others, pos)
+        if (!(k < others.length && others[k]! < pos + needle.length)) return true
+      }
+      if (firstMatch(q, text.slice(lineStart, lineEnd))) return true
+      if (lineEnd >= text.length) break
+      pos = hay.indexOf(needle, lineEnd + 1)
+    }
+    return false
+  }
+  if (q.jsRe !== undefined && !(doc.surrogates ?? hasSurrogates(text))) {
+    q.jsRe.lastIndex = 0
+    return q.jsRe.test(text)
+  }
+  const { folded } = doc
+  const req = q.requirement
+  const test = (line: number): boolean => {
+    const lineStart = line === 0 ? 0 : newlines[line - 1]! + 1
+    const lineEnd = line < newlines.length ? newlines[line]! : text.length
+    if (req !== true && folded !== undefined && !satisfies(folded.slice(lineStart, lineEnd), req))
+      return false
+    return q.re.test(text.slice(lineStart, lineEnd))
+  }
+  const seeds = folded === undefined ? undefined : seedStrings(req)
+  if (seeds === undefined) {
+    for (let line = 0; line <= newlines.length; line++) if (test(line)) return true
+    return false
+  }
+  // Lines holding a seed, in order: one seed's are found in order, several are merged.
+  const lines: number[] = []
+  for (const seed of seeds) {
+    for (let pos = folded!.indexOf(seed); pos >= 0; ) {
+      const line = firstAtOrAfter(newlines, pos)
+      if (seeds.length === 1) {
+        if (test(line)) return true
+      } else lines.push(line)
+      if (line >= newlines.length) break
+      pos = folded!.indexOf(seed, newlines[line]! + 1)
+    }
+  }
+  if (seeds.length === 1) return false
+  for (const line of [...new Set(lines)].sort((a, b) => a - b)) if (test(line)) return true
+  return false
+}
+
+/** The first index of ascending `offsets` whose offset is ≥ `at` (`offsets.length` when none). */
+function firstAtOrAfter(offsets: Uint32Array, at: number): number {
+  let lo = 0
+  let hi = offsets.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (offsets[mid]! < at) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** Strings one of which every line satisfying `req` contains; undefined when there are none. */
 function seedStrings(req: Requirement): string[] | undefined {
   if (req === true) return undefined
@@ -203,26 +329,43 @@ function seedStrings(req: Requirement): string[] | undefined {
   return best
 }
 
+/** What files are ranked by. */
+export type RankKey = Pick<RankedFile, 'pathMatch' | 'wordMatch' | 'density' | 'path'>
+
 /** Ranking order: path matches, then whole-word matches, then density, then path. */
-export function compareRanked(a: RankedFile, b: RankedFile): number {
+export function compareRanked(a: RankKey, b: RankKey): number {
   if (a.pathMatch !== b.pathMatch) return a.pathMatch ? -1 : 1
   if (a.wordMatch !== b.wordMatch) return a.wordMatch ? -1 : 1
   if (a.density !== b.density) return b.density - a.density
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 }
 
-/** A scan of `path` ranked for `q` (the query matched against the path too). */
-export function rankedFile(q: CompiledQuery, path: string, scan: FileScan): RankedFile {
-  const { text, matchingLines, wordMatch, density, matches } = scan
-  return {
-    text,
-    matchingLines,
-    wordMatch,
-    density,
-    matches,
-    path,
-    pathMatch: firstMatch(q, path) !== undefined,
+/** True when `q` matches `path` itself (`foldedPath`: `foldText(path)`, when known). */
+export function pathMatches(q: CompiledQuery, path: string, foldedPath?: string): boolean {
+  // A path of one line that lacks what any matching line holds cannot match (no RE2 run).
+  if (
+    q.requirement !== true &&
+    !path.includes('\n') &&
+    !satisfies(foldedPath ?? foldText(path), q.requirement)
+  )
+    return false
+  // A regex JavaScript runs alike (js-regex.ts), on a path it may take: no RE2 run either.
+  if (q.jsRe !== undefined && !path.includes('\n') && !hasSurrogates(path)) {
+    q.jsRe.lastIndex = 0
+    return q.jsRe.test(path)
   }
+  return firstMatch(q, path) !== undefined
+}
+
+/** A scan of `path` ranked for `q` (the query matched against the path too, unless given). */
+export function rankedFile(
+  q: CompiledQuery,
+  path: string,
+  scan: FileScan,
+  pathMatch = pathMatches(q, path),
+): RankedFile {
+  const { text, matchingLines, wordMatch, density, matches } = scan
+  return { text, matchingLines, wordMatch, density, matches, path, pathMatch }
 }
 
 const SNIPPET_BEFORE = 60

@@ -14,6 +14,7 @@ import {
   checkSearch,
   searchOpArbitrary,
   searchRequestArbitrary,
+  searchTextArbitrary,
   workspaceTexts,
 } from '../testing/search-contract.js'
 import { SearchIndex } from './search-index.js'
@@ -88,6 +89,74 @@ describe('SearchIndex (contract)', () => {
     )
     // The corpus and queries share words: most runs compare real hits, not two empty pages.
     expect(withHits).toBeGreaterThan(RUNS / 2)
+  })
+
+  it('equals the brute force when a page holds a few of many candidates (top-k), also after edits and moves', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.array(searchTextArbitrary, { minLength: 1, maxLength: 4 }).map((t) => t.join('\n')),
+          { minLength: 8, maxLength: 40 },
+        ),
+        fc.array(fc.tuple(fc.nat(), searchTextArbitrary), { maxLength: 6 }),
+        fc.array(
+          fc.tuple(
+            searchRequestArbitrary,
+            fc.integer({ min: 1, max: 4 }),
+            fc.integer({ min: 0, max: 6 }),
+            fc.integer({ min: 1, max: 3 }),
+          ),
+          { minLength: 1, maxLength: 6 },
+        ),
+        async (texts, edits, pages) => {
+          const fs = createFileSystem()
+          await fs.mkdir('/a/c', { recursive: true })
+          await fs.mkdir('/b', { recursive: true })
+          const pathOf = (i: number) =>
+            `${['/a/', '/b/', '/a/c/', '/'][i % 4]}${['x', 'the', 'alpha'][i % 3]}${i}.md`
+          for (const [i, text] of texts.entries()) await fs.writeFile(pathOf(i), text)
+          const index = new SearchIndex(fs)
+          await index.ready
+          const requests = pages.map(([request, limit, offset, matchesPerFile]) => ({
+            ...request,
+            limit,
+            offset,
+            matchesPerFile,
+          }))
+          for (const request of requests)
+            expect(await checkSearch(index, await workspaceTexts(fs), request)).toBeUndefined()
+          for (const [pick, text] of edits) await fs.writeFile(pathOf(pick % texts.length), text)
+          await fs.mv('/a/c', '/b/c')
+          for (const request of requests)
+            expect(await checkSearch(index, await workspaceTexts(fs), request)).toBeUndefined()
+          index.destroy()
+          fs.destroy()
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+
+  it('ranks files whose line counts saturate the index (more lines than it counts) exactly', async () => {
+    const fs = createFileSystem()
+    const lines = (n: number, hits: number) =>
+      Array.from({ length: n }, (_, i) => (i < hits ? `the line ${i}` : `other ${i}`)).join('\n')
+    await fs.writeFile('/all.txt', lines(300, 300)) // density 1, count saturated
+    await fs.writeFile('/half.txt', lines(600, 290)) // density 0.48, count saturated
+    await fs.writeFile('/small.txt', lines(10, 5)) // density 0.5
+    await fs.writeFile('/one.txt', lines(1000, 1)) // density 0.001
+    const index = new SearchIndex(fs)
+    for (const limit of [1, 2, 3, 4])
+      for (const offset of [0, 1, 2])
+        expect(
+          await checkSearch(index, await workspaceTexts(fs), { query: 'the line', limit, offset }),
+        ).toBeUndefined()
+    const page = await index.search({ query: 'the line', limit: 3 })
+    expect(page.hits.map((h) => h.path)).toEqual(['/all.txt', '/small.txt', '/half.txt'])
+    expect(page.total).toBe(4)
+    expect(page.nextOffset).toBe(3)
+    index.destroy()
+    fs.destroy()
   })
 
   it('pages a query that matches every line instead of answering everything', async () => {

@@ -5,18 +5,20 @@
  *
  * Kept current from row changes, local and remote (`fs.table.observe`, what
  * `fs.watch` events are made of): a changed file is re-read soon after (a
- * timer) and, at the latest, before the next search; an entry remembers the
- * row version it was read at (size, mtime, content state vector, name), so a
- * row change that leaves the version alone costs nothing. Every yfs writer
+ * timer) and, at the latest, before the next search (an edit recounts the
+ * trigrams of the lines it changed only: `TrigramIndex.update`); an entry
+ * remembers the row version it was read at (size, mtime, content state
+ * vector, name), so a row change that leaves the version alone costs nothing. Every yfs writer
  * updates a file's row when it changes its content (as the plaintext cache
  * relies on). Built on creation (`ready`); not persisted: building it again
  * on load costs one read of every file (see docs/benchmarks.md).
  *
  * Invariants: an entry's text is the file's text at its version or newer
  * (never older); a search sees no file whose row changed since it was read.
- * Paths are resolved at search time, so renames and moves cost nothing, and
- * trashed files (no path) are never hits. `/tmp` and system paths are not
- * rows, so never indexed. Binary files have no text and are skipped.
+ * Paths are resolved at search time (and kept until the next row change), so
+ * renames and moves cost nothing, and trashed files (no path) are never hits.
+ * `/tmp` and system paths are not rows, so never indexed. Binary files have
+ * no text and are skipped.
  *
  * Not here: matching (query.ts, scan.ts), trigrams (trigram-index.ts).
  */
@@ -24,15 +26,20 @@ import type { YjsFileSystem } from '../fs/yjs-file-system.js'
 import type { FileId } from '../ids.js'
 import { rowVersion } from './doc-text.js'
 import { foldText } from './fold.js'
+import { hasSurrogates } from './js-regex.js'
 import { isAscii } from './query.js'
 import { prepareSearch } from './request.js'
 import type { Requirement } from './requirement.js'
 import {
   compareRanked,
+  hasMatch,
   newlineOffsets,
   nonAsciiOffsets,
+  pathMatches,
   type RankedFile,
+  type RankKey,
   rankedFile,
+  type ScanText,
   scanText,
   toHit,
 } from './scan.js'
@@ -49,9 +56,20 @@ interface Entry {
   newlines: Uint32Array
   /** Offsets of non-ASCII code units (empty for ASCII text). */
   nonAscii: Uint32Array
+  /** The text holds a UTF-16 surrogate (js-regex.ts). */
+  surrogates: boolean
+  /** The file's path and its folded form as of `pathEpoch` (paths change with any row). */
+  path: string | undefined
+  foldedPath: string
+  pathEpoch: number
 }
 
 const NONE = new Uint32Array(0)
+
+/** A file that may match, ranked by the best it can be: a whole-word match, at its bound's density. */
+interface Candidate extends RankKey {
+  entry: Entry
+}
 
 /** Sizes of an index. */
 export interface SearchIndexStats {
@@ -79,6 +97,8 @@ export class SearchIndex implements Searcher {
   #timer: ReturnType<typeof setTimeout> | undefined
   #running: Promise<void> = Promise.resolve()
   #destroyed = false
+  /** Counts row changes: a path looked up at this epoch is still the file's path. */
+  #epoch = 0
   /** Resolves once every file present at creation is indexed. */
   readonly ready: Promise<void>
 
@@ -87,6 +107,7 @@ export class SearchIndex implements Searcher {
     for (const row of fs.table.rows()) if (row.type === 'file') this.#dirty.add(row.id)
     // Row changes, local and remote (the events `fs.watch` is made of, without their paths).
     this.#off = fs.table.observe((changes) => {
+      this.#epoch++
       for (const id of changes.keys()) this.#dirty.add(id)
       this.#timer ??= setTimeout(() => {
         this.#timer = undefined
@@ -106,29 +127,83 @@ export class SearchIndex implements Searcher {
     })
   }
 
-  /** One page of ranked hits (types.ts). Throws `SearchError` for an invalid request. */
+  /**
+   * One page of ranked hits (types.ts). Throws `SearchError` for an invalid request.
+   *
+   * Top-k: a candidate ranks at best as its bound says — its path match (exact), a whole-word
+   * match, and a density of the index's bound on its matching lines (trigram-index.ts) over its
+   * lines. Candidates are scanned in full best bound first until the page's last hit outranks
+   * the next bound; the rest are only checked for one matching line (for `total`).
+   */
   async search(request: SearchRequest): Promise<SearchResult> {
     const prepared = prepareSearch(request)
     await this.refresh()
     const { query, accepts, perFile, offset, limit } = prepared
-    const ranked: RankedFile[] = []
-    for (const id of this.candidates(query.requirement) ?? this.#entries.keys()) {
-      const entry = this.#entries.get(id)
+    const found = this.#trigrams.bounded(query.requirement)
+    const ids = found?.keys ?? [...this.#entries.keys()]
+    const candidates: Candidate[] = []
+    for (let i = 0; i < ids.length; i++) {
+      const entry = this.#entries.get(ids[i]!)
       if (entry?.text === undefined) continue
-      const path = this.#fs.index.pathOf(id)
+      if (entry.pathEpoch !== this.#epoch) {
+        entry.path = this.#fs.index.pathOf(ids[i]!)
+        entry.foldedPath = entry.path === undefined ? '' : foldText(entry.path)
+        entry.pathEpoch = this.#epoch
+      }
+      const path = entry.path
       if (path === undefined || !accepts(path)) continue
-      const { text, folded, ascii, newlines, nonAscii } = entry
-      const scan = scanText(query, { text, folded, ascii, newlines, nonAscii }, perFile)
-      if (scan) ranked.push(rankedFile(query, path, scan))
+      const lines = entry.newlines.length + 1
+      const bound = found === undefined ? lines : Math.min(found.bounds[i]!, lines)
+      candidates.push({
+        entry,
+        path,
+        pathMatch: pathMatches(query, path, entry.foldedPath),
+        wordMatch: true,
+        density: bound / lines,
+      })
     }
-    ranked.sort(compareRanked)
-    const page = ranked.slice(offset, offset + limit)
+    // Best bound first: a heap (a page needs a few of them, a sort would order them all). Without
+    // bounds every candidate is scanned in full: their order does not matter.
+    let n = candidates.length
+    if (found !== undefined) for (let k = (n >>> 1) - 1; k >= 0; k--) siftDown(candidates, k, n)
+    // The best `wanted` files, best first.
+    const wanted = offset + limit
+    const best: RankedFile[] = []
+    let total = 0
+    while (n > 0) {
+      let c: Candidate
+      if (found === undefined) {
+        c = candidates[--n]!
+      } else {
+        c = candidates[0]!
+        if (best.length >= wanted && compareRanked(best[wanted - 1]!, c) < 0) break
+        candidates[0] = candidates[--n]!
+        siftDown(candidates, 0, n)
+      }
+      const scan = scanText(query, c.entry as ScanText, perFile)
+      if (!scan) continue
+      total++
+      const file = rankedFile(query, c.path, scan, c.pathMatch)
+      let lo = 0
+      let hi = best.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (compareRanked(best[mid]!, file) < 0) lo = mid + 1
+        else hi = mid
+      }
+      if (lo < wanted) {
+        best.splice(lo, 0, file)
+        if (best.length > wanted) best.pop()
+      }
+    }
+    for (let k = 0; k < n; k++) if (hasMatch(query, candidates[k]!.entry as ScanText)) total++
+    const page = best.slice(offset, offset + limit)
     const next = offset + page.length
     return {
       hits: page.map((file) => toHit(query, file)),
-      total: ranked.length,
+      total,
       offset,
-      ...(next < ranked.length ? { nextOffset: next } : {}),
+      ...(next < total ? { nextOffset: next } : {}),
     }
   }
 
@@ -204,11 +279,19 @@ export class SearchIndex implements Searcher {
         ascii: false,
         newlines: NONE,
         nonAscii: NONE,
+        surrogates: false,
+        path: undefined,
+        foldedPath: '',
+        pathEpoch: -1,
       })
       return
     }
     const folded = foldText(text)
-    this.#trigrams.add(id, folded)
+    // An edit: the trigrams of the lines it changed are counted again (trigram-index.ts).
+    const before = this.#entries.get(id)
+    if (before?.text !== undefined && this.#trigrams.has(id))
+      this.#trigrams.update(id, before.folded ?? foldText(before.text), folded)
+    else this.#trigrams.add(id, folded)
     const ascii = isAscii(text)
     this.#entries.set(id, {
       version,
@@ -217,6 +300,10 @@ export class SearchIndex implements Searcher {
       ascii,
       newlines: newlineOffsets(text),
       nonAscii: ascii ? NONE : nonAsciiOffsets(text),
+      surrogates: !ascii && hasSurrogates(text),
+      path: undefined,
+      foldedPath: '',
+      pathEpoch: -1,
     })
   }
 
@@ -231,6 +318,20 @@ export class SearchIndex implements Searcher {
       if (e.text !== undefined) docs.push([id, e.folded ?? foldText(e.text)])
     this.#trigrams.rebuild(docs)
   }
+}
+
+/** Restore the heap order (best bound at the root) below `k` of `heap[0, n)`. */
+function siftDown(heap: Candidate[], k: number, n: number): void {
+  const item = heap[k]!
+  for (;;) {
+    let child = 2 * k + 1
+    if (child >= n) break
+    if (child + 1 < n && compareRanked(heap[child + 1]!, heap[child]!) < 0) child++
+    if (compareRanked(heap[child]!, item) >= 0) break
+    heap[k] = heap[child]!
+    k = child
+  }
+  heap[k] = item
 }
 
 const shared = new WeakMap<YjsFileSystem, SearchIndex>()
