@@ -5,7 +5,7 @@
 // is one batch, and a long-lived connection may open documents one after another without end.
 
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
-import { openCommandScope } from '@yfs/core'
+import { createFileSystem, openCommandScope } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
@@ -114,6 +114,13 @@ describe('write batches through a client', () => {
       'b sees the files',
     )
     expect(await b.fs.readFile('/sh/f200.txt')).toBe('line 200\n')
+    // The file's versions are those the same writes leave outside a batch (`> f` empty, its
+    // text, `>>`), though none of them opened its doc here.
+    const local = createFileSystem()
+    await new Bash({ fs: local, cwd: '/' }).exec('echo "line 5" > /f5.txt; echo more >> /f5.txt')
+    const sizes = (await b.fs.history('/sh/f5.txt')).map((v) => v.size)
+    expect(sizes).toEqual((await local.history('/f5.txt')).map((v) => v.size))
+    expect(sizes.at(-1)).toBe('line 5\nmore\n'.length)
     // b edits a file a wrote in the batch (never opened by a); a's next write, made against what a
     // wrote, merges b's edit instead of replacing it.
     expect(await b.fs.readFile('/sh/f9.txt')).toBe('one\ntwo\nthree\n')

@@ -21,11 +21,13 @@
  * content and the table's hold, and each end stores what is pending.
  */
 import * as Y from 'yjs'
+import { contentVersionOf } from '../content/content-versions.js'
+import { listStoredVersions } from '../history/file-history.js'
 import type { FileId } from '../ids.js'
-import type { PendingContent } from './batch-state.js'
+import type { EncodedContent, PendingContent } from './batch-state.js'
 import type { FileContentValue } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
-import { encodeNewContent, markStored, randomUint32s } from './write-content.js'
+import { encodeNewContent, markStored, randomUint32s, writeIntoDoc } from './write-content.js'
 
 /** Store pending content once this many files wait… */
 const MAX_PENDING_FILES = 256
@@ -85,8 +87,9 @@ export function pendingContentOf(ctx: FsContext, id: FileId): FileContentValue |
 
 /**
  * A new file of the batch written again before its content was sent (`> f` creates f empty,
- * then writes it): its first state is encoded again, still without a doc (nobody else can have
- * seen it). Returns the size.
+ * then writes it; `>>` appends): the write goes into its pending state, in a scratch doc (no
+ * provider, no round trip), with its own history version as any write; the new state replaces
+ * the pending one. Returns the size.
  */
 export function replacePendingContent(
   ctx: FsContext,
@@ -94,7 +97,27 @@ export function replacePendingContent(
   name: string,
   value: FileContentValue,
 ): number {
-  return putPending(ctx, id, name, value)
+  const pending = ctx.batch.pending.get(id)!
+  const doc = new Y.Doc({ guid: id, gc: false })
+  try {
+    Y.applyUpdate(doc, pending.content.update)
+    const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write')
+    const content: EncodedContent = {
+      id,
+      update: Y.encodeStateAsUpdate(doc),
+      sv: contentVersionOf(doc),
+      text,
+      size,
+      at: Y.snapshot(doc),
+      version: listStoredVersions(doc).at(-1),
+    }
+    markStored(ctx, name, content)
+    ctx.batch.pendingBytes += content.update.byteLength - pending.content.update.byteLength
+    ctx.batch.pending.set(id, { name, value, content })
+    return size
+  } finally {
+    doc.destroy()
+  }
 }
 
 function putPending(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {
@@ -103,15 +126,8 @@ function putPending(ctx: FsContext, id: FileId, name: string, value: FileContent
     batch.clientIds = randomUint32s(MAX_PENDING_FILES)
     batch.nextClientId = 0
   }
-  const before = batch.pending.get(id)
-  if (before) {
-    batch.pendingBytes -= before.content.update.byteLength
-    // The version the replaced state announced (our own, never sent) will never exist anywhere.
-    ctx.announced.delete(id)
-  }
   const content = encodeNewContent(ctx, id, name, value, batch.clientIds[batch.nextClientId++]!)
   markStored(ctx, name, content)
-  // Map.set keeps a replaced entry's place: the store keeps write order.
   batch.pending.set(id, { name, value, content })
   batch.pendingBytes += content.update.byteLength
   return content.size

@@ -85,23 +85,7 @@ export async function writeContent(
     // The current text, when the merge read it: the codec then diffs against it without reading it again.
     let current: string | undefined
     if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
-    let size = 0
-    let text: string | undefined
-    // One transaction: the edit and its history entry travel as one update.
-    doc.transact(() => {
-      if (value.bytes) {
-        writeBinary(doc, value.bytes)
-        size = value.bytes.byteLength
-      } else {
-        clearBinary(doc)
-        const codec = codecFor(ctx, name)
-        codec.write(doc, value.text ?? '', FS_ORIGIN, current)
-        // Codecs may normalise (Markdown): cache what a reader will get back.
-        text = codec === textCodec ? (value.text ?? '') : readText(ctx, doc, name)
-        size = utf8Length(text)
-      }
-      recordFileVersion(ctx, doc, name, size, reason)
-    }, FS_ORIGIN)
+    const { size, text } = writeIntoDoc(ctx, doc, name, value, reason, current)
     ctx.seen.markSeen(id, codecFor(ctx, name).id)
     // After the transaction: its observer clears the cache entry.
     if (text !== undefined) ctx.index.plaintext.set(id, text, size)
@@ -110,6 +94,39 @@ export async function writeContent(
   } finally {
     handle.release()
   }
+}
+
+/**
+ * Write text or bytes into `doc` with a history version, in one transaction (the edit and its
+ * version travel as one update). Returns the byte size and the text a reader gets back
+ * (normalised by the codec; `undefined` for bytes). `current`: the doc's text when the caller
+ * read it (the codec then diffs against it).
+ */
+export function writeIntoDoc(
+  ctx: FsContext,
+  doc: Y.Doc,
+  name: string,
+  value: FileContentValue,
+  reason: VersionReason,
+  current?: string,
+): { size: number; text: string | undefined } {
+  let size = 0
+  let text: string | undefined
+  doc.transact(() => {
+    if (value.bytes) {
+      writeBinary(doc, value.bytes)
+      size = value.bytes.byteLength
+    } else {
+      clearBinary(doc)
+      const codec = codecFor(ctx, name)
+      codec.write(doc, value.text ?? '', FS_ORIGIN, current)
+      // Codecs may normalise (Markdown): cache what a reader will get back.
+      text = codec === textCodec ? (value.text ?? '') : readText(ctx, doc, name)
+      size = utf8Length(text)
+    }
+    recordFileVersion(ctx, doc, name, size, reason)
+  }, FS_ORIGIN)
+  return { size, text }
 }
 
 /**

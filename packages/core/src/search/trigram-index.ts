@@ -204,7 +204,8 @@ export class TrigramIndex<K> {
     }
     const postingOf = this.#postingOf
     const lastLine = this.#lastLine
-    const counts = (this.#lineCount ??= new Uint8Array(KEY_SPACE))
+    this.#lineCount ??= new Uint8Array(KEY_SPACE)
+    const counts = this.#lineCount
     let touched = this.#touched
     let distinct = 0
     let line = ++this.#stamp
