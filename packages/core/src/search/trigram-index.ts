@@ -38,17 +38,20 @@ class Posting {
   /** Lines of the document holding the trigram, saturating at `MAX_LINE_COUNT`. */
   lines = new Uint8Array(4)
   n = 0
+  /** Double the capacity of both arrays (they stay the same length). */
+  grow(): void {
+    const n = this.ords.length
+    const ords = new Uint32Array(n * 2)
+    ords.set(this.ords)
+    this.ords = ords
+    const lines = new Uint8Array(n * 2)
+    lines.set(this.lines)
+    this.lines = lines
+  }
   /** Append document `ord` (the newest indexed) with `lines` lines holding the trigram. */
   push(ord: number, lines: number): void {
     const n = this.n
-    if (n === this.ords.length) {
-      const ords = new Uint32Array(n * 2)
-      ords.set(this.ords)
-      this.ords = ords
-      const grown = new Uint8Array(n * 2)
-      grown.set(this.lines)
-      this.lines = grown
-    }
+    if (n === this.ords.length) this.grow()
     this.ords[n] = ord
     this.lines[n] = lines
     this.n = n + 1
@@ -82,14 +85,7 @@ class Posting {
       return
     }
     if (delta < 0) return // not counted (cannot happen: the old text held it)
-    if (n === this.ords.length) {
-      const ords = new Uint32Array(n * 2)
-      ords.set(this.ords)
-      this.ords = ords
-      const lines = new Uint8Array(n * 2)
-      lines.set(this.lines)
-      this.lines = lines
-    }
+    if (n === this.ords.length) this.grow()
     this.ords.copyWithin(lo + 1, lo, n)
     this.lines.copyWithin(lo + 1, lo, n)
     this.ords[lo] = ord
