@@ -21,13 +21,11 @@
  * content and the table's hold, and each end stores what is pending.
  */
 import * as Y from 'yjs'
-import { contentVersionOf } from '../content/content-versions.js'
-import { listStoredVersions } from '../history/file-history.js'
 import type { FileId } from '../ids.js'
-import type { EncodedContent, PendingContent } from './batch-state.js'
+import type { PendingContent } from './batch-state.js'
 import type { FileContentValue } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
-import { encodeNewContent, markStored, randomUint32s, writeIntoDoc } from './write-content.js'
+import { encodeNewContent, markStored, randomUint32s, writeInScratchDoc } from './write-content.js'
 
 /** Store pending content once this many files wait… */
 const MAX_PENDING_FILES = 256
@@ -98,26 +96,11 @@ export function replacePendingContent(
   value: FileContentValue,
 ): number {
   const pending = ctx.batch.pending.get(id)!
-  const doc = new Y.Doc({ guid: id, gc: false })
-  try {
-    Y.applyUpdate(doc, pending.content.update)
-    const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write')
-    const content: EncodedContent = {
-      id,
-      update: Y.encodeStateAsUpdate(doc),
-      sv: contentVersionOf(doc),
-      text,
-      size,
-      at: Y.snapshot(doc),
-      version: listStoredVersions(doc).at(-1),
-    }
-    markStored(ctx, name, content)
-    ctx.batch.pendingBytes += content.update.byteLength - pending.content.update.byteLength
-    ctx.batch.pending.set(id, { name, value, content })
-    return size
-  } finally {
-    doc.destroy()
-  }
+  const content = writeInScratchDoc(ctx, id, name, value, pending.content.update)
+  markStored(ctx, name, content)
+  ctx.batch.pendingBytes += content.update.byteLength - pending.content.update.byteLength
+  ctx.batch.pending.set(id, { name, value, content })
+  return content.size
 }
 
 function putPending(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {

@@ -27,7 +27,7 @@ import { encodeNewContentDoc } from '../content/new-content-update.js'
 import { textCodec } from '../content/text-codec.js'
 import { toBytes, utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
-import { recordVersion, type VersionReason } from '../history/file-history.js'
+import { listStoredVersions, recordVersion, type VersionReason } from '../history/file-history.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent } from './batch-state.js'
 import {
@@ -244,8 +244,8 @@ export function encodeNewContent(
   clientID: number,
 ): EncodedContent {
   if (!value.bytes && codecFor(ctx, name) !== textCodec) {
-    const built = buildCodecContent(ctx, id, name, value.text ?? '')
-    return { id, update: built.update, sv: built.sv, text: built.text, size: built.size, at: undefined }
+    // As new Markdown files always were: seen as current, its versions read from its doc.
+    return { ...writeInScratchDoc(ctx, id, name, value), at: undefined, version: undefined }
   }
   const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
   const { update, sv, version } = encodeNewContentDoc({
@@ -312,27 +312,32 @@ export async function createContents(
 }
 
 /**
- * A new file's first state for a codec that normalises (Markdown), as `writeContent`
- * would leave it in a fresh doc: the codec's content and the first version, in one
- * transaction of a scratch doc. Returns its update, content version, text and size.
+ * A file's state after writing `value` into a scratch doc holding `base` (none: a new file), as
+ * `writeContent` would leave it in a doc (the codec's content and a version, one transaction):
+ * its whole update, content version, text, size, snapshot and newest version. For a new file of
+ * a normalising codec (Markdown, whose output the cache needs) and for a batch's new file
+ * written again before it was sent (write-batch.ts).
  */
-function buildCodecContent(
+export function writeInScratchDoc(
   ctx: FsContext,
   id: FileId,
   name: string,
-  value: string,
-): { update: Uint8Array; sv: string; text: string; size: number } {
+  value: FileContentValue,
+  base?: Uint8Array,
+): EncodedContent {
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
-    let text = ''
-    let size = 0
-    doc.transact(() => {
-      codecFor(ctx, name).write(doc, value, FS_ORIGIN)
-      text = readText(ctx, doc, name)
-      size = utf8Length(text)
-      recordFileVersion(ctx, doc, name, size, 'write')
-    }, FS_ORIGIN)
-    return { update: Y.encodeStateAsUpdate(doc), sv: contentVersionOf(doc), text, size }
+    if (base) Y.applyUpdate(doc, base)
+    const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write')
+    return {
+      id,
+      update: Y.encodeStateAsUpdate(doc),
+      sv: contentVersionOf(doc),
+      text,
+      size,
+      at: Y.snapshot(doc),
+      version: listStoredVersions(doc).at(-1),
+    }
   } finally {
     doc.destroy()
   }
