@@ -260,6 +260,7 @@ export interface LwwMapOptions<V = unknown> {
 // keeps its own copies the same way), and rows are written from inside scripts.
 const hostSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined
 const hostSetTimeout = setTimeout
+const hostClearTimeout = clearTimeout
 
 /** Runs `fn` once the current task is over (after the microtasks queued so far). */
 const later = (fn: () => void): void => {
@@ -773,7 +774,7 @@ export function attachLwwMap<V>(
   /** Push the deferred entries into the current transaction; superseded ones are dropped. */
   const storeDeferred = (tr: Y.Transaction, withPinned = false) => {
     if (holdTimer !== undefined) {
-      clearTimeout(holdTimer)
+      hostClearTimeout(holdTimer)
       holdTimer = undefined
     }
     sweepIfNeeded(tr)
@@ -835,11 +836,9 @@ export function attachLwwMap<V>(
       if (released) return
       released = true
       holds--
-      if (holds === 0 && yarray.doc) flush()
+      storeSoon()
     }
   }
-  /** A write is held while someone holds the map, outside any transaction (see the module comment). */
-  const mayHold = (doc: Y.Doc): boolean => holds > 0 && runningTransaction(doc) === null
   /** A local write outside any transaction while held: applied now, stored by `flush`. */
   const setDeferred = (key: string, val: V, origin: unknown) => {
     if (deferred.length > 0 && origin !== deferredOrigin) flush()
@@ -902,7 +901,8 @@ export function attachLwwMap<V>(
       return e !== undefined && !isRejected(e)
     },
     set(key, val, origin) {
-      if (holds > 0 && pending === undefined && yarray.doc && mayHold(yarray.doc))
+      // Held while someone holds the map, outside any transaction (see the module comment).
+      if (holds > 0 && pending === undefined && yarray.doc && runningTransaction(yarray.doc) === null)
         return setDeferred(key, val, origin)
       transact((tr) => {
         sweepIfNeeded(tr)
@@ -981,7 +981,7 @@ export function attachLwwMap<V>(
     flush,
     destroy() {
       if (yarray.doc) flush()
-      if (holdTimer !== undefined) clearTimeout(holdTimer)
+      if (holdTimer !== undefined) hostClearTimeout(holdTimer)
       yarray.unobserve(handler)
       observers.clear()
       entryObservers.clear()
