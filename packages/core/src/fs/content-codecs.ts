@@ -76,6 +76,8 @@ export function recordFileVersion(
 ): StoredVersion {
   ctx.recordedOn.add(doc)
   ctx.editedUnversioned.delete(doc.guid as FileId)
+  // Newer than what a write here last recorded (a write notes its own after this: write-content.ts).
+  ctx.newestVersions.delete(doc.guid as FileId)
   return recordVersion(
     doc,
     { author, reason, size, codec: codecFor(ctx, name).id, name, ts: ctx.clock() },

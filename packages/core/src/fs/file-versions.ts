@@ -9,6 +9,7 @@
 import { createTwoFilesPatch } from 'diff'
 import { latin1FromBytes } from '../encoding.js'
 import { FsError } from '../errors.js'
+import type { FileRow } from '../files-table.js'
 import {
   type FileVersion,
   hasUnversionedChanges,
@@ -20,7 +21,7 @@ import { contentSize, recordPendingVersion, versionContent } from './content-cod
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { fileAt } from './locate.js'
 import { readFile } from './read-file.js'
-import { contentPatch, writeContent } from './write-content.js'
+import { contentPatch, seededVersion, writeContent } from './write-content.js'
 
 /**
  * Versions of a file, oldest first. Pending editor edits are recorded first,
@@ -45,6 +46,9 @@ export async function fileHistory(ctx: FsContext, path: string): Promise<FileVer
 export async function saveVersion(ctx: FsContext, path: string): Promise<FileVersion> {
   assertWritable(ctx, 'history', path)
   const row = fileAt(ctx, path, 'history')
+  // Nobody built its doc, so nobody changed it since its first version.
+  const seeded = seededVersion(ctx, row.id)
+  if (seeded) return seeded
   const handle = await ctx.pool.acquire(row.id)
   try {
     let last = listStoredVersions(handle.doc).at(-1)
@@ -57,18 +61,29 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
 }
 
 /**
+ * A file's newest version when it is known without its doc: a seed nobody built (memory mode),
+ * or what a write here recorded last while the doc is closed and the row still announces the
+ * state that write made (a peer's change announces another; opening the doc drops the entry).
+ */
+function knownNewestVersion(ctx: FsContext, row: FileRow): FileVersion | undefined {
+  const seeded = seededVersion(ctx, row.id)
+  if (seeded) return seeded
+  const newest = ctx.newestVersions.get(row.id)
+  if (newest === undefined || ctx.pool.peek(row.id) !== undefined) return undefined
+  if (newest.sv === row.sv) return toFileVersion(newest.version)
+  ctx.newestVersions.delete(row.id)
+  return undefined
+}
+
+/**
  * The newest recorded version of a file, without recording pending edits first (cheap: no
  * snapshot comparison); `undefined` when it has none. What a write just recorded, for callers
  * that log it (the agent's activity log).
  */
 export async function latestVersion(ctx: FsContext, path: string): Promise<FileVersion | undefined> {
   const row = fileAt(ctx, path, 'history')
-  // A new file stored in bulk and unchanged since (its row announces that state): its first version.
-  const first = ctx.firstVersions.get(row.id)
-  if (first !== undefined) {
-    if (first.sv === row.sv && ctx.pool.peek(row.id) === undefined) return toFileVersion(first.version)
-    ctx.firstVersions.delete(row.id)
-  }
+  const known = knownNewestVersion(ctx, row)
+  if (known) return known
   const handle = await ctx.pool.acquire(row.id)
   try {
     const last = listStoredVersions(handle.doc).at(-1)

@@ -132,11 +132,13 @@ export interface FsContext {
   readonly held: Map<FileId, ReturnType<typeof setTimeout>>
   readonly holdTruncationsMs: number
   /**
-   * New files whose content was stored without opening a doc (bulk stores): their content
-   * version and first version, so the newest version is known without opening it while the
-   * row announces that version (`latestVersion`).
+   * Files whose newest version this instance recorded (a write, or a bulk store that opened no
+   * doc), with the content version that write produced: while the doc is closed and the row
+   * still announces that content version, `latestVersion` needs no doc (an agent's activity
+   * entry asks it for every file a command wrote). Dropped whenever the doc is opened or another
+   * version is recorded here. `sv` is undefined in memory mode, where rows carry none.
    */
-  readonly firstVersions: Map<FileId, { sv: string; version: StoredVersion }>
+  readonly newestVersions: Map<FileId, { sv: string | undefined; version: StoredVersion }>
   /** Open write batches and the new files' content they hold (write-batch.ts). */
   readonly batch: BatchState
   /** Tail of the mutation queue (see `exclusive`). */

@@ -27,7 +27,13 @@ import { encodeNewContentDoc } from '../content/new-content-update.js'
 import { textCodec } from '../content/text-codec.js'
 import { toBytes, utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
-import { listStoredVersions, recordVersion, type VersionReason } from '../history/file-history.js'
+import {
+  type FileVersion,
+  listStoredVersions,
+  recordVersion,
+  type StoredVersion,
+  type VersionReason,
+} from '../history/file-history.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent } from './batch-state.js'
 import {
@@ -85,11 +91,14 @@ export async function writeContent(
     // The current text, when the merge read it: the codec then diffs against it without reading it again.
     let current: string | undefined
     if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
-    const { size, text } = writeIntoDoc(ctx, doc, name, value, reason, current)
+    const { size, text, version } = writeIntoDoc(ctx, doc, name, value, reason, current)
     ctx.seen.markSeen(id, codecFor(ctx, name).id)
     // After the transaction: its observer clears the cache entry.
     if (text !== undefined) ctx.index.plaintext.set(id, text, size)
-    if (!ctx.lazyContent) ctx.writtenSv.set(id, contentVersionOf(doc))
+    const sv = ctx.lazyContent ? undefined : contentVersionOf(doc)
+    if (sv !== undefined) ctx.writtenSv.set(id, sv)
+    // Its newest version, known without opening the doc again while the row announces this state.
+    ctx.newestVersions.set(id, { sv, version })
     return size
   } finally {
     handle.release()
@@ -109,9 +118,10 @@ export function writeIntoDoc(
   value: FileContentValue,
   reason: VersionReason,
   current?: string,
-): { size: number; text: string | undefined } {
+): { size: number; text: string | undefined; version: StoredVersion } {
   let size = 0
   let text: string | undefined
+  let version!: StoredVersion
   doc.transact(() => {
     if (value.bytes) {
       writeBinary(doc, value.bytes)
@@ -124,9 +134,9 @@ export function writeIntoDoc(
       text = codec === textCodec ? (value.text ?? '') : readText(ctx, doc, name)
       size = utf8Length(text)
     }
-    recordFileVersion(ctx, doc, name, size, reason)
+    version = recordFileVersion(ctx, doc, name, size, reason)
   }, FS_ORIGIN)
-  return { size, text }
+  return { size, text, version }
 }
 
 /**
@@ -200,6 +210,9 @@ export function seedContent(
  * content only. One object per new file (no closure), as many files are written at once.
  */
 class NewContent implements ContentSeed {
+  // Chosen now, so the first version is known before the doc is built (`seededVersion`).
+  readonly versionId = nanoid(10)
+
   constructor(
     readonly id: FileId,
     readonly codec: ContentCodec,
@@ -222,13 +235,24 @@ class NewContent implements ContentSeed {
     doc.transact(() => {
       if (bytes) writeBinary(doc, bytes)
       else codec.write(doc, text ?? '', FS_ORIGIN)
-      recordVersion(doc, { author, reason, size, codec: codec.id, name, ts }, FS_ORIGIN)
+      recordVersion(doc, { id: this.versionId, author, reason, size, codec: codec.id, name, ts }, FS_ORIGIN)
     }, FS_ORIGIN)
     // What this instance wrote is what it last saw, from the doc's first state on: marked
     // now, before anyone else can change the doc (a seeded file reads as written, see
     // read-content.ts, and a write to it builds the doc first).
     this.seen.markSeen(this.id, codec.id)
   }
+}
+
+/**
+ * Memory mode: the first version of a new file whose doc nobody built yet (its seed), as the
+ * doc will list it; `undefined` for any other file. Such a file has no other version.
+ */
+export function seededVersion(ctx: FsContext, id: FileId): FileVersion | undefined {
+  const seed = ctx.pool.seedOf(id)
+  if (!(seed instanceof NewContent)) return undefined
+  const { versionId, author, reason, size, codec, name, ts, bytes } = seed
+  return { id: versionId, author, reason, size, codec: codec.id, name, ts, binary: bytes !== undefined }
 }
 
 /**
@@ -278,8 +302,8 @@ export function markStored(ctx: FsContext, name: string, content: EncodedContent
   else ctx.seen.markSeenAt(content.id, codec, content.at)
   if (content.text !== undefined) ctx.index.plaintext.set(content.id, content.text, content.size, content.at)
   // Its newest version, known without opening the doc while the row still announces this state.
-  if (content.version) ctx.firstVersions.set(content.id, { sv: content.sv, version: content.version })
-  else ctx.firstVersions.delete(content.id)
+  if (content.version) ctx.newestVersions.set(content.id, { sv: content.sv, version: content.version })
+  else ctx.newestVersions.delete(content.id)
 }
 
 /** New files' content for a bulk load: seeds in memory mode, batched stores with a server, else one by one. */

@@ -168,7 +168,11 @@ export class YjsFileSystem implements IFileSystem {
         connect: options.connect,
         idleMs: options.idleMs,
         maxIdle: options.maxIdle,
-        beforeOpen: (id) => whenContentStored(ctx, id),
+        beforeOpen: (id) => {
+          // Whoever opens the doc may record versions without a write of ours (file-versions.ts).
+          ctx.newestVersions.delete(id)
+          return whenContentStored(ctx, id)
+        },
         onOpen: (id, doc) => onContentOpen(ctx, id, doc),
         compact: (state, id) => compactContent(ctx, state, id),
         onClose: (id, doc) => onContentClose(ctx, id, doc),
@@ -198,7 +202,7 @@ export class YjsFileSystem implements IFileSystem {
       held: new Map(),
       holdTruncationsMs: options.holdTruncationsMs ?? 1000,
       batch: newBatchState(),
-      firstVersions: new Map(),
+      newestVersions: new Map(),
       queue: Promise.resolve(),
       transactionId: undefined,
       unsubscribe: undefined,

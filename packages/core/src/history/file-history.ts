@@ -194,6 +194,16 @@ function stateVectorOf(doc: Y.Doc): Map<number, number> {
   return sv
 }
 
+/** Who recorded a version, why, and what it was then. */
+export interface VersionMeta {
+  author: string
+  reason: VersionReason
+  size: number
+  codec: string
+  name: string
+  ts: number
+}
+
 /**
  * Append a version of the doc's current content (call inside or outside a transaction).
  *
@@ -203,14 +213,15 @@ function stateVectorOf(doc: Y.Doc): Map<number, number> {
  */
 export function recordVersion(
   doc: Y.Doc,
-  meta: { author: string; reason: VersionReason; size: number; codec: string; name: string; ts: number },
+  // `id`: chosen by the caller when it must be known before the doc is built (a seed's first version).
+  { id = nanoid(10), ...meta }: VersionMeta & { id?: string },
   origin?: unknown,
 ): StoredVersion {
   let version!: StoredVersion
   doc.transact(() => {
     const last = lastStoredVersion(doc)
     const depth = last ? (last.depth ?? 0) + 1 : 0
-    const common = { id: nanoid(10), ...meta, binary: readBinary(doc) !== undefined }
+    const common = { id, ...meta, binary: readBinary(doc) !== undefined }
     let extra: DeleteSet = Y.createDeleteSet()
     const since = last && depth < KEYFRAME_EVERY ? deletionsSince(doc, last.id) : undefined
     if (last && since) {
