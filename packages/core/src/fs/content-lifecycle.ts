@@ -43,6 +43,8 @@ export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {
   const onTransaction = (tr: Y.Transaction) => {
     if (tr.changed.size === 0 && tr.deleteSet.clients.size === 0) return
     ctx.index.plaintext.delete(id)
+    // Changed since the version a write here noted (the write notes it again after its transaction).
+    ctx.newestVersions.delete(id)
     // Edits made straight on the doc (an editor binding) update the row here;
     // our own writes update it themselves, remote edits come with the peer's row update.
     if (tr.local && tr.origin !== FS_ORIGIN && !ctx.readOnly) scheduleSizeUpdate(ctx, id)

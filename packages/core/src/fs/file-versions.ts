@@ -46,9 +46,12 @@ export async function fileHistory(ctx: FsContext, path: string): Promise<FileVer
 export async function saveVersion(ctx: FsContext, path: string): Promise<FileVersion> {
   assertWritable(ctx, 'history', path)
   const row = fileAt(ctx, path, 'history')
-  // Nobody built its doc, so nobody changed it since its first version.
-  const seeded = seededVersion(ctx, row.id)
-  if (seeded) return seeded
+  // In memory nothing changes a doc unseen (no peers): a version known without it has no
+  // pending edits after it. With peers, their edits may reach the server before their row.
+  if (ctx.lazyContent) {
+    const known = knownNewestVersion(ctx, row)
+    if (known) return known
+  }
   const handle = await ctx.pool.acquire(row.id)
   try {
     let last = listStoredVersions(handle.doc).at(-1)
@@ -62,14 +65,15 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
 
 /**
  * A file's newest version when it is known without its doc: a seed nobody built (memory mode),
- * or what a write here recorded last while the doc is closed and the row still announces the
- * state that write made (a peer's change announces another; opening the doc drops the entry).
+ * or the version a write here recorded last, while nothing changed the doc since (any other
+ * change, or opening the doc, drops it: content-lifecycle.ts) and the row still announces the
+ * state that write made (a peer's change announces another).
  */
 function knownNewestVersion(ctx: FsContext, row: FileRow): FileVersion | undefined {
   const seeded = seededVersion(ctx, row.id)
   if (seeded) return seeded
   const newest = ctx.newestVersions.get(row.id)
-  if (newest === undefined || ctx.pool.peek(row.id) !== undefined) return undefined
+  if (newest === undefined) return undefined
   if (newest.sv === row.sv) return toFileVersion(newest.version)
   ctx.newestVersions.delete(row.id)
   return undefined

@@ -132,11 +132,11 @@ export interface FsContext {
   readonly held: Map<FileId, ReturnType<typeof setTimeout>>
   readonly holdTruncationsMs: number
   /**
-   * Files whose newest version this instance recorded (a write, or a bulk store that opened no
-   * doc), with the content version that write produced: while the doc is closed and the row
-   * still announces that content version, `latestVersion` needs no doc (an agent's activity
-   * entry asks it for every file a command wrote). Dropped whenever the doc is opened or another
-   * version is recorded here. `sv` is undefined in memory mode, where rows carry none.
+   * Files whose newest version a write here recorded (or a bulk store that opened no doc), with
+   * the content version that write produced: while the row still announces that content
+   * version, `latestVersion` needs no doc (an agent's activity entry asks it for every file a
+   * command wrote). Dropped when the doc is opened or changes otherwise, or another version is
+   * recorded here. `sv` is undefined in memory mode, where rows carry none.
    */
   readonly newestVersions: Map<FileId, { sv: string | undefined; version: StoredVersion }>
   /** Open write batches and the new files' content they hold (write-batch.ts). */

@@ -169,7 +169,7 @@ export class YjsFileSystem implements IFileSystem {
         idleMs: options.idleMs,
         maxIdle: options.maxIdle,
         beforeOpen: (id) => {
-          // Whoever opens the doc may record versions without a write of ours (file-versions.ts).
+          // Opening syncs what others changed meanwhile, before the doc is watched (file-versions.ts).
           ctx.newestVersions.delete(id)
           return whenContentStored(ctx, id)
         },
