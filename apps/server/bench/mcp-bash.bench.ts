@@ -2,7 +2,8 @@
  * Bash through the server's `/mcp` against the same scripts on an in-process
  * YjsFileSystem (issue 25: goal ≤ 1.5× each), in one run: just-bash on a
  * local `createFileSystem()` (the baseline), our `bash` tool on a local
- * filesystem (the registry, bash in its worker thread), and the `bash` tool
+ * filesystem (the registry, bash in its worker thread, kept warm as an MCP
+ * session keeps it), and the `bash` tool
  * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
  * Each round uses a fresh workspace; p50 over the rounds.
  *
@@ -14,7 +15,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { createToolRegistry } from '@yfs/agent'
+import { createToolRegistry, keepShellWorkersWarm } from '@yfs/agent'
 import { createFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { adminSetup, spawnServer } from '../../cli/test/spawn-server.js'
@@ -55,6 +56,8 @@ async function round(who: string, runner: Runner): Promise<void> {
   if (check !== `LINE ${N}\nLINE ${N}\n`) throw new Error(`${who}: wrong result ${JSON.stringify(check)}`)
 }
 
+// As an MCP session does (the server's sessions below do it themselves): a warm worker per call.
+const releaseWorkers = keepShellWorkersWarm()
 const data = mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-'))
 const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin'])
 try {
@@ -96,6 +99,7 @@ try {
     await client.close()
   }
 } finally {
+  releaseWorkers()
   server.child.kill()
   rmSync(data, { recursive: true, force: true })
 }

@@ -4,6 +4,7 @@ export type { PersonEdit } from './activity/people-edits.js'
 export { peopleEdits } from './activity/people-edits.js'
 export type { UndoAction, UndoConflict, UndoReport } from './activity/undo.js'
 export { undoEntries } from './activity/undo.js'
+export { keepShellWorkersWarm } from './bash-worker/run.js'
 export { capText } from './cap-text.js'
 export { errorResult, ToolError } from './errors.js'
 export type {

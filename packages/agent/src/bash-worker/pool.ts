@@ -27,6 +27,12 @@ export interface WorkerPool {
   acquire(): Promise<Worker>
   /** Give a worker back after a run; `healthy: false` terminates it. */
   release(worker: Worker, healthy: boolean): void
+  /**
+   * Keep workers warm until the returned function is called (an MCP session: its calls come
+   * seconds apart, and a cold worker costs a few hundred ms per call): one worker is started
+   * ahead, and idle workers are kept instead of ended after `idleMs`. Holds nest.
+   */
+  keepWarm(): () => void
   /** Terminate idle workers (running ones finish first). */
   close(): Promise<void>
 }
@@ -55,6 +61,19 @@ export function createWorkerPool({
   }
   const waiting: ((w: Worker) => void)[] = []
   let running = 0
+  let warmHolds = 0
+  // An idle worker is ended after `idleMs`, unless someone keeps the pool warm.
+  const expireLater = (worker: Worker) => {
+    if (warmHolds > 0 || idleTimers.has(worker)) return
+    const timer = setTimeout(() => {
+      const i = idle.indexOf(worker)
+      if (i !== -1) idle.splice(i, 1)
+      idleTimers.delete(worker)
+      void worker.terminate()
+    }, idleMs)
+    timer.unref()
+    idleTimers.set(worker, timer)
+  }
   const spawn = () => {
     const worker = new Worker(WORKER_URL, {
       env: {},
@@ -97,14 +116,25 @@ export function createWorkerPool({
       }
       worker.unref()
       idle.push(worker)
-      const timer = setTimeout(() => {
-        const i = idle.indexOf(worker)
-        if (i !== -1) idle.splice(i, 1)
+      expireLater(worker)
+    },
+    keepWarm() {
+      warmHolds++
+      for (const worker of idle) {
+        clearTimeout(idleTimers.get(worker))
         idleTimers.delete(worker)
-        void worker.terminate()
-      }, idleMs)
-      timer.unref()
-      idleTimers.set(worker, timer)
+      }
+      if (idle.length === 0 && running < maxWorkers) {
+        const worker = spawn()
+        worker.unref()
+        idle.push(worker)
+      }
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        if (--warmHolds === 0) for (const worker of idle) expireLater(worker)
+      }
     },
     async close() {
       for (const timer of idleTimers.values()) clearTimeout(timer)

@@ -60,6 +60,11 @@ export interface ShellOutcome {
 
 const pool = createWorkerPool()
 
+/** Keep bash workers warm while a long-lived caller needs them (pool.ts `keepWarm`); call the result when done. */
+export function keepShellWorkersWarm(): () => void {
+  return pool.keepWarm()
+}
+
 // An in-process run on this thread blocks these globals while its script runs (see fs-proxy.ts).
 const { store: atomicsStore, notify: atomicsNotify } = Atomics
 

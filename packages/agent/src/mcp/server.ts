@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { YjsFileSystem } from '@yfs/core'
 import { type } from 'arktype'
+import { keepShellWorkersWarm } from '../bash-worker/run.js'
 import { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from '../registry.js'
 import { defineTool, type Tool } from '../tool.js'
 import { ToolError } from '../tool-error.js'
@@ -84,7 +85,12 @@ export async function createMcpSession(options: McpSessionOptions): Promise<McpS
     instructions:
       'yfs workspace tools. Paths are vfs:/// URLs (vfs:///src/a.ts). Use bash for grep/find/sed pipelines, read_file with line ranges for big files, edit_file for precise edits, checkpoint before risky changes.',
   })
-  server.onclose = () => privateFs?.destroy()
+  // A session's bash calls come seconds apart: each would otherwise start a cold worker.
+  const releaseWorkers = keepShellWorkersWarm()
+  server.onclose = () => {
+    releaseWorkers()
+    privateFs?.destroy()
+  }
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list() }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const ranOn = fs
