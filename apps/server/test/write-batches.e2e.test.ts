@@ -3,6 +3,7 @@
 // the server only once its content is stored (a second client never reads a row whose content is
 // missing), reads, appends and overwrites inside the batch see the batch's writes, a shell command
 // is one batch, and a long-lived connection may open documents one after another without end.
+// Outside a batch a new file's content goes to the bulk store at once, still before its row.
 
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { createFileSystem, openCommandScope } from '@yfs/core'
@@ -92,6 +93,52 @@ describe('write batches through a client', () => {
     const byC = (await c.fs.history('/many/f3.txt')).at(-1)!
     await waitFor(() => a.fs.table.get(f3)?.sv === c.fs.table.get(f3)?.sv, "c's row reaches a")
     expect((await a.fs.latestVersion('/many/f3.txt'))?.id).toBe(byC.id)
+  }, 60_000)
+
+  it('outside a batch, new files go to the bulk store at once: no doc each, rows after content, flush waits', async () => {
+    const a = await connect()
+    const b = await connect()
+    const early: Promise<string | undefined>[] = []
+    b.fs.table.observe((changes) => {
+      for (const [id, change] of changes) {
+        if (change.before !== undefined || change.after?.type !== 'file') continue
+        const path = b.fs.index.pathOf(id)
+        if (path?.startsWith('/single/')) early.push(b.fs.readFile(path).catch(() => undefined))
+      }
+    })
+    await a.fs.mkdir('/single')
+    const n = 300
+    // Awaited one by one, no batch: each write is stored at once (with the others of its turn).
+    for (let i = 0; i < n; i++) await a.fs.writeFile(`/single/f${i}.txt`, `single ${i}\n`)
+    expect(await a.fs.readFile('/single/f3.txt')).toBe('single 3\n')
+    const loaded = new Set(a.fs.pool.loaded())
+    expect([...Array(n).keys()].filter((i) => loaded.has(a.fs.index.lookup(`/single/f${i}.txt`)!))).toEqual(
+      [],
+    )
+    // Stored without a flush or a batch end: the second client gets every row, each readable at once.
+    await waitFor(
+      () => b.fs.getAllPaths().filter((p) => p.startsWith('/single/')).length === n,
+      'b sees them',
+    )
+    const texts = await Promise.all(early)
+    expect(texts).toHaveLength(n)
+    texts.forEach((text, k) => expect(text, `row ${k}`).toMatch(/^single \d+\n$/))
+    // flush() resolves only once a write made just before it is stored.
+    await a.fs.writeFile('/single/last.txt', 'last\n')
+    await a.flush()
+    const fresh = await connect()
+    expect(await fresh.fs.readFile('/single/last.txt')).toBe('last\n')
+    // The writer goes offline: a file it wrote this way (its doc never opened) can still be
+    // overwritten, from the state it stored, and the change reaches the server on reconnect.
+    a.socket.disconnect()
+    await waitFor(() => a.main.isSynced === false, 'offline')
+    await a.fs.writeFile('/single/f5.txt', 'single 5, offline\n')
+    a.socket.connect()
+    await a.flush()
+    await waitFor(
+      async () => (await b.fs.readFile('/single/f5.txt')) === 'single 5, offline\n',
+      'the offline edit on b',
+    )
   }, 60_000)
 
   it('a shell command is one batch; a peer edit made after it merges with a later write', async () => {

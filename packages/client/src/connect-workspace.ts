@@ -382,6 +382,10 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         : (ids) => host(() => bulk.load(ids)),
     // A read token stores nothing; writeTree then fails with EACCES before any content is sent.
     storeContent: (docs) => host(() => bulk.store(docs)),
+    // A write outside a batch goes to the bulk store only online and without a local copy: offline,
+    // or with one, it opens its doc, whose provider (and store) keep it until the server has it.
+    bulkStoreReady: () => !options.persist && socket.status === WebSocketStatus.Connected,
+    online: () => socket.status === WebSocketStatus.Connected,
     // A read token: fail writes at once (EACCES) instead of leaving them unacknowledged forever.
     readOnly: options.fs?.readOnly ?? main.authorizedScope === 'readonly',
     doc: mainDoc,
@@ -476,6 +480,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       const deadline = Date.now() + flushTimeoutMs
       // Activity entries queued for the end of this turn are changes made so far too.
       if (fs) flushQueuedActivity(fs.doc)
+      // New files' content on its way to the bulk store, and the rows that wait for it.
+      if (fs) await withTimeout(fs.storePending(), Math.max(1, deadline - Date.now()), 'flush timeout')
       // Providers come and go while we wait: loop until one pass finds all acknowledged.
       for (;;) {
         const pending = [...providers].filter((p) => !(p.isSynced && p.unsyncedChanges === 0))

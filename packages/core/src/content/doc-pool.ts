@@ -62,6 +62,12 @@ export interface ContentDocPoolOptions {
    * content is still being stored, write-batch.ts), or `undefined`.
    */
   beforeOpen?: (id: FileId) => Promise<void> | undefined
+  /**
+   * The whole state of a doc that is not loaded, when the caller knows it (this instance stored
+   * it and nothing newer was announced since): the doc opens from it and is handed out at once,
+   * its sync going on behind, as it would had it stayed loaded. `undefined`: open as usual.
+   */
+  knownState?: (id: FileId) => Uint8Array | undefined
   /** Called once after a doc is opened and synced, before any holder sees it. */
   onOpen?: (id: FileId, doc: Y.Doc) => void
   /** Called when a doc is evicted (before it is destroyed). */
@@ -221,6 +227,11 @@ export class ContentDocPool {
     if (seed) {
       this.#seeds.delete(id)
       seed.build(doc)
+    }
+    const known = this.#options.connect ? this.#options.knownState?.(id) : undefined
+    if (known) {
+      Y.applyUpdate(doc, known)
+      fresh = true
     }
     const connection = this.#options.connect?.(doc)
     let ready: Promise<void>

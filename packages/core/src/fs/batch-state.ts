@@ -45,6 +45,15 @@ export interface BatchState {
   /** Content being stored, by file: resolves once stored (or written through the pool). */
   readonly storing: Map<FileId, Promise<void>>
   timer: ReturnType<typeof setTimeout> | undefined
+  /** Outside a batch: the send at the end of this turn. */
+  immediate: ReturnType<typeof setImmediate> | undefined
+  /**
+   * New files' stored states, with the content version each announces, most recent last
+   * (bounded, write-batch.ts): offline, such a doc opens from it at once, as it would had it
+   * stayed loaded since it was written (pool `knownState`).
+   */
+  readonly known: Map<FileId, { sv: string; update: Uint8Array }>
+  knownBytes: number
   /** Client ids for encoded docs, drawn in blocks. */
   clientIds: Uint32Array
   nextClientId: number
@@ -56,7 +65,10 @@ export function newBatchState(): BatchState {
     pending: new Map(),
     pendingBytes: 0,
     storing: new Map(),
+    known: new Map(),
+    knownBytes: 0,
     timer: undefined,
+    immediate: undefined,
     clientIds: new Uint32Array(0),
     nextClientId: 0,
   }

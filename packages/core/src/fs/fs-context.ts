@@ -66,6 +66,18 @@ export interface CreateFileSystemOptions {
    */
   storeContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
   /**
+   * With `storeContent`: whether a new file written outside a batch may go to the bulk store now
+   * (default: always). A client answers false while offline or when it keeps a local copy: the
+   * file then opens its own doc, whose provider keeps the write until the server has it.
+   */
+  bulkStoreReady?: () => boolean
+  /**
+   * With `connect`: whether the server can be reached now (default: always). Offline, a new
+   * file this instance stored without opening its doc opens from the state it stored, instead
+   * of waiting for a sync that cannot happen (as it would, had its doc stayed loaded).
+   */
+  online?: () => boolean
+  /**
    * With `connect`: the stored states of many content docs at once, in order (`undefined`
    * where refused). Reads of files whose doc is not loaded fetch their folder's files in
    * one call and fill the plaintext cache; anything it cannot serve is opened as usual.
@@ -122,6 +134,8 @@ export interface FsContext {
   /** With a provider: the version of our own last content write per file, for the row that announces it. */
   readonly writtenSv: Map<FileId, string>
   readonly storeContent: CreateFileSystemOptions['storeContent']
+  readonly bulkStoreReady: () => boolean
+  readonly online: () => boolean
   readonly loadContent: CreateFileSystemOptions['loadContent']
   /** Ids being fetched by loadContent, so concurrent reads share one request. */
   readonly fetching: Map<FileId, Promise<void>>

@@ -11,7 +11,9 @@
  *   state is encoded at once, without a doc (`encodeNewContent`), and stored
  *   with the batch's other new files in one bulk request: at the end of the
  *   batch, once 256 files or 1 MiB wait, 100 ms after the first, or as soon as
- *   someone opens one of those docs. Reads get the text from the plaintext
+ *   someone opens one of those docs. Outside a batch the same, sent at once:
+ *   at the end of the event loop's turn (the files written in that turn go
+ *   together); `storePending` waits for it (a client's `flush()` does). Reads get the text from the plaintext
  *   cache meanwhile. Content first, row last: the file's row is pinned (held
  *   even past the batch's end) until its content is stored. A store the server
  *   refuses or that fails is retried file by file through the pool's provider.
@@ -37,6 +39,8 @@ const MAX_PENDING_MS = 100
 // Read once, at load: just-bash's sandbox blocks these globals while a script runs.
 const hostSetTimeout = setTimeout
 const hostClearTimeout = clearTimeout
+const hostSetImmediate = setImmediate
+const hostClearImmediate = clearImmediate
 
 /** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
 export function openBatch(ctx: FsContext): () => Promise<void> {
@@ -55,9 +59,14 @@ export function openBatch(ctx: FsContext): () => Promise<void> {
   }
 }
 
-/** True when a new file's content written now goes with the batch's bulk store (see the module comment). */
-export function batchesNewContent(ctx: FsContext): boolean {
-  return ctx.batch.depth > 0 && ctx.storeContent !== undefined && !ctx.lazyContent
+/**
+ * True when a new file's content written now goes to the server's bulk store (see the module
+ * comment): in a batch, with the batch's others; outside one, when the client says it may
+ * (online, no local copy to keep it in), at once with whatever else was written in the same
+ * turn of the event loop, still without a doc and a provider of its own.
+ */
+export function bulkStoresNewContent(ctx: FsContext): boolean {
+  return ctx.storeContent !== undefined && !ctx.lazyContent && (ctx.batch.depth > 0 || ctx.bulkStoreReady())
 }
 
 /**
@@ -70,6 +79,13 @@ export function addNewContent(ctx: FsContext, id: FileId, name: string, value: F
   const batch = ctx.batch
   if (batch.pending.size >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
     void sendPending(ctx)
+  else if (batch.depth === 0)
+    // Outside a batch: stored at once, after this turn's other writes (a loop of awaited
+    // writes that never waits on the network writes many files in one turn).
+    batch.immediate ??= hostSetImmediate(() => {
+      batch.immediate = undefined
+      void sendPending(ctx)
+    })
   else
     batch.timer ??= hostSetTimeout(() => {
       batch.timer = undefined
@@ -142,6 +158,10 @@ function sendPending(ctx: FsContext): Promise<void> {
     hostClearTimeout(batch.timer)
     batch.timer = undefined
   }
+  if (batch.immediate !== undefined) {
+    hostClearImmediate(batch.immediate)
+    batch.immediate = undefined
+  }
   if (batch.pending.size === 0) return Promise.resolve()
   const docs = [...batch.pending.values()]
   batch.pending = new Map()
@@ -155,9 +175,47 @@ function sendPending(ctx: FsContext): Promise<void> {
   return run
 }
 
+/** Stored states kept for `knownStateOf` (about as many files as the pool keeps idle docs). */
+const KNOWN_STATES_MAX = 512
+const KNOWN_STATES_MAX_BYTES = 8 << 20
+
+function rememberStored(ctx: FsContext, docs: PendingContent[]): void {
+  const batch = ctx.batch
+  for (const { content } of docs) {
+    forgetKnown(ctx, content.id)
+    batch.known.set(content.id, { sv: content.sv, update: content.update })
+    batch.knownBytes += content.update.byteLength
+  }
+  for (const id of batch.known.keys()) {
+    if (batch.known.size <= KNOWN_STATES_MAX && batch.knownBytes <= KNOWN_STATES_MAX_BYTES) break
+    forgetKnown(ctx, id)
+  }
+}
+
+function forgetKnown(ctx: FsContext, id: FileId): void {
+  const known = ctx.batch.known.get(id)
+  if (!known) return
+  ctx.batch.known.delete(id)
+  ctx.batch.knownBytes -= known.update.byteLength
+}
+
+/**
+ * Pool `knownState`, offline only: the stored state of a new file this instance wrote without
+ * opening its doc, while its row still announces that state (a peer's change announces
+ * another); once. Online the doc syncs first as usual (a peer's edit may be on the server
+ * before its row is here).
+ */
+export function knownStateOf(ctx: FsContext, id: FileId): Uint8Array | undefined {
+  const known = ctx.batch.known.get(id)
+  if (!known || ctx.online()) return undefined
+  forgetKnown(ctx, id)
+  return ctx.table.get(id)?.sv === known.sv ? known.update : undefined
+}
+
 async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> {
   try {
     await ctx.storeContent!(docs.map(({ content }) => ({ id: content.id, update: content.update })))
+    rememberStored(ctx, docs)
   } catch {
     // Refused or failed (offline, timed out): each doc through its provider, which keeps it
     // until the server has it. The doc is fresh here: nothing remote to wait for. (No longer

@@ -30,7 +30,12 @@ import { checkName, checkNewPath, checkSize } from './limit-checks.js'
 import { fileAt, isSystemPath, normalizePath, resolveWriteTarget, type WriteTarget } from './locate.js'
 import type { StaleWrite } from './merge-stale.js'
 import type { WriteOptions, WriteReport } from './stale-write.js'
-import { addNewContent, batchesNewContent, pendingContentOf, replacePendingContent } from './write-batch.js'
+import {
+  addNewContent,
+  bulkStoresNewContent,
+  pendingContentOf,
+  replacePendingContent,
+} from './write-batch.js'
 import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from './write-content.js'
 
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
@@ -109,9 +114,9 @@ export function writeAt(
   checkSize(ctx, newSize, 0, syscall, original)
   const id = createFileId()
   // Content first, row last: a peer never sees a row whose content is still to come.
-  // In a batch on a connected filesystem the content goes with the batch's bulk store, and the
-  // row waits for it (write-batch.ts).
-  if (batchesNewContent(ctx))
+  // On a connected filesystem with a bulk store the content goes there (with the batch's, in a
+  // batch), and the row waits for it (write-batch.ts).
+  if (bulkStoresNewContent(ctx))
     return addFileRow(ctx, id, target, addNewContent(ctx, id, target.name, value), stale)
   if (!canSeed(ctx, target.name, value))
     return writeContent(ctx, id, target.name, value, 'write', undefined, true).then((size) =>

@@ -115,7 +115,7 @@ import { chmod, exists, lstat, stat, utimes } from './stat.js'
 import { link, readlink, realpath, symlink } from './symlinks.js'
 import { type FsOp, runTransaction, type TransactionResult } from './transaction.js'
 import { createTrash, type Trash } from './trash.js'
-import { openBatch, whenContentStored } from './write-batch.js'
+import { knownStateOf, openBatch, storePendingContent, whenContentStored } from './write-batch.js'
 import { appendFile, contentSnapshot, write, writeFile, writeFileSync } from './write-file.js'
 import { writeTree } from './write-tree.js'
 
@@ -173,6 +173,7 @@ export class YjsFileSystem implements IFileSystem {
           ctx.newestVersions.delete(id)
           return whenContentStored(ctx, id)
         },
+        knownState: (id) => knownStateOf(ctx, id),
         onOpen: (id, doc) => onContentOpen(ctx, id, doc),
         compact: (state, id) => compactContent(ctx, state, id),
         onClose: (id, doc) => onContentClose(ctx, id, doc),
@@ -195,6 +196,8 @@ export class YjsFileSystem implements IFileSystem {
       announced: new ContentAnnouncements(),
       writtenSv: new Map(),
       storeContent: options.connect ? options.storeContent : undefined,
+      bulkStoreReady: options.bulkStoreReady ?? (() => true),
+      online: options.online ?? (() => true),
       loadContent: options.connect ? options.loadContent : undefined,
       fetching: new Map(),
       announceChecks: new Map(),
@@ -522,6 +525,15 @@ export class YjsFileSystem implements IFileSystem {
    */
   openBatch(): () => Promise<void> {
     return openBatch(this.#ctx)
+  }
+
+  /**
+   * Resolve once what writes left pending is stored: new files' content sent to the server's
+   * bulk store (outside a batch it goes at the end of the turn; write-batch.ts) and the rows
+   * that waited for it. A client's `flush()` starts with this.
+   */
+  storePending(): Promise<void> {
+    return storePendingContent(this.#ctx)
   }
 
   // ----------------------------------------------------------- checkpoints
