@@ -122,7 +122,9 @@ describe('write batches through a client', () => {
     )
     const texts = await Promise.all(early)
     expect(texts).toHaveLength(n)
-    texts.forEach((text, k) => expect(text, `row ${k}`).toMatch(/^single \d+\n$/))
+    texts.forEach((text, k) => {
+      expect(text, `row ${k}`).toMatch(/^single \d+\n$/)
+    })
     // flush() resolves only once a write made just before it is stored.
     await a.fs.writeFile('/single/last.txt', 'last\n')
     await a.flush()
