@@ -46,7 +46,7 @@ export interface BatchState {
   readonly storing: Map<FileId, Promise<void>>
   timer: ReturnType<typeof setTimeout> | undefined
   /** Outside a batch: the send at the end of this turn. */
-  immediate: ReturnType<typeof setImmediate> | undefined
+  immediate: unknown
   /**
    * New files' stored states, with the content version each announces, most recent last
    * (bounded, write-batch.ts): offline, such a doc opens from it at once, as it would had it

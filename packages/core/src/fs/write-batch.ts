@@ -39,8 +39,13 @@ const MAX_PENDING_MS = 100
 // Read once, at load: just-bash's sandbox blocks these globals while a script runs.
 const hostSetTimeout = setTimeout
 const hostClearTimeout = clearTimeout
-const hostSetImmediate = setImmediate
-const hostClearImmediate = clearImmediate
+// The end of this turn of the event loop: setImmediate in Node, a 0 ms timeout in browsers.
+const hostSetImmediate: (fn: () => void) => unknown =
+  typeof setImmediate === 'function' ? setImmediate : (fn) => setTimeout(fn, 0)
+const hostClearImmediate: (handle: unknown) => void =
+  typeof clearImmediate === 'function'
+    ? (handle) => clearImmediate(handle as ReturnType<typeof setImmediate>)
+    : (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>)
 
 /** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
 export function openBatch(ctx: FsContext): () => Promise<void> {
