@@ -207,13 +207,15 @@ function forgetKnown(ctx: FsContext, id: FileId): void {
 /**
  * Pool `knownState`, offline only: the stored state of a new file this instance wrote without
  * opening its doc, while its row still announces that state (a peer's change announces
- * another); once. Online the doc syncs first as usual (a peer's edit may be on the server
- * before its row is here).
+ * another), at the doc's first open. Online the doc syncs first as usual (a peer's edit may
+ * be on the server before its row is here).
  */
 export function knownStateOf(ctx: FsContext, id: FileId): Uint8Array | undefined {
   const known = ctx.batch.known.get(id)
-  if (!known || ctx.online()) return undefined
+  if (!known) return undefined
+  // Used at the doc's first open only: from then on the doc itself is what this instance knows.
   forgetKnown(ctx, id)
+  if (ctx.online()) return undefined
   return ctx.table.get(id)?.sv === known.sv ? known.update : undefined
 }
 
