@@ -41,6 +41,11 @@ export interface ServerConfig {
   limits?: Partial<ServerLimits>
   /** Close MCP sessions (`/mcp`) with no request for this long (ms). Default 30 minutes. */
   mcpIdleTimeoutMs?: number
+  /**
+   * PostgreSQL search: characters of text kept in memory indexes across workspaces (least
+   * recently searched out first); 0 answers every search from PostgreSQL alone. Default 64 M.
+   */
+  searchMemoryChars?: number
   /** The URL people and agents use to reach this server (behind a proxy, or by a LAN name): `/mcp` accepts it as Host and Origin. */
   publicUrl?: string
   /** More web origins allowed to call `/mcp` (besides loopback on the listening port and `publicUrl`). */

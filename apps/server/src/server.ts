@@ -103,6 +103,7 @@ export function createServer(config: ServerConfig): YfsServer {
         instance: () => hocuspocus,
         codecs: [markdownCodec],
         logger,
+        ...(config.searchMemoryChars === undefined ? {} : { memoryChars: config.searchMemoryChars }),
       })
     : undefined
 

@@ -29,14 +29,22 @@ const up = await postgresAvailable()
 const connect = (server: TestServer, workspace: string, token: string) =>
   connectWorkspace({ url: server.url, workspace, token, fs: { codecs: [markdownCodec] } })
 
-describe.skipIf(!up)('search on PostgreSQL (pg_trgm)', () => {
+// The server answers from an in-memory index over the stored texts (default), or from
+// PostgreSQL alone (no memory budget): the same contract either way.
+describe.skipIf(!up).each([
+  { mode: 'in memory over PostgreSQL', searchMemoryChars: undefined },
+  { mode: 'PostgreSQL alone', searchMemoryChars: 0 },
+])('search on PostgreSQL (pg_trgm): $mode', ({ searchMemoryChars }) => {
   const schema = testSchema()
   let store: DocumentStore
   let server: TestServer
 
   beforeAll(async () => {
     store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
-    server = await startTestServer({ store })
+    server = await startTestServer({
+      store,
+      ...(searchMemoryChars === undefined ? {} : { searchMemoryChars }),
+    })
   })
   afterAll(async () => {
     await server.close()
@@ -119,6 +127,66 @@ describe.skipIf(!up)('search on PostgreSQL (pg_trgm)', () => {
       await expect(ws.searcher.search({ query: 'a', include: Array(33).fill('*') })).rejects.toThrow(/32/)
     } finally {
       await ws.close()
+    }
+  }, 60_000)
+})
+
+describe.skipIf(!up)('search on PostgreSQL: the memory budget', () => {
+  const schema = testSchema()
+  let store: DocumentStore
+  let server: TestServer
+
+  beforeAll(async () => {
+    store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
+    // Room for one of the two workspaces below at a time: searching one evicts the other's index.
+    server = await startTestServer({ store, searchMemoryChars: 3000 })
+  })
+  afterAll(async () => {
+    await server.close()
+    await store.close()
+    await dropSchema(schema)
+  })
+
+  it('answers alike when a workspace’s index was evicted, rebuilt, or too big to hold', async () => {
+    const open: WorkspaceConnection[] = []
+    try {
+      const ws = async (id: string, files: number) => {
+        const tokens = await server.workspace(id)
+        const c = await connect(server, id, tokens.write)
+        open.push(c)
+        for (let i = 0; i < files; i++)
+          await c.fs.writeFile(`/f${i}.txt`, `${id} needle ${i}\n${'x'.repeat(90)}\n`)
+        await c.flush()
+        return c
+      }
+      const a = await ws('budget-a', 20) // ~2,000 characters
+      const b = await ws('budget-b', 20)
+      const big = await ws('budget-big', 40) // ~4,000: never held
+      for (let round = 0; round < 2; round++)
+        for (const [c, id, n] of [
+          [a, 'budget-a', 20],
+          [b, 'budget-b', 20],
+          [big, 'budget-big', 40],
+        ] as const) {
+          const r = await c.searcher.search({ query: `${id} needle`, limit: 200 })
+          expect(r.total).toBe(n)
+          expect(r.hits.map((h) => h.path).sort()).toEqual(
+            Array.from({ length: n }, (_, i) => `/f${i}.txt`).sort(),
+          )
+          expect(c.searcher.backend).toBe('server')
+        }
+      // An edit, a rename and a trash after the index was built are seen by the next search.
+      await a.fs.writeFile('/f0.txt', 'budget-a changed\n')
+      await a.fs.mv('/f1.txt', '/g1.txt')
+      await a.fs.rm('/f2.txt')
+      await a.flush()
+      const r = await a.searcher.search({ query: 'budget-a needle', limit: 200 })
+      expect(r.total).toBe(18)
+      expect(r.hits.map((h) => h.path)).toContain('/g1.txt')
+      expect(r.hits.map((h) => h.path)).not.toContain('/f0.txt')
+      expect(r.hits.map((h) => h.path)).not.toContain('/f2.txt')
+    } finally {
+      for (const c of open) await c.close()
     }
   }, 60_000)
 })

@@ -130,6 +130,7 @@ export {
   scanText,
   searchIndexOf,
   snippetOf,
+  TextIndex,
   TrigramIndex,
   toHit,
   trigramKeys,

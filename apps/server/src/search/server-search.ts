@@ -13,6 +13,16 @@
  * at search time: trashed files (no path) are never hits, nor are files of
  * another workspace (every query is scoped by row-level security).
  *
+ * In memory: a workspace searched once gets core's `TextIndex` over the same
+ * texts (built from the stored plaintext, then fed every text stored here),
+ * so a search ranks with line-count bounds and scans only what its page
+ * needs, as in process; PostgreSQL stays the store and answers when the
+ * workspaces searched lately hold more text than `memoryChars` (least
+ * recently searched first out). Stored texts and the in-memory index change
+ * one writer at a time per workspace (`serial`), and a refresh also re-reads
+ * a file whose in-memory version differs from its row (another server may
+ * have stored its text).
+ *
  * Not here: the wire format (client search-messages.ts) and its bounds
  * (extensions/search.ts).
  */
@@ -32,6 +42,7 @@ import {
   type SearchRequest,
   type SearchResult,
   scanText,
+  TextIndex,
   toHit,
 } from '@yfs/core'
 import { contentDocName } from '@yfs/protocol'
@@ -49,6 +60,23 @@ export interface ServerSearchOptions {
   /** Content codecs besides plain text (Markdown), as clients have them. */
   codecs: readonly ContentCodec[]
   logger: Logger
+  /**
+   * Characters of text the in-memory indexes of all workspaces hold at most (about 4 bytes each
+   * with their trigrams); 0 answers every search from PostgreSQL. Default DEFAULT_MEMORY_CHARS.
+   */
+  memoryChars?: number
+}
+
+/** Default `memoryChars`: 64 M characters (~250 MiB with the trigram index). */
+export const DEFAULT_MEMORY_CHARS = 64 * 1024 * 1024
+
+/** A workspace's in-memory index. */
+interface Held {
+  texts: TextIndex
+  chars: number
+  /** The rows' stamp its paths were resolved at, and that resolution's number. */
+  stamp: string | undefined
+  epoch: number
 }
 
 export interface ServerSearch {
@@ -75,6 +103,96 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
   // The rows' stamp (WorkspaceFiles.stamp) each workspace was last refreshed at: no row change
   // since means nothing to re-read, and the versions query is skipped.
   const refreshedAt = new Map<string, string>()
+  const memoryChars = options.memoryChars ?? DEFAULT_MEMORY_CHARS
+  // In-memory indexes, least recently searched first.
+  const held = new Map<string, Held>()
+  let heldChars = 0
+  const queues = new Map<string, Promise<unknown>>()
+
+  /** Run `fn` after the workspace's other writes of stored texts and of its in-memory index. */
+  function serial<T>(workspace: string, fn: () => Promise<T>): Promise<T> {
+    const run = (queues.get(workspace) ?? Promise.resolve()).then(fn)
+    const tail = run.catch(() => undefined)
+    queues.set(workspace, tail)
+    void tail.then(() => {
+      if (queues.get(workspace) === tail) queues.delete(workspace)
+    })
+    return run
+  }
+
+  function setHeld(entry: Held, file: string, version: string, text: string | undefined): void {
+    const id = asFileId(file)
+    entry.chars += (text?.length ?? 0) - (entry.texts.textOf(id)?.length ?? 0)
+    heldChars += (text?.length ?? 0) - (entry.texts.textOf(id)?.length ?? 0)
+    entry.texts.set(id, version, text)
+  }
+
+  function dropHeld(workspace: string): void {
+    const entry = held.get(workspace)
+    if (!entry) return
+    held.delete(workspace)
+    heldChars -= entry.chars
+  }
+
+  /** Store texts read here, in PostgreSQL and in the workspace's in-memory index. */
+  function store(workspace: string, rows: PlaintextRow[]): Promise<void> {
+    return serial(workspace, async () => {
+      await index.put(workspace, rows)
+      const entry = held.get(workspace)
+      if (entry) for (const row of rows) setHeld(entry, row.file, row.version, row.text ?? undefined)
+    })
+  }
+
+  function forget(workspace: string, fileIds: string[]): Promise<void> {
+    if (fileIds.length === 0) return Promise.resolve()
+    return serial(workspace, async () => {
+      await index.remove(workspace, fileIds)
+      const entry = held.get(workspace)
+      if (entry)
+        for (const file of fileIds) {
+          setHeld(entry, file, '', undefined)
+          entry.texts.drop(asFileId(file))
+        }
+    })
+  }
+
+  /** The workspace's in-memory index, built from the stored texts if memory allows; else undefined. */
+  function inMemory(workspace: string): Promise<Held | undefined> {
+    const present = held.get(workspace)
+    if (present) {
+      // Most recently searched last.
+      held.delete(workspace)
+      held.set(workspace, present)
+      return Promise.resolve(present)
+    }
+    if (memoryChars <= 0) return Promise.resolve(undefined)
+    return serial(workspace, async () => {
+      const again = held.get(workspace)
+      if (again) return again
+      const [texts, versions] = await Promise.all([
+        index.candidates(workspace, true),
+        index.versions(workspace),
+      ])
+      let chars = 0
+      for (const { text } of texts) chars += text.length
+      if (chars > memoryChars) return undefined
+      for (const [name] of held) {
+        if (heldChars + chars <= memoryChars) break
+        dropHeld(name)
+      }
+      const entry: Held = { texts: new TextIndex(), chars: 0, stamp: undefined, epoch: 0 }
+      const withText = new Set<string>()
+      for (const { file, text } of texts) {
+        withText.add(file)
+        setHeld(entry, file, versions.get(file) ?? '', text)
+      }
+      // Files without text (binary): known at their version, so a refresh does not read them again.
+      for (const [file, version] of versions)
+        if (!withText.has(file)) setHeld(entry, file, version, undefined)
+      held.set(workspace, entry)
+      return entry
+    })
+  }
 
   async function textOf(workspace: string, id: string, row: FileRow): Promise<string | undefined> {
     const name = contentDocName(workspace, id)
@@ -100,7 +218,7 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
           text: await textOf(workspace, row.id, row).catch(() => undefined),
         })),
       )
-      await index.put(workspace, out)
+      await store(workspace, out)
     }
   }
 
@@ -109,15 +227,18 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
       const stamp = await files.stamp(workspace)
       if (stamp !== undefined && refreshedAt.get(workspace) === stamp) return
       const stored = await index.versions(workspace)
+      const memory = held.get(workspace)?.texts
       const stale: FileRow[] = []
       const live = new Set<string>()
       for (const row of table.rows()) {
         if (row.type !== 'file' || row.trashedAt !== null) continue
         live.add(row.id)
-        if (stored.get(row.id) !== rowVersion(row)) stale.push(row)
+        const version = rowVersion(row)
+        if (stored.get(row.id) !== version || (memory && memory.versionOf(row.id) !== version))
+          stale.push(row)
       }
       await read(workspace, stale)
-      await index.remove(
+      await forget(
         workspace,
         [...stored.keys()].filter((f) => !live.has(f)),
       )
@@ -135,8 +256,27 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
   }
 
   async function search(workspace: string, request: SearchRequest): Promise<SearchResult> {
-    const { query, accepts, perFile, offset, limit } = prepareSearch(request)
+    const prepared = prepareSearch(request)
+    const { query, accepts, perFile, offset, limit } = prepared
     await refresh(workspace)
+    const memory = await inMemory(workspace)
+    if (memory)
+      return files.withIndex(workspace, async (table, paths) => {
+        const stamp = await files.stamp(workspace)
+        // Paths resolved at an earlier stamp still hold while no row changed.
+        if (stamp === undefined || stamp !== memory.stamp) {
+          memory.stamp = stamp
+          memory.epoch++
+        }
+        return memory.texts.search(
+          prepared,
+          (id) => {
+            const row = table.get(id)
+            return row?.type === 'file' && row.trashedAt === null ? paths.pathOf(id) : undefined
+          },
+          memory.epoch,
+        )
+      })
     const candidates = await index.candidates(workspace, query.requirement)
     return files.withIndex(workspace, async (table, paths) => {
       const ranked: RankedFile[] = []
@@ -190,6 +330,8 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
     close() {
       for (const timer of timers.values()) clearTimeout(timer)
       timers.clear()
+      held.clear()
+      heldChars = 0
     },
   }
 }

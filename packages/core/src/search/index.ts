@@ -22,6 +22,7 @@ export {
 } from './scan.js'
 export type { SearchIndexStats } from './search-index.js'
 export { SearchIndex, searchIndexOf } from './search-index.js'
+export { TextIndex } from './text-index.js'
 export { TrigramIndex, trigramKeys } from './trigram-index.js'
 export type { Searcher, SearchHit, SearchMatch, SearchRequest, SearchResult } from './types.js'
 export {
