@@ -440,7 +440,12 @@ async function main(): Promise<void> {
           met(local.update.p50 <= 1),
         ],
         pg
-          ? ['PostgreSQL first search (server reads every file into the plaintext table and its memory index)', `${ms(pg.build)} ms`, '', '']
+          ? [
+              'PostgreSQL first search (server reads every file into the plaintext table and its memory index)',
+              `${ms(pg.build)} ms`,
+              '',
+              '',
+            ]
           : ['PostgreSQL', 'unreachable: not measured', '', ''],
       ],
     ),
