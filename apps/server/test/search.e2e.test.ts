@@ -175,6 +175,12 @@ describe.skipIf(!up)('search on PostgreSQL: the memory budget', () => {
           )
           expect(c.searcher.backend).toBe('server')
         }
+      // A held index that outgrows the budget with new texts is let go; searches stay right.
+      for (let i = 20; i < 40; i++)
+        await b.fs.writeFile(`/f${i}.txt`, `budget-b needle ${i}\n${'x'.repeat(90)}\n`)
+      await b.flush()
+      const grown = await b.searcher.search({ query: 'budget-b needle', limit: 200 })
+      expect(grown.total).toBe(40)
       // An edit, a rename and a trash after the index was built are seen by the next search.
       await a.fs.writeFile('/f0.txt', 'budget-a changed\n')
       await a.fs.mv('/f1.txt', '/g1.txt')

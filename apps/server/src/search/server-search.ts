@@ -134,12 +134,22 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
     heldChars -= entry.chars
   }
 
+  /** Within the budget again after texts grew: least recently searched indexes out first. */
+  function trim(): void {
+    for (const [name] of held) {
+      if (heldChars <= memoryChars) break
+      dropHeld(name)
+    }
+  }
+
   /** Store texts read here, in PostgreSQL and in the workspace's in-memory index. */
   function store(workspace: string, rows: PlaintextRow[]): Promise<void> {
     return serial(workspace, async () => {
       await index.put(workspace, rows)
       const entry = held.get(workspace)
-      if (entry) for (const row of rows) setHeld(entry, row.file, row.version, row.text ?? undefined)
+      if (!entry) return
+      for (const row of rows) setHeld(entry, row.file, row.version, row.text)
+      trim()
     })
   }
 
@@ -176,10 +186,6 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
       let chars = 0
       for (const { text } of texts) chars += text.length
       if (chars > memoryChars) return undefined
-      for (const [name] of held) {
-        if (heldChars + chars <= memoryChars) break
-        dropHeld(name)
-      }
       const entry: Held = { texts: new TextIndex(), chars: 0, stamp: undefined, epoch: 0 }
       const withText = new Set<string>()
       for (const { file, text } of texts) {
@@ -190,7 +196,9 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
       for (const [file, version] of versions)
         if (!withText.has(file)) setHeld(entry, file, version, undefined)
       held.set(workspace, entry)
-      return entry
+      // The others make room, least recently searched first (this one is the most recent).
+      trim()
+      return held.get(workspace)
     })
   }
 
