@@ -9,6 +9,7 @@ import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { createFileSystem, openCommandScope } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
 describe('write batches through a client', () => {
@@ -125,6 +126,20 @@ describe('write batches through a client', () => {
     texts.forEach((text, k) => {
       expect(text, `row ${k}`).toMatch(/^single \d+\n$/)
     })
+    // The row waits for its content: a copy of a's main doc holds it only once the content is
+    // stored (across server processes the row may otherwise overtake it).
+    await a.fs.writeFile('/single/pinned.txt', 'pinned\n')
+    const pinned = a.fs.index.lookup('/single/pinned.txt')!
+    const rowStored = () => {
+      const copy = createFileSystem()
+      Y.applyUpdate(copy.doc, Y.encodeStateAsUpdate(a.fs.doc))
+      const has = copy.table.has(pinned)
+      copy.destroy()
+      return has
+    }
+    expect(rowStored()).toBe(false)
+    await a.fs.storePending()
+    expect(rowStored()).toBe(true)
     // flush() resolves only once a write made just before it is stored.
     await a.fs.writeFile('/single/last.txt', 'last\n')
     await a.flush()

@@ -333,6 +333,28 @@ describe('LwwMap held writes (write batches)', () => {
     return origins
   }
 
+  it('holds a pinned key’s writes with no hold open, until unpinned, and stores the others at once', () => {
+    const { doc, map } = makeDeferred()
+    map.pin('new')
+    map.set('new', 1, 'me') // a new file's row: its content is not stored yet
+    map.set('other', 2, 'me')
+    expect(map.get('new')).toBe(1) // applied here at once
+    const peer = makeDeferred()
+    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(doc))
+    expect(peer.map.get('new')).toBeUndefined()
+    expect(peer.map.get('other')).toBe(2)
+    map.set('new', 3, 'me') // written again before its content was stored: held too
+    map.flush() // an explicit flush keeps a pinned key held
+    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(doc))
+    expect(peer.map.get('new')).toBeUndefined()
+    map.unpin(['new'])
+    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(doc))
+    expect(peer.map.get('new')).toBe(3)
+    map.set('new', 4, 'me') // unpinned: stored at once again
+    Y.applyUpdate(peer.doc, Y.encodeStateAsUpdate(doc))
+    expect(peer.map.get('new')).toBe(4)
+  })
+
   it('applies a held write at once and stores the writes of a batch in one transaction when released', () => {
     const { doc, map } = makeDeferred()
     const origins = countTransactions(doc)

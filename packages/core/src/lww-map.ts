@@ -211,9 +211,10 @@ export interface LwwMap<V> {
    */
   hold(): () => void
   /**
-   * Keep the held entries of `key` held, even past the end of every hold, until `unpin`: a row
-   * whose content is not stored yet (lww-map callers: write batches on a connected filesystem).
-   * A delete of the key stores them anyway (with the delete, in one transaction).
+   * Hold the entries of `key` until `unpin`, even past the end of every hold and when nothing
+   * holds the map (a write of the key outside any transaction is then held too): a row whose
+   * content is not stored yet (lww-map callers: new files' bulk stores on a connected
+   * filesystem). A delete of the key stores them anyway (with the delete, in one transaction).
    */
   pin(key: string): void
   /** Let the held entries of `keys` be stored: now when nothing holds the map, else soon. */
@@ -901,8 +902,14 @@ export function attachLwwMap<V>(
       return e !== undefined && !isRejected(e)
     },
     set(key, val, origin) {
-      // Held while someone holds the map, outside any transaction (see the module comment).
-      if (holds > 0 && pending === undefined && yarray.doc && runningTransaction(yarray.doc) === null)
+      // Held while someone holds the map or the key is pinned, outside any transaction (see the
+      // module comment and `pin`).
+      if (
+        (holds > 0 || (pinned.size > 0 && pinned.has(key))) &&
+        pending === undefined &&
+        yarray.doc &&
+        runningTransaction(yarray.doc) === null
+      )
         return setDeferred(key, val, origin)
       transact((tr) => {
         sweepIfNeeded(tr)
