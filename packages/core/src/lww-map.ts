@@ -105,6 +105,7 @@
  * private; split, each part would need all of it.)
  */
 import * as Y from 'yjs'
+import { afterThisTask, hostClearTimeout, hostSetTimeout } from './host-timers.js'
 import { dropSearchMarkers, firstItem, runningTransaction, structsByClient } from './internals/yjs.js'
 
 /** The object form of a stored entry (the only form before codecs; still read and written). */
@@ -255,18 +256,6 @@ export interface LwwMapOptions<V = unknown> {
   writeBack?: boolean
   /** Origin of the write-back transactions. */
   writeBackOrigin?: unknown
-}
-
-// Read once, at load: just-bash's sandbox blocks reading these globals while a script runs (it
-// keeps its own copies the same way), and rows are written from inside scripts.
-const hostSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined
-const hostSetTimeout = setTimeout
-const hostClearTimeout = clearTimeout
-
-/** Runs `fn` once the current task is over (after the microtasks queued so far). */
-const later = (fn: () => void): void => {
-  if (hostSetImmediate) hostSetImmediate(fn)
-  else hostSetTimeout(fn, 0)
 }
 
 /** Longest run of own entries appended one after the other before a write is prepended. */
@@ -687,7 +676,7 @@ export function attachLwwMap<V>(
   const scheduleWriteBack = () => {
     if (writeBackScheduled) return
     writeBackScheduled = true
-    later(() => {
+    afterThisTask(() => {
       writeBackScheduled = false
       const keys = [...touchedKeys]
       touchedKeys.clear()
@@ -767,7 +756,7 @@ export function attachLwwMap<V>(
   const storeLater = () => {
     if (storeScheduled) return
     storeScheduled = true
-    later(() => {
+    afterThisTask(() => {
       storeScheduled = false
       flush()
     })

@@ -15,6 +15,7 @@
  * the array (later first), so every replica lists a converged log the same way.
  */
 import type * as Y from 'yjs'
+import { afterThisTask } from '../host-timers.js'
 
 /** Root key of the activity entries on the main doc. */
 export const ACTIVITY_KEY = 'activity'
@@ -76,10 +77,6 @@ export interface ActivityFilter {
 
 /** Entries `enqueue` holds at most before it appends them at once. */
 export const MAX_QUEUED = 256
-
-// The end of the current turn of the event loop: after the caller's response is on its way.
-const soon: (fn: () => void) => void =
-  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0)
 
 // One log per doc for the default clock, so every caller shares one queue (a reader on another
 // ActivityLog object of the same doc still sees queued entries: its reads flush the same queue).
@@ -242,7 +239,8 @@ function createActivityLog(doc: Y.Doc, clock: () => number): ActivityLog {
       if (queued.length >= MAX_QUEUED) return flush()
       if (scheduled) return
       scheduled = true
-      soon(() => {
+      // After this task: the caller's response is on its way.
+      afterThisTask(() => {
         scheduled = false
         try {
           flush()

@@ -45,8 +45,8 @@ export interface BatchState {
   /** Content being stored, by file: resolves once stored (or written through the pool). */
   readonly storing: Map<FileId, Promise<void>>
   timer: ReturnType<typeof setTimeout> | undefined
-  /** Outside a batch: the send at the end of this turn. */
-  immediate: unknown
+  /** Outside a batch: a send is scheduled for the end of this task. */
+  sendAfterTask: boolean
   /**
    * New files' stored states, with the content version each announces, most recent last
    * (bounded, write-batch.ts): offline, such a doc opens from it at once, as it would had it
@@ -68,7 +68,7 @@ export function newBatchState(): BatchState {
     known: new Map(),
     knownBytes: 0,
     timer: undefined,
-    immediate: undefined,
+    sendAfterTask: false,
     clientIds: new Uint32Array(0),
     nextClientId: 0,
   }

@@ -25,16 +25,13 @@ import * as Y from 'yjs'
 import { contentVersionOf, decodeContentVersion } from '../content/content-versions.js'
 import type { FileRow } from '../files-table.js'
 import { compactContentState, hasUnversionedChanges, listStoredVersions } from '../history/file-history.js'
+import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { contentPatch } from './write-content.js'
 
 const COMPACT_ABOVE_BYTES = 16 * 1024
-
-// Read once, at load: just-bash's sandbox blocks reading timer globals while a script runs.
-const hostSetTimeout = setTimeout
-const hostClearTimeout = clearTimeout
 
 /** Pool `onOpen`: watch the doc for changes. */
 export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {

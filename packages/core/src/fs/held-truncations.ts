@@ -26,14 +26,11 @@
  * workspace (the truncation fails with EACCES at once, as every write does).
  */
 import { isFsError } from '../errors.js'
+import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { FsContext } from './fs-context.js'
 import { isSystemPath, locate, normalizePath } from './locate.js'
 import { writeFile } from './write-file.js'
-
-// Read once, at load: just-bash's sandbox blocks reading timer globals while a script runs.
-const hostSetTimeout = setTimeout
-const hostClearTimeout = clearTimeout
 
 /** True for the content of a truncation. */
 export const isEmptyContent = (content: unknown): boolean =>

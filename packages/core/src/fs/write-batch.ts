@@ -23,6 +23,7 @@
  * content and the table's hold, and each end stores what is pending.
  */
 import * as Y from 'yjs'
+import { afterThisTask, hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { PendingContent } from './batch-state.js'
 import type { FileContentValue } from './content-codecs.js'
@@ -35,17 +36,6 @@ const MAX_PENDING_FILES = 256
 const MAX_PENDING_BYTES = 1 << 20
 /** Store pending content at the latest this long after the first waits (a long batch shows progress). */
 const MAX_PENDING_MS = 100
-
-// Read once, at load: just-bash's sandbox blocks these globals while a script runs.
-const hostSetTimeout = setTimeout
-const hostClearTimeout = clearTimeout
-// The end of this turn of the event loop: setImmediate in Node, a 0 ms timeout in browsers.
-const hostSetImmediate: (fn: () => void) => unknown =
-  typeof setImmediate === 'function' ? setImmediate : (fn) => setTimeout(fn, 0)
-const hostClearImmediate: (handle: unknown) => void =
-  typeof clearImmediate === 'function'
-    ? (handle) => clearImmediate(handle as ReturnType<typeof setImmediate>)
-    : (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>)
 
 /** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
 export function openBatch(ctx: FsContext): () => Promise<void> {
@@ -84,18 +74,21 @@ export function addNewContent(ctx: FsContext, id: FileId, name: string, value: F
   const batch = ctx.batch
   if (batch.pending.size >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
     void sendPending(ctx)
-  else if (batch.depth === 0)
-    // Outside a batch: stored at once, after this turn's other writes (a loop of awaited
-    // writes that never waits on the network writes many files in one turn).
-    batch.immediate ??= hostSetImmediate(() => {
-      batch.immediate = undefined
-      void sendPending(ctx)
-    })
-  else
+  else if (batch.depth > 0)
     batch.timer ??= hostSetTimeout(() => {
       batch.timer = undefined
       void sendPending(ctx)
     }, MAX_PENDING_MS)
+  else if (!batch.sendAfterTask) {
+    // Outside a batch: stored at once, after this task's other writes (a loop of awaited
+    // writes that never waits on the network writes many files in one task). Sent earlier for
+    // another reason, the send finds nothing pending: no need to cancel it.
+    batch.sendAfterTask = true
+    afterThisTask(() => {
+      batch.sendAfterTask = false
+      void sendPending(ctx)
+    })
+  }
   return size
 }
 
@@ -162,10 +155,6 @@ function sendPending(ctx: FsContext): Promise<void> {
   if (batch.timer !== undefined) {
     hostClearTimeout(batch.timer)
     batch.timer = undefined
-  }
-  if (batch.immediate !== undefined) {
-    hostClearImmediate(batch.immediate)
-    batch.immediate = undefined
   }
   if (batch.pending.size === 0) return Promise.resolve()
   const docs = [...batch.pending.values()]
