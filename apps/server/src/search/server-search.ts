@@ -106,7 +106,11 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
   const memoryChars = options.memoryChars ?? DEFAULT_MEMORY_CHARS
   // In-memory indexes, least recently searched first.
   const held = new Map<string, Held>()
-  let heldChars = 0
+  const heldChars = () => {
+    let chars = 0
+    for (const entry of held.values()) chars += entry.chars
+    return chars
+  }
   const queues = new Map<string, Promise<unknown>>()
 
   /** Run `fn` after the workspace's other writes of stored texts and of its in-memory index. */
@@ -123,22 +127,20 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
   function setHeld(entry: Held, file: string, version: string, text: string | undefined): void {
     const id = asFileId(file)
     entry.chars += (text?.length ?? 0) - (entry.texts.textOf(id)?.length ?? 0)
-    heldChars += (text?.length ?? 0) - (entry.texts.textOf(id)?.length ?? 0)
     entry.texts.set(id, version, text)
   }
 
-  function dropHeld(workspace: string): void {
-    const entry = held.get(workspace)
-    if (!entry) return
-    held.delete(workspace)
-    heldChars -= entry.chars
+  function dropFromHeld(entry: Held, file: string): void {
+    const id = asFileId(file)
+    entry.chars -= entry.texts.textOf(id)?.length ?? 0
+    entry.texts.drop(id)
   }
 
   /** Within the budget again after texts grew: least recently searched indexes out first. */
   function trim(): void {
     for (const [name] of held) {
-      if (heldChars <= memoryChars) break
-      dropHeld(name)
+      if (heldChars() <= memoryChars) break
+      held.delete(name)
     }
   }
 
@@ -158,11 +160,7 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
     return serial(workspace, async () => {
       await index.remove(workspace, fileIds)
       const entry = held.get(workspace)
-      if (entry)
-        for (const file of fileIds) {
-          setHeld(entry, file, '', undefined)
-          entry.texts.drop(asFileId(file))
-        }
+      if (entry) for (const file of fileIds) dropFromHeld(entry, file)
     })
   }
 
@@ -339,7 +337,6 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
       for (const timer of timers.values()) clearTimeout(timer)
       timers.clear()
       held.clear()
-      heldChars = 0
     },
   }
 }
