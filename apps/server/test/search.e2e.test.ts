@@ -31,37 +31,41 @@ const connect = (server: TestServer, workspace: string, token: string) =>
 
 // The server answers from an in-memory index over the stored texts (default), or from
 // PostgreSQL alone (no memory budget): the same contract either way.
-describe.skipIf(!up).each([
-  { mode: 'in memory over PostgreSQL', searchMemoryChars: undefined },
-  { mode: 'PostgreSQL alone', searchMemoryChars: 0 },
-])('search on PostgreSQL (pg_trgm): $mode', ({ searchMemoryChars }) => {
+/** A server on a PostgreSQL store of its own schema for the enclosing describe (dropped after it). */
+function usePostgresServer(searchMemoryChars?: number) {
   const schema = testSchema()
-  let store: DocumentStore
-  let server: TestServer
-
+  const ctx = {} as { store: DocumentStore; server: TestServer }
   beforeAll(async () => {
-    store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
-    server = await startTestServer({
-      store,
+    ctx.store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
+    ctx.server = await startTestServer({
+      store: ctx.store,
       ...(searchMemoryChars === undefined ? {} : { searchMemoryChars }),
     })
   })
   afterAll(async () => {
-    await server.close()
-    await store.close()
+    await ctx.server.close()
+    await ctx.store.close()
     await dropSchema(schema)
   })
+  return ctx
+}
+
+describe.skipIf(!up).each([
+  { mode: 'in memory over PostgreSQL', searchMemoryChars: undefined },
+  { mode: 'PostgreSQL alone', searchMemoryChars: 0 },
+])('search on PostgreSQL (pg_trgm): $mode', ({ searchMemoryChars }) => {
+  const pg = usePostgresServer(searchMemoryChars)
 
   it('has the trigram index, and a lookup sees only its own workspace', async () => {
-    expect((store.plaintext as unknown as { trigramIndex: boolean }).trigramIndex).toBe(true)
-    await store.createWorkspace('iso-a')
-    await store.createWorkspace('iso-b')
-    await store.plaintext!.put('iso-a', [{ file: 'fa', version: 'v', text: 'shared needle here' }])
-    await store.plaintext!.put('iso-b', [{ file: 'fb', version: 'v', text: 'shared needle there' }])
-    expect(await store.plaintext!.candidates('iso-a', 'needle')).toEqual([
+    expect((pg.store.plaintext as unknown as { trigramIndex: boolean }).trigramIndex).toBe(true)
+    await pg.store.createWorkspace('iso-a')
+    await pg.store.createWorkspace('iso-b')
+    await pg.store.plaintext!.put('iso-a', [{ file: 'fa', version: 'v', text: 'shared needle here' }])
+    await pg.store.plaintext!.put('iso-b', [{ file: 'fb', version: 'v', text: 'shared needle there' }])
+    expect(await pg.store.plaintext!.candidates('iso-a', 'needle')).toEqual([
       { file: 'fa', text: 'shared needle here' },
     ])
-    expect((await store.plaintext!.candidates('iso-b', true)).map((c) => c.file)).toEqual(['fb'])
+    expect((await pg.store.plaintext!.candidates('iso-b', true)).map((c) => c.file)).toEqual(['fb'])
   })
 
   it('equals the brute force for random corpora, queries and edits (read token)', async () => {
@@ -74,12 +78,12 @@ describe.skipIf(!up).each([
         fc.array(searchRequestArbitrary, { minLength: 1, maxLength: 4 }),
         async (initial, edits, requests) => {
           const id = `search-${run++}`
-          const tokens = await server.workspace(id)
+          const tokens = await pg.server.workspace(id)
           let writer: WorkspaceConnection | undefined
           let reader: WorkspaceConnection | undefined
           try {
-            writer = await connect(server, id, tokens.write)
-            reader = await connect(server, id, tokens.read)
+            writer = await connect(pg.server, id, tokens.write)
+            reader = await connect(pg.server, id, tokens.read)
             for (const op of initial) await applySearchOp(writer.fs, op)
             await writer.flush()
             for (const request of requests)
@@ -110,8 +114,8 @@ describe.skipIf(!up).each([
   }, 120_000)
 
   it('finds Markdown by its text, pages, and refuses bad input with its position', async () => {
-    const tokens = await server.workspace('search-bounds')
-    const ws = await connect(server, 'search-bounds', tokens.write)
+    const tokens = await pg.server.workspace('search-bounds')
+    const ws = await connect(pg.server, 'search-bounds', tokens.write)
     try {
       await ws.fs.writeFile('/a.md', '# Title\n\nSome **bold** words.\n')
       for (let i = 0; i < 250; i++) await ws.fs.writeFile(`/f${i}.txt`, `line ${i}\n`)
@@ -132,27 +136,15 @@ describe.skipIf(!up).each([
 })
 
 describe.skipIf(!up)('search on PostgreSQL: the memory budget', () => {
-  const schema = testSchema()
-  let store: DocumentStore
-  let server: TestServer
-
-  beforeAll(async () => {
-    store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
-    // Room for one of the two workspaces below at a time: searching one evicts the other's index.
-    server = await startTestServer({ store, searchMemoryChars: 3000 })
-  })
-  afterAll(async () => {
-    await server.close()
-    await store.close()
-    await dropSchema(schema)
-  })
+  // Room for one of the two workspaces below at a time: searching one evicts the other's index.
+  const pg = usePostgresServer(3000)
 
   it('answers alike when a workspace’s index was evicted, rebuilt, or too big to hold', async () => {
     const open: WorkspaceConnection[] = []
     try {
       const ws = async (id: string, files: number) => {
-        const tokens = await server.workspace(id)
-        const c = await connect(server, id, tokens.write)
+        const tokens = await pg.server.workspace(id)
+        const c = await connect(pg.server, id, tokens.write)
         open.push(c)
         for (let i = 0; i < files; i++)
           await c.fs.writeFile(`/f${i}.txt`, `${id} needle ${i}\n${'x'.repeat(90)}\n`)

@@ -12,6 +12,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
 
+/** Read each new file under `folder` on `reader` the moment its row arrives (its content must be there by then). */
+function readEachNewRow(reader: WorkspaceConnection, folder: string): Promise<string | undefined>[] {
+  const reads: Promise<string | undefined>[] = []
+  const seen = new Set<string>()
+  reader.fs.table.observe((changes) => {
+    for (const [id, change] of changes) {
+      if (change.before !== undefined || change.after?.type !== 'file' || seen.has(id)) continue
+      seen.add(id)
+      const path = reader.fs.index.pathOf(id)
+      if (path?.startsWith(folder)) reads.push(reader.fs.readFile(path).catch(() => undefined))
+    }
+  })
+  return reads
+}
+
 describe('write batches through a client', () => {
   let t: TestServer
   let token: string
@@ -35,16 +50,7 @@ describe('write batches through a client', () => {
     const a = await connect()
     const b = await connect()
     // Whenever b sees a new row under /many, the server must already hold its content: read it then.
-    const early: Promise<string | undefined>[] = []
-    const seenRows = new Set<string>()
-    b.fs.table.observe((changes) => {
-      for (const [id, change] of changes) {
-        if (change.before !== undefined || change.after?.type !== 'file' || seenRows.has(id)) continue
-        seenRows.add(id)
-        const path = b.fs.index.pathOf(id)
-        if (path?.startsWith('/many/')) early.push(b.fs.readFile(path).catch(() => undefined))
-      }
-    })
+    const early = readEachNewRow(b, '/many/')
     const mainUpdates: Uint8Array[] = []
     a.fs.doc.on('update', (u: Uint8Array, origin: unknown) => {
       if (origin !== a.main) mainUpdates.push(u)
@@ -99,14 +105,7 @@ describe('write batches through a client', () => {
   it('outside a batch, new files go to the bulk store at once: no doc each, rows after content, flush waits', async () => {
     const a = await connect()
     const b = await connect()
-    const early: Promise<string | undefined>[] = []
-    b.fs.table.observe((changes) => {
-      for (const [id, change] of changes) {
-        if (change.before !== undefined || change.after?.type !== 'file') continue
-        const path = b.fs.index.pathOf(id)
-        if (path?.startsWith('/single/')) early.push(b.fs.readFile(path).catch(() => undefined))
-      }
-    })
+    const early = readEachNewRow(b, '/single/')
     await a.fs.mkdir('/single')
     const n = 300
     // Awaited one by one, no batch: each write is stored at once (with the others of its turn).
