@@ -46,6 +46,7 @@ import { createWebApp } from './http/web-app.js'
 import { createLogger } from './logger.js'
 import { createCompactor } from './persistence/compactor.js'
 import { guardSocket } from './protocol/guarded-socket.js'
+import { createInProcessWebSocket } from './protocol/in-process-socket.js'
 import { resolveLimits } from './protocol/limits.js'
 import { createServerSearch } from './search/server-search.js'
 import { WorkspaceFiles } from './workspace-files.js'
@@ -66,6 +67,9 @@ export interface YfsServer {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean
   stats(): ServerStats
 }
+
+/** The request an in-process connection comes with: Hocuspocus reads its headers and query. */
+const IN_PROCESS_REQUEST = { url: '/', headers: {} } as IncomingMessage
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
   Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(resolve, ms))])
@@ -154,11 +158,21 @@ export function createServer(config: ServerConfig): YfsServer {
       [...hocuspocus.documents.keys()].some((name) => name === workspace || name.startsWith(`${workspace}/`)),
   })
   const handleWebApp = createWebApp({ dir: config.appDir })
-  // Agent tools over MCP; their workspaces connect back to this server's own socket.
+  // The /mcp sessions' connections: the same guard and Hocuspocus as a network client's, no TCP.
+  const inProcessWebSocket = createInProcessWebSocket((socket) => {
+    if (closing) return socket.terminate()
+    // The guard and the server use only the members of `AcceptedSocket` (in-process-socket.ts).
+    const ws = socket as unknown as WebSocket
+    sockets.add(ws)
+    ws.once('close', () => sockets.delete(ws))
+    acceptHocuspocus(ws, IN_PROCESS_REQUEST)
+  })
+  // Agent tools over MCP; their workspaces connect to this server in process (inProcessWebSocket).
   let ownUrl: string | undefined
   const mcp = createMcpEndpoint({
     store,
     wsUrl: () => ownUrl,
+    WebSocket: inProcessWebSocket,
     idleTimeoutMs: config.mcpIdleTimeoutMs,
     publicUrl: config.publicUrl,
     allowedOrigins: config.allowedOrigins,
@@ -212,11 +226,15 @@ export function createServer(config: ServerConfig): YfsServer {
         yws.handle(ws, request)
         return
       }
-      // Hocuspocus sees only what the guard lets through (protocol/guarded-socket.ts).
-      const guarded = guardSocket(ws, { limits, maxDocs, logger, presenceOf })
-      hocuspocus.handleConnection(guarded, request)
+      acceptHocuspocus(ws, request)
     })
     return true
+  }
+
+  /** A client socket's way in: Hocuspocus sees only what the guard lets through (protocol/guarded-socket.ts). */
+  function acceptHocuspocus(ws: WebSocket, request: IncomingMessage): void {
+    const guarded = guardSocket(ws, { limits, maxDocs, logger, presenceOf })
+    hocuspocus.handleConnection(guarded, request)
   }
 
   const httpServer = createHttpServer((request, response) => {

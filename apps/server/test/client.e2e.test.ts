@@ -67,6 +67,8 @@ describe('@yfs/client connectWorkspace', () => {
     expect(kinds).toContainEqual(['main', true])
     expect(kinds).toContainEqual(['content', false])
     expect(kinds).not.toContainEqual(['content', true])
+    // Named after the document, not a random UUID (which costs 31 getRandomValues calls a load).
+    expect(docs.every((d) => d.guid === d.name)).toBe(true)
   })
 
   it('every version reads the same on the client that wrote it and on a fresh one (property)', async () => {

@@ -1,7 +1,9 @@
 // Background compaction through the server: logs are merged every `compactEvery` appends and when
-// a document unloads, while clients keep editing; nothing is lost.
+// a document unloads with enough appends since its last compaction, while clients keep editing;
+// nothing is lost.
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { UNLOAD_COMPACT_MIN } from '../src/extensions/persistence.js'
 import { createTestClient, startTestServer, synced, type TestServer, waitFor } from './helpers.js'
 
 let t: TestServer
@@ -31,4 +33,40 @@ it('compacts while editing and on unload without losing updates', async () => {
   const doc = new Y.Doc()
   Y.applyUpdate(doc, (await t.store.load('cmp', 'cmp'))!)
   expect(doc.getText('text').toString()).toBe(expected)
+})
+
+it('unloading compacts a log only once it has enough appends since its last compaction, counted across loads', async () => {
+  const tokens = { few: (await t.workspace('few')).write, other: (await t.workspace('other')).write }
+  const appendThenUnload = async (name: 'few' | 'other', words: string[]) => {
+    const client = createTestClient(t.url, tokens[name])
+    const main = client.open(name)
+    await synced(main)
+    for (const w of words) {
+      main.document.getText('text').insert(0, w)
+      await synced(main)
+    }
+    client.destroy()
+    await waitFor(() => !t.server.hocuspocus.documents.has(name), `${name} unloaded`)
+  }
+  const below = UNLOAD_COMPACT_MIN - 1
+  await appendThenUnload(
+    'few',
+    Array.from({ length: below }, (_, i) => `a${i} `),
+  )
+  // A barrier: compactions run one at a time in the order scheduled, so once the next document's
+  // unload compaction is done, any the first unload scheduled has run.
+  await appendThenUnload(
+    'other',
+    Array.from({ length: UNLOAD_COMPACT_MIN }, (_, i) => `o${i} `),
+  )
+  await waitFor(async () => (await t.store.logLength('other', 'other')) === 1, 'compaction of other')
+  // Too few appends to be worth merging: the rows stay as they were appended.
+  expect(await t.store.logLength('few', 'few')).toBe(below)
+  // One more in a later load: the count carried over, so this unload compacts.
+  await appendThenUnload('few', ['last '])
+  await waitFor(async () => (await t.store.logLength('few', 'few')) === 1, 'compaction of few')
+  const doc = new Y.Doc()
+  Y.applyUpdate(doc, (await t.store.load('few', 'few'))!)
+  const words = Array.from({ length: below }, (_, i) => `a${below - 1 - i} `).join('')
+  expect(doc.getText('text').toString()).toBe(`last ${words}`)
 })

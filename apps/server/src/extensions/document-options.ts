@@ -9,13 +9,17 @@
  * among the hooks it wraps), and takes a document's options from the value the
  * last extension's `onCreateDocument` resolves to. So no other extension may
  * define the hook (a contract test checks the options a loaded doc gets).
+ *
+ * The guid is the document's name: without one `Y.Doc` draws a random UUID,
+ * 31 calls of `crypto.getRandomValues` (lib0's `uuidv4`), which cost more than
+ * loading a small content doc. A top-level doc's guid is never synced.
  */
 import type { Extension, onCreateDocumentPayload } from '@hocuspocus/server'
 import { parseDocName } from '@yfs/protocol'
 
 /** `Y.Doc` options of a server document by its name. */
-export function documentOptions(documentName: string): { gc: boolean } {
-  return { gc: parseDocName(documentName)?.kind !== 'content' }
+export function documentOptions(documentName: string): { gc: boolean; guid: string } {
+  return { gc: parseDocName(documentName)?.kind !== 'content', guid: documentName }
 }
 
 export function createDocumentOptionsExtension(): Extension {

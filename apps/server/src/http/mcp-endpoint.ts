@@ -3,13 +3,15 @@
  *
  * A session is opened with `Authorization: Bearer <workspace write token>`;
  * its tools work in that token's workspace, opened through `@yfs/client` on
- * this server's own WebSocket, so people and other agents see the changes
- * live and the server stores them like any client's. Read tokens are
+ * a connection to this server inside its process (protocol/in-process-socket.ts:
+ * the same guard, authentication and Hocuspocus as a network client, no TCP),
+ * so people and other agents see the changes live and the server stores them
+ * like any client's. Read tokens are
  * refused (403): the tools write. Before any of that, every request passes
  * the Origin/Host check of @yfs/agent (403 naming the header): loopback on
  * this server's port, `publicUrl`, and `allowedOrigins`.
  *
- * Invariant: a session's workspace connection (one WebSocket to this server,
+ * Invariant: a session's workspace connection (one connection to this server,
  * and the documents it loads) lives exactly as long as the session: it is
  * closed on `DELETE`, idle timeout, a refused initialize and `close()`.
  */
@@ -26,6 +28,8 @@ export interface McpEndpointOptions {
   store: DocumentStore
   /** This server's own WebSocket URL, once it listens. */
   wsUrl: () => string | undefined
+  /** WebSocket class the sessions connect with (default: the network's, to `wsUrl`). */
+  WebSocket?: unknown
   /** Close sessions with no request for this long (default 30 minutes). */
   idleTimeoutMs?: number
   /** This server's public URL: its host is allowed as Host and its origin as Origin. */
@@ -44,7 +48,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (grant.role !== 'write') throw new McpHttpRefusal(403, 'the agent tools need a write token')
     const url = options.wsUrl()
     if (!url) throw new McpHttpRefusal(503, 'the server is not listening yet')
-    const stores = createServerStores({ url, token })
+    const stores = createServerStores({
+      url,
+      token,
+      ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+    })
     // Agents are logged under their MCP client's name, else the token's.
     return {
       stores,

@@ -205,7 +205,8 @@ export function createServerSearch(options: ServerSearchOptions): ServerSearch {
     const loaded = options.instance().documents.get(name)
     if (loaded) return docPlaintext(loaded, row.name, codecs)
     const state = await persistence.load(name)
-    const doc = new Y.Doc({ gc: false })
+    // Named: without a guid Y.Doc draws a random UUID (31 getRandomValues calls).
+    const doc = new Y.Doc({ guid: name, gc: false })
     try {
       if (state) Y.applyUpdate(doc, state)
       return docPlaintext(doc, row.name, codecs)

@@ -16,6 +16,8 @@ export interface ServerStoresOptions {
   url: string
   token: string
   author?: string
+  /** WebSocket class for the connections (`connectWorkspace`'s option); the server's own sessions pass an in-process one. */
+  WebSocket?: unknown
 }
 
 /** Server stores: close them to flush and disconnect every workspace. */
@@ -45,6 +47,7 @@ export function createServerStores(options: ServerStoresOptions): ServerStores {
           url,
           workspace: name,
           token: options.token,
+          ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
           fs: { codecs: [markdownCodec], author: options.author ?? 'agent' },
         })
         open.set(name, conn)

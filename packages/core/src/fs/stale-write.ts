@@ -66,7 +66,7 @@ export function resolveStaleWrite(
 
 /** What `codec` would store for `text` (Markdown re-serialises); identity for the text codec. */
 export function normalizeWithCodec(codec: ContentCodec, text: string): string {
-  const scratch = new Y.Doc({ gc: false })
+  const scratch = new Y.Doc({ guid: 'yfs-normalize', gc: false })
   try {
     codec.write(scratch, text)
     return codec.read(scratch)
