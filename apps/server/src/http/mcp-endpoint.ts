@@ -16,7 +16,13 @@
  * closed on `DELETE`, idle timeout, a refused initialize and `close()`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { bearerToken, createMcpHttpHandler, createServerStores, McpHttpRefusal } from '@yfs/agent'
+import {
+  bearerToken,
+  createMcpHttpHandler,
+  createServerStores,
+  keepShellWorkersWarm,
+  McpHttpRefusal,
+} from '@yfs/agent'
 import type { DocumentStore } from '../persistence/document-store.js'
 
 export interface McpEndpoint {
@@ -61,8 +67,18 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       release: () => stores.close(),
     }
   }, options)
+  // Agents' sessions come and go; a bash worker ended between them would start cold for the next
+  // one (a new V8 isolate: an agent's first loops ran about twice as slow until just-bash was
+  // compiled again). The server keeps its idle workers (at most two, see the pool) while it runs.
+  const releaseWorkers = keepShellWorkersWarm()
   return {
     handle: handler,
-    close: () => handler.close(),
+    async close() {
+      try {
+        await handler.close()
+      } finally {
+        releaseWorkers()
+      }
+    },
   }
 }
