@@ -51,10 +51,32 @@ export function encodeBulkMessage(message: BulkMessage): string {
 
 const isString = (x: unknown): x is string => typeof x === 'string'
 
-// Node's base64 decoder skips characters outside the alphabet (`%%%` decodes to no bytes), so a
-// peer's broken payload is refused here rather than read as an empty update.
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
-const isBase64 = (x: unknown): x is string => isString(x) && BASE64.test(x)
+/** 1 for the characters of the base64 alphabet (`A-Z a-z 0-9 + /`), by char code. */
+const BASE64_ALPHABET = (() => {
+  const table = new Uint8Array(128)
+  for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')
+    table[c.charCodeAt(0)] = 1
+  return table
+})()
+const PAD = 61 // '='
+
+/**
+ * Whether `x` is padded base64: groups of four alphabet characters, the last one possibly
+ * ending in `=` or `==`. Node's base64 decoder skips characters outside the alphabet (`%%%`
+ * decodes to no bytes), so a peer's broken payload is refused here rather than read as an
+ * empty update. A loop, not a regular expression: updates are megabytes at times, and the
+ * expression cost a tenth of the server's time storing a 1 MB tar archive.
+ */
+export function isBase64(x: unknown): x is string {
+  if (!isString(x) || x.length % 4 !== 0) return false
+  let end = x.length
+  if (end > 0 && x.charCodeAt(end - 1) === PAD) end -= x.charCodeAt(end - 2) === PAD ? 2 : 1
+  for (let i = 0; i < end; i++) {
+    const c = x.charCodeAt(i)
+    if (c >= 128 || BASE64_ALPHABET[c] === 0) return false
+  }
+  return true
+}
 
 /** The bulk message in `payload`; `undefined` for any other (or malformed) stateless payload. */
 export function decodeBulkMessage(payload: string): BulkMessage | undefined {
