@@ -125,6 +125,35 @@ describe('the bash worker', () => {
     expect(worker[3]!.stdout).toContain('Linux version')
   })
 
+  it('just-bash’s system folders stay in the worker: the workspace is never asked about them, /tmp still is', async () => {
+    const fs = createFileSystem()
+    const asked: string[] = []
+    // The workspace as the worker's host calls it: every path argument noted.
+    const noting = new Proxy(fs, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          for (const a of args) if (typeof a === 'string' && a.startsWith('/')) asked.push(a)
+          return value.apply(target, args)
+        }
+      },
+    })
+    const exec = createJustBashBackend(noting)
+    const first = await exec.run(
+      'echo a > /a.txt; for i in 1 2 3; do cat /a.txt > /dev/null; done; ls /usr/bin | wc -l; cat /proc/version | wc -l; echo t > /tmp/t',
+      [],
+    )
+    expect(first).toMatchObject({ stdout: `${first.stdout.split('\n')[0]}\n1\n`, exitCode: 0 })
+    expect(Number(first.stdout.split('\n')[0])).toBeGreaterThan(50)
+    const system = /^\/(bin|usr|dev|proc)(\/|$)/
+    expect(asked.filter((p) => system.test(p))).toEqual([])
+    expect(asked).toContain('/a.txt')
+    // /tmp is the workspace filesystem's: a later run (another shell) still reads it.
+    expect(await exec.run('cat /tmp/t', [])).toMatchObject({ stdout: 't\n', exitCode: 0 })
+    expect(asked.filter((p) => system.test(p))).toEqual([])
+  })
+
   it('resolves paths in the worker exactly as @yfs/core does', () => {
     const cases: [string, string][] = [
       ['/', 'a'],

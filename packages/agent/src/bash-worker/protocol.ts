@@ -41,13 +41,20 @@ export type FsMethod = (typeof FS_METHODS)[number]
 
 /**
  * Synchronous IFileSystem methods just-bash calls without using a result:
- * `mkdirSync`/`writeFileSync` while a shell starts (/bin, /dev, /proc of the
- * instance-local layer). The worker sends them without waiting; the host
- * runs them in order, before the calls sent after them.
+ * `mkdirSync`/`writeFileSync` while a shell starts, for the folders it sets up
+ * outside the run's own system folders (`/tmp`, see RUN_LOCAL_FOLDERS). The
+ * worker sends them without waiting; the host runs them in order, before the
+ * calls sent after them.
  */
 export const FS_VOID_METHODS = ['mkdirSync', 'writeFileSync'] as const
 
 export type FsVoidMethod = (typeof FS_VOID_METHODS)[number]
+
+/**
+ * just-bash's system folders, kept in the worker for one run (worker.ts): never asked of the
+ * host. (`/tmp`, the other folder of the local layer, is the workspace filesystem's.)
+ */
+export const RUN_LOCAL_FOLDERS = ['bin', 'usr', 'dev', 'proc'] as const
 
 /** An error as it crosses the thread boundary. */
 export interface WireError {

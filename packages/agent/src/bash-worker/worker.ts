@@ -13,6 +13,7 @@ import { Bash } from 'just-bash'
 import { capText } from '../cap-text.js'
 import { createFsProxy } from './fs-proxy.js'
 import { type HostToWorker, type RunMessage, toWire, type WorkerToHost } from './protocol.js'
+import { withRunLocalFolders } from './run-local-fs.js'
 
 if (!parentPort) throw new Error('bash-worker: not started as a worker thread')
 
@@ -36,7 +37,9 @@ parentPort.on('message', async (run: RunMessage) => {
     else proxy.settle(message)
   })
   try {
-    const bash = new Bash({ fs: proxy.fs, cwd: run.cwd, env: run.env, executionLimits: run.limits })
+    // just-bash's system folders are kept here for the run, not asked of the host (run-local-fs.ts).
+    const fs = withRunLocalFolders(proxy.fs)
+    const bash = new Bash({ fs, cwd: run.cwd, env: run.env, executionLimits: run.limits })
     const result = await bash.exec(run.script, {
       signal: controller.signal,
       ...(run.stdin ? { stdin: run.stdin } : {}),

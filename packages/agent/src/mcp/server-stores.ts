@@ -48,7 +48,10 @@ export function createServerStores(options: ServerStoresOptions): ServerStores {
           workspace: name,
           token: options.token,
           ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
-          fs: { codecs: [markdownCodec], author: options.author ?? 'agent' },
+          // At most 64 idle content docs (a person's client keeps 512): on a server each is a
+          // document loaded there, and each provider on the socket makes every close slower
+          // (Hocuspocus scans its listeners), which `sed -i` over 1,000 files paid per file.
+          fs: { codecs: [markdownCodec], author: options.author ?? 'agent', maxIdle: 64 },
         })
         open.set(name, conn)
         // A failed connection is not cached: the next open tries again.

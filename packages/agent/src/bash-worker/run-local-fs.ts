@@ -1,0 +1,78 @@
+/**
+ * The filesystem a worker's shell sees: the workspace (through fs-proxy.ts)
+ * with just-bash's system folders (`/bin`, `/usr`, `/dev`, `/proc`) kept in
+ * the worker, fresh for each run (just-bash's `MountableFs`, an `InMemoryFs`
+ * per folder).
+ *
+ * Why: just-bash writes its ~180 command stubs there as every shell starts,
+ * and looks a command up there each time it runs one (`stat /usr/bin/cat`);
+ * on the workspace each was a message to the main thread and back (a loop
+ * running `cat > /dev/null` 1,000 times sent 5,000). `/tmp`, the local
+ * layer's other folder, stays on the workspace filesystem, where it outlives
+ * the run and has its quota.
+ *
+ * `MountableFs` has no synchronous methods, which just-bash needs to set up
+ * those folders (it skips the setup without them), so this subclass adds the
+ * two it uses, routed the same way.
+ */
+import { type FileContent, type IFileSystem, InMemoryFs, MountableFs } from 'just-bash'
+import { resolveVirtualPath } from './fs-proxy.js'
+import { RUN_LOCAL_FOLDERS } from './protocol.js'
+
+type SyncWriteOptions = Parameters<InMemoryFs['writeFileSync']>[2]
+type SyncMetadata = Parameters<InMemoryFs['writeFileSync']>[3]
+type SyncMkdirOptions = Parameters<InMemoryFs['mkdirSync']>[1]
+
+interface SyncMethods {
+  mkdirSync?(path: string, options?: SyncMkdirOptions): void
+  writeFileSync?(
+    path: string,
+    content: FileContent,
+    options?: SyncWriteOptions,
+    metadata?: SyncMetadata,
+  ): void
+}
+
+class RunFs extends MountableFs {
+  readonly #workspace: IFileSystem & SyncMethods
+  readonly #folders = new Map<string, InMemoryFs>()
+
+  constructor(workspace: IFileSystem) {
+    const folders = RUN_LOCAL_FOLDERS.map((name) => [name, new InMemoryFs()] as const)
+    super({
+      base: workspace,
+      mounts: folders.map(([name, fs]) => ({ mountPoint: `/${name}`, filesystem: fs })),
+    })
+    this.#workspace = workspace
+    for (const [name, fs] of folders) this.#folders.set(name, fs)
+  }
+
+  /** The filesystem that holds `path` and the path within it (as `MountableFs` routes it). */
+  #route(path: string): { fs: SyncMethods; path: string } {
+    const normalized = resolveVirtualPath('/', path)
+    const end = normalized.indexOf('/', 1)
+    const folder = this.#folders.get(normalized.slice(1, end === -1 ? undefined : end))
+    if (!folder) return { fs: this.#workspace, path: normalized }
+    return { fs: folder, path: end === -1 ? '/' : normalized.slice(end) }
+  }
+
+  mkdirSync(path: string, options?: SyncMkdirOptions): void {
+    const to = this.#route(path)
+    to.fs.mkdirSync?.(to.path, options)
+  }
+
+  writeFileSync(
+    path: string,
+    content: FileContent,
+    options?: SyncWriteOptions,
+    metadata?: SyncMetadata,
+  ): void {
+    const to = this.#route(path)
+    to.fs.writeFileSync?.(to.path, content, options, metadata)
+  }
+}
+
+/** `workspace` with just-bash's system folders kept in this worker for one run (see the module comment). */
+export function withRunLocalFolders(workspace: IFileSystem): IFileSystem {
+  return new RunFs(workspace)
+}
