@@ -3,7 +3,8 @@
  * instance (the machine it runs on) and never reach the Y.Doc.
  *
  * - `/bin`, `/usr`, `/dev`, `/proc`: what just-bash writes while it sets up
- *   (command stubs, `/dev/null`, `/proc/self`). Passed through unchecked.
+ *   (command stubs, `/dev/null`, `/proc/self`). Passed through unchecked. (A
+ *   shell in `@yfs/agent`'s bash worker keeps its own for the run instead.)
  * - `/tmp`: scratch space for scripts (`awk '{ print > "/tmp/out" }'`,
  *   `split … /tmp/chunk_`, `mktemp -d`). Local like on a real machine, where
  *   `/tmp` belongs to the machine and not to the project: scratch files never
