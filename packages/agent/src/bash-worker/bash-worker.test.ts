@@ -106,6 +106,8 @@ describe('the bash worker', () => {
       'printf "b\\na\\n" > /s.txt && sort /s.txt && sed -i s/a/z/ /s.txt && cat /s.txt && rm /s.txt && stat /s.txt',
       'head -c 4 /a/b/c.txt | od -c | head -1; echo -n é > /u.txt; wc -c < /u.txt',
       'find / -name "*.txt" -not -path "/tmp/*" | sort; mv /a /m; cp -r /m /n; ls -R /n',
+      // Listed, then stat'ed entry by entry (the worker's stat prefetch), with changes between.
+      'mkdir /p; for i in 1 2 3 4 5; do echo $i > /p/f$i; done; ln -s /p/f1 /p/l; ln -s /gone /p/d; ls -la /p | wc -l; rm /p/f2; ls -l /p | wc -l; echo more >> /p/f3; ls -l /p/f3 | cut -c1-30; cp -r /p /q; ls -la /q | wc -l; find /p -type l | sort; test -e /p/d; echo "dangling=$?"; tar -cf /p.tar /p; tar -tf /p.tar | sort',
     ]
     const run = async (inProcess: boolean) => {
       const exec = createJustBashBackend(createFileSystem(), {}, { inProcess })

@@ -40,6 +40,29 @@ export const FS_METHODS = [
 export type FsMethod = (typeof FS_METHODS)[number]
 
 /**
+ * The one host call that is not an IFileSystem method: `lstatMany(paths)`, the `lstat` of each
+ * path in one message (each a stat or the error it threw), for fs-proxy.ts's stat prefetch.
+ */
+export const LSTAT_MANY = 'lstatMany'
+
+/** One path's answer in a `lstatMany` reply. */
+export type LstatResult = { ok: true; value: unknown } | { ok: false; error: WireError }
+
+/** IFileSystem methods that change nothing: any other call of a run empties its stat prefetch. */
+export const FS_READ_METHODS: ReadonlySet<string> = new Set([
+  'readFile',
+  'readFileBuffer',
+  'readFileBytes',
+  'exists',
+  'stat',
+  'lstat',
+  'readdir',
+  'readdirWithFileTypes',
+  'readlink',
+  'realpath',
+])
+
+/**
  * Synchronous IFileSystem methods just-bash calls without using a result:
  * `mkdirSync`/`writeFileSync` while a shell starts, for the folders it sets up
  * outside the run's own system folders (`/tmp`, see RUN_LOCAL_FOLDERS). The
@@ -86,7 +109,7 @@ export interface RunMessage {
 
 /** Worker → host on the run's port. */
 export type WorkerToHost =
-  | { type: 'fs'; id: number; method: FsMethod; args: unknown[] }
+  | { type: 'fs'; id: number; method: FsMethod | typeof LSTAT_MANY; args: unknown[] }
   | { type: 'fs-void'; method: FsVoidMethod; args: unknown[] }
   | { type: 'done'; stdout: string; stderr: string; exitCode: number }
   | { type: 'failed'; error: WireError }

@@ -22,6 +22,8 @@ import {
   FS_VOID_METHODS,
   type FsMethod,
   type FsVoidMethod,
+  LSTAT_MANY,
+  type LstatResult,
   type RunMessage,
   type SyncReply,
   toPlain,
@@ -80,6 +82,24 @@ function fromWire(wire: WireError): Error {
   return error
 }
 
+/** Most paths one `lstatMany` may ask for (fs-proxy.ts asks for a folder's entries in steps). */
+export const LSTAT_MANY_MAX = 1024
+
+/** `lstat` of each path, in order, each a plain stat or the error it threw. */
+async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]> {
+  if (!Array.isArray(paths) || paths.length > LSTAT_MANY_MAX || !paths.every((p) => typeof p === 'string'))
+    throw new Error('bash worker: lstatMany takes up to 1024 paths')
+  const out: LstatResult[] = []
+  for (const path of paths as string[]) {
+    try {
+      out.push({ ok: true, value: toPlain('lstat', await fs.lstat(path)) })
+    } catch (error) {
+      out.push({ ok: false, error: toWire(error) })
+    }
+  }
+  return out
+}
+
 /** Run `job.script` in a pooled worker; rejects only with the error the shell itself threw. */
 export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
   const worker = await pool.acquire()
@@ -124,6 +144,11 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     const { id, method, args } = message
     const served = (async () => {
       try {
+        if (method === LSTAT_MANY) {
+          const value = await lstatMany(job.fs, args[0])
+          channel.port1.postMessage({ type: 'fs-result', id, ok: true, value })
+          return
+        }
         if (!methods.includes(method)) throw new Error(`bash worker: no fs method ${String(method)}`)
         const value = toPlain(method, await fsRecord[method](...args))
         channel.port1.postMessage({ type: 'fs-result', id, ok: true, value })

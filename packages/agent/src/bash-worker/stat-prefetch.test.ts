@@ -1,0 +1,100 @@
+/**
+ * The bash worker's stat prefetch (fs-proxy.ts): a folder listed, then its entries stat'ed,
+ * costs one host message for the entries instead of one each; what it answers is what the
+ * host answered; a change by the run drops it.
+ */
+import { describe, expect, it } from 'vitest'
+import { createStatPrefetch } from './fs-proxy.js'
+import type { LstatResult } from './protocol.js'
+
+const file = (size: number) => ({ isFile: true, isDirectory: false, isSymbolicLink: false, size })
+const link = { isFile: false, isDirectory: false, isSymbolicLink: true, size: 2 }
+
+/** A host whose `lstatMany` answers from `entries` and counts its calls. */
+function host(entries: Record<string, object>) {
+  const calls: string[][] = []
+  const lstatMany = async (paths: string[]): Promise<LstatResult[]> => {
+    calls.push(paths)
+    return paths.map((p) =>
+      entries[p]
+        ? { ok: true, value: entries[p] }
+        : { ok: false, error: { name: 'Error', message: 'ENOENT' } },
+    )
+  }
+  return { calls, prefetch: createStatPrefetch(lstatMany) }
+}
+
+describe('stat prefetch', () => {
+  const names = ['a', 'b', 'c', 'l']
+  const entries = { '/d/a': file(1), '/d/b': file(2), '/d/c': file(3), '/d/l': link }
+  const ask = (answer: unknown) => async () => answer
+
+  it('the second stat missed in a listed folder fetches the rest in one message; later ones are answered here', async () => {
+    const { calls, prefetch } = host(entries)
+    prefetch.listed('/d', names)
+    // The first miss may be a lone stat: asked on its own.
+    expect(await prefetch.answer('lstat', '/d/a', ask('host a'))).toBe('host a')
+    expect(calls).toEqual([])
+    expect(await prefetch.answer('lstat', '/d/b', ask('host b'))).toEqual(file(2))
+    expect(calls).toEqual([['/d/b', '/d/c', '/d/l']])
+    expect(await prefetch.answer('stat', '/d/c', ask('host c'))).toEqual(file(3))
+    expect(await prefetch.answer('exists', '/d/c', ask(false))).toBe(true)
+    expect(calls).toHaveLength(1)
+  })
+
+  it('a symlink answers lstat only: stat and exists follow the link, so the host answers them', async () => {
+    const { prefetch } = host(entries)
+    prefetch.listed('/d', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    expect(await prefetch.answer('lstat', '/d/l', ask('host'))).toEqual(link)
+    expect(await prefetch.answer('stat', '/d/l', ask('host stat'))).toBe('host stat')
+    expect(await prefetch.answer('exists', '/d/l', ask('host exists'))).toBe('host exists')
+  })
+
+  it('stats asked at once share one fetch', async () => {
+    const { calls, prefetch } = host(entries)
+    prefetch.listed('/d', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    const answers = await Promise.all(
+      ['/d/b', '/d/c', '/d/l'].map((p) => prefetch.answer('lstat', p, ask('host'))),
+    )
+    expect(answers).toEqual([file(2), file(3), link])
+    expect(calls).toHaveLength(1)
+  })
+
+  it('an entry the host could not stat, or outside any listing, is asked on its own', async () => {
+    const { calls, prefetch } = host({ '/d/a': file(1) })
+    prefetch.listed('/d/', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    expect(await prefetch.answer('lstat', '/d/b', ask('host b'))).toBe('host b')
+    expect(await prefetch.answer('lstat', '/e/x', ask('host x'))).toBe('host x')
+    expect(calls).toHaveLength(1)
+  })
+
+  it('a change by the run drops what was prefetched, also a fetch still on its way', async () => {
+    const { calls, prefetch } = host(entries)
+    prefetch.listed('/d', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    await prefetch.answer('lstat', '/d/b', ask(null))
+    prefetch.forget()
+    expect(await prefetch.answer('lstat', '/d/c', ask('host c'))).toBe('host c')
+    // Listed again, and changed while the fetch runs: its answers are not kept.
+    prefetch.listed('/d', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    const during = prefetch.answer('lstat', '/d/b', ask('host b'))
+    prefetch.forget()
+    await during
+    expect(await prefetch.answer('lstat', '/d/c', ask('host c again'))).toBe('host c again')
+    expect(calls).toHaveLength(2)
+  })
+
+  it('answers are copies: a caller changing one does not change the next answer', async () => {
+    const { prefetch } = host(entries)
+    prefetch.listed('/', ['d'])
+    prefetch.listed('/d', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    const b = (await prefetch.answer('lstat', '/d/b', ask(null))) as { size: number }
+    b.size = 99
+    expect(await prefetch.answer('lstat', '/d/b', ask(null))).toEqual(file(2))
+  })
+})
