@@ -84,6 +84,18 @@ describe('mergeMarkdown', () => {
     expect(r.conflicts).toEqual([{ lines: { start: 4, count: 1 }, theirs: { start: 4, count: 1 } }])
   })
 
+  it('takes their front matter as written when ours left it alone: an empty block they removed stays removed', () => {
+    // Found by the codec contract (random seed in CI): both blocks hold no keys, so comparing
+    // keys alone kept our empty block.
+    const base = '---\n\n---\n'
+    expect(mergeMarkdown(base, base, '    alpha\n').text).toBe('    alpha\n')
+    expect(mergeMarkdown(base, '    alpha\n', base).text).toBe('    alpha\n')
+    const reformatted = '---\ntitle:   Plan\n---\nText.\n'
+    expect(
+      mergeMarkdown('---\ntitle: Plan\n---\nText.\n', '---\ntitle: Plan\n---\nText.\n', reformatted).text,
+    ).toBe(reformatted)
+  })
+
   it('gives the writer a paragraph both changed and reports its lines (after the front matter)', () => {
     const ours = doc.replace('Last paragraph.', 'Last paragraph, agent.')
     const theirs = doc.replace('Last paragraph.', 'Last paragraph, person.')

@@ -96,8 +96,10 @@ function trimBlankEdges(text: string, sides: string[]): string {
 export function mergeMarkdown(base: string, ours: string, theirs: string): TextMergeResult {
   const [b, o, t] = [split(base), split(ours), split(theirs)]
   const conflicts: ConflictRegion[] = []
-  let front = o.front
-  const frontChanged = !equalityDeep(b.data, t.data)
+  // Ours left the front matter as it was: theirs, as written (also when only its text changed,
+  // e.g. an empty block removed: its keys are the same, `{}`).
+  let front = o.front === b.front ? t.front : o.front
+  const frontChanged = o.front !== b.front && !equalityDeep(b.data, t.data)
   const conflictKeys: string[] = []
   if (frontChanged) {
     const data: FrontMatter = {}
