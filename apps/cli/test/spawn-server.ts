@@ -21,13 +21,14 @@ export interface ServerProcess {
 
 export async function spawnServer(
   args: string[],
-  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+  // `bin`: another checkout's `apps/cli/bin/yfs.js` (a benchmark against an earlier build).
+  options: { timeoutMs?: number; nodeArgs?: string[]; bin?: string } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000
   const logs: Record<string, unknown>[] = []
   const server = spawnProcess(
     process.execPath,
-    [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...args],
+    [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve', '--port', '0', ...args],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       onStdoutLine(line) {

@@ -7,23 +7,35 @@
  * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
  * Each round uses a fresh workspace; p50 over the rounds.
  *
- *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--files N]
+ * `--against <checkout>` also runs the /mcp scripts on that checkout's `yfs serve` (its
+ * `apps/cli/bin/yfs.js`, dependencies installed), interleaved with this one's, 2 s of quiet
+ * before each session (a build's background work, compaction or an ending session, must not
+ * land on the other's timing), and prints this build ÷ that one. On a machine whose speed
+ * drifts, that ratio is steadier than the ratios against just-bash.
+ *
+ *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--files N] [--against ../other-checkout]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createToolRegistry, keepShellWorkersWarm } from '@yfs/agent'
 import { createFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
-import { adminSetup, spawnServer } from '../../cli/test/spawn-server.js'
+import { adminSetup, type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
 import { fmt, percentile } from './stats.js'
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '3' }, files: { type: 'string', default: '1000' } },
+  options: {
+    rounds: { type: 'string', default: '3' },
+    files: { type: 'string', default: '1000' },
+    against: { type: 'string' },
+  },
 })
+const AGAINST = values.against === undefined ? undefined : resolve(values.against, 'apps/cli/bin/yfs.js')
+const SETTLE_MS = 2000
 const ROUNDS = Number(values.rounds)
 const N = Number(values.files)
 
@@ -60,6 +72,35 @@ async function round(who: string, runner: Runner): Promise<void> {
 const releaseWorkers = keepShellWorkersWarm()
 const data = mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-'))
 const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin'])
+const otherData = AGAINST ? mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-against-')) : undefined
+const other = AGAINST
+  ? await spawnServer(['--data', otherData!, '--admin-token', 'bench-admin'], { bin: AGAINST })
+  : undefined
+
+/** The steps through `target`'s `/mcp`, in a fresh workspace and session. */
+async function mcpRound(who: string, target: ServerProcess, workspace: string): Promise<void> {
+  const token = await adminSetup(target.http, 'bench-admin', workspace)
+  const client = new Client({ name: 'bench', version: '1.0.0' })
+  const transport = new StreamableHTTPClientTransport(new URL(`${target.http}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  })
+  await client.connect(transport)
+  try {
+    await round(who, async (script) => {
+      const res = (await client.callTool(
+        { name: 'bash', arguments: { script, timeout_ms: 120_000 } },
+        undefined,
+        { timeout: 600_000 },
+      )) as { isError?: boolean; structuredContent?: { stdout: string; stderr: string } }
+      if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
+      return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
+    })
+  } finally {
+    await transport.terminateSession().catch(() => undefined)
+    await client.close()
+  }
+}
+
 try {
   for (let r = 0; r < ROUNDS; r++) {
     process.stderr.write(`round ${r + 1}/${ROUNDS}\n`)
@@ -80,28 +121,21 @@ try {
       return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
     })
 
-    const token = await adminSetup(server.http, 'bench-admin', `mcp-bash-${r}`)
-    const client = new Client({ name: 'bench', version: '1.0.0' })
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.http}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    })
-    await client.connect(transport)
-    await round('bash tool, server /mcp', async (script) => {
-      const res = (await client.callTool(
-        { name: 'bash', arguments: { script, timeout_ms: 120_000 } },
-        undefined,
-        { timeout: 600_000 },
-      )) as { isError?: boolean; structuredContent?: { stdout: string; stderr: string } }
-      if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
-      return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
-    })
-    await transport.terminateSession().catch(() => undefined)
-    await client.close()
+    // This build's server and, with --against, the other one's, in alternating order.
+    const servers: [string, ServerProcess][] = [['bash tool, server /mcp', server]]
+    if (other) servers.push(['server /mcp, --against build', other])
+    if (r % 2 === 1) servers.reverse()
+    for (const [who, target] of servers) {
+      if (other) await new Promise((done) => setTimeout(done, SETTLE_MS))
+      await mcpRound(who, target, `mcp-bash-${r}`)
+    }
   }
 } finally {
   releaseWorkers()
   server.child.kill()
+  other?.child.kill()
   rmSync(data, { recursive: true, force: true })
+  if (otherData) rmSync(otherData, { recursive: true, force: true })
 }
 
 const p50 = (who: string, step: string) => percentile(times.get(`${who}\u0000${step}`) ?? [], 50)
@@ -118,4 +152,15 @@ for (const [step] of STEPS) {
   console.log(
     `| ${step} | ${fmt(base)} | ${fmt(tool)} | ${fmt(mcp)} | ${ratio.toFixed(2)}× | ≤ 1.5× | ${ratio <= 1.5 ? 'yes' : '**no**'} |`,
   )
+}
+
+if (other) {
+  console.log(`\nThis build's /mcp against ${values.against} (same run, interleaved; p50 ms)\n`)
+  console.log('| script | that build | this build | this ÷ that |')
+  console.log('| --- | --- | --- | --- |')
+  for (const [step] of STEPS) {
+    const that = p50('server /mcp, --against build', step)
+    const now = p50('bash tool, server /mcp', step)
+    console.log(`| ${step} | ${fmt(that)} | ${fmt(now)} | ${(now / that).toFixed(2)}× |`)
+  }
 }
