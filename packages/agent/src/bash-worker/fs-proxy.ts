@@ -18,6 +18,7 @@ import {
   type FsVoidMethod,
   type HostToWorker,
   LSTAT_MANY,
+  LSTAT_MANY_MAX,
   type LstatResult,
   type SyncReply,
   type WireError,
@@ -43,15 +44,13 @@ export class HostFsError extends Error {
   }
 }
 
-/** Most entries of one folder whose stats one `lstatMany` asks for (run.ts refuses more). */
-const PREFETCH_STEP = 1024
 /** Folder listings kept for the prefetch (the most recent). */
 const LISTINGS_KEPT = 8
 
 /**
  * Stats prefetched for one run: a script that lists a folder and then stats its entries
  * (`cp -r`, `tar -c`, `ls -la`, `find`) would cross to the host once per entry; here the
- * second stat missed in a listed folder asks for the next `PREFETCH_STEP` entries' stats in
+ * second stat missed in a listed folder asks for the next `LSTAT_MANY_MAX` entries' stats in
  * one message. Only successful `lstat`s are kept; `stat` and `exists` use them for entries
  * that are not symlinks (they follow links). A listing and its stats answer as of when they
  * were read, like a stat that ran a little earlier; any call of this run that changes the
@@ -81,7 +80,7 @@ export function createStatPrefetch(lstatMany: (paths: string[]) => Promise<Lstat
     if (++listing.misses < 2) return
     const base = dir === '/' ? '' : dir
     const paths: string[] = []
-    for (let k = at; k < listing.names.length && paths.length < PREFETCH_STEP; k++) {
+    for (let k = at; k < listing.names.length && paths.length < LSTAT_MANY_MAX; k++) {
       const entry = `${base}/${listing.names[k]}`
       if (!stats.has(entry) && !fetching.has(entry)) paths.push(entry)
     }

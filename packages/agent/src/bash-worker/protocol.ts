@@ -45,6 +45,9 @@ export type FsMethod = (typeof FS_METHODS)[number]
  */
 export const LSTAT_MANY = 'lstatMany'
 
+/** Most paths one `lstatMany` may ask for: the host refuses more (run.ts), the worker asks in steps of this many (fs-proxy.ts). */
+export const LSTAT_MANY_MAX = 1024
+
 /** One path's answer in a `lstatMany` reply. */
 export type LstatResult = { ok: true; value: unknown } | { ok: false; error: WireError }
 

@@ -23,6 +23,7 @@ import {
   type FsMethod,
   type FsVoidMethod,
   LSTAT_MANY,
+  LSTAT_MANY_MAX,
   type LstatResult,
   type RunMessage,
   type SyncReply,
@@ -82,13 +83,10 @@ function fromWire(wire: WireError): Error {
   return error
 }
 
-/** Most paths one `lstatMany` may ask for (fs-proxy.ts asks for a folder's entries in steps). */
-export const LSTAT_MANY_MAX = 1024
-
 /** `lstat` of each path, in order, each a plain stat or the error it threw. */
 async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]> {
   if (!Array.isArray(paths) || paths.length > LSTAT_MANY_MAX || !paths.every((p) => typeof p === 'string'))
-    throw new Error('bash worker: lstatMany takes up to 1024 paths')
+    throw new Error(`bash worker: lstatMany takes up to ${LSTAT_MANY_MAX} paths`)
   const out: LstatResult[] = []
   for (const path of paths as string[]) {
     try {
