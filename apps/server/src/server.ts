@@ -117,7 +117,15 @@ export function createServer(config: ServerConfig): YfsServer {
     createLoggingExtension(logger),
     createAuthExtension(authorizer, logger),
     persistence.extension,
-    createBulkContentExtension({ persistence, files, logger, limits, instance: () => hocuspocus }),
+    createBulkContentExtension({
+      persistence,
+      files,
+      logger,
+      limits,
+      instance: () => hocuspocus,
+      // Another process may hold a doc open: it would not see a bulk update (the client opens docs instead).
+      updates: !config.redisUrl,
+    }),
     createSearchExtension({ search, logger, limits }),
   ]
   if (config.redisUrl) {

@@ -2,8 +2,11 @@
 // writeTree stores many new docs per round trip (acknowledged = stored), a fresh client's
 // grep -r fetches a folder's docs per round trip, results keep request order, ids the
 // server refuses come back as refusals, read tokens may load but never store, and a damaged
-// update refuses its whole batch with an error naming the file (nothing stored).
+// update refuses its whole batch with an error naming the file (nothing stored). Overwrites of
+// files whose docs are not open go as bulk updates: built on a fetched or known state, with a
+// version each, seen live by a peer holding the doc open, never losing a peer's edit.
 import { connectWorkspace, createBulkChannel, type WorkspaceConnection } from '@yfs/client'
+import type { FileId } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
 import { Bash } from 'just-bash'
@@ -246,6 +249,221 @@ describe('bulk content messages', () => {
     const b = await connect(tokens.write)
     expect(await b.fs.readFile('/cpdst/d3/f199.txt')).toBe('copy me 199\n')
     expect((await b.fs.readdir('/cpdst/d0')).length).toBe(50)
+  })
+
+  it("a batch's overwrites of files whose docs are not open go as bulk updates, with a version each", async () => {
+    const a = await connect(tokens.write)
+    const paths = Array.from({ length: 300 }, (_, i) => `/upd/d${i % 3}/f${i}.txt`)
+    await a.fs.writeTree(paths.map((path, i) => ({ path, content: `line ${i}\n` })))
+    await a.flush()
+    // A peer holds one doc open: the update reaches it live.
+    const peer = await connect(tokens.write)
+    await waitFor(() => peer.fs.exists(paths[7]!), 'the files on the peer')
+    const held = await peer.fs.pool.acquire(peer.fs.index.lookup(paths[7]!)! as FileId)
+    try {
+      const writer = await connect(tokens.write)
+      await waitFor(() => writer.fs.exists(paths[299]!), 'the files on the writer')
+      let before!: Awaited<ReturnType<typeof writer.fs.saveVersion>>
+      await writer.fs.batch(async () => {
+        // As an agent's activity entry asks it: the version before the batch's write, without the doc.
+        before = await writer.fs.saveVersion(paths[0]!)
+        for (const [i, path] of paths.entries()) {
+          expect(await writer.fs.readFile(path)).toBe(`line ${i}\n`)
+          await writer.fs.writeFile(path, `LINE ${i}\n`)
+        }
+        // Written again before it was sent: one change on the first base.
+        await writer.fs.writeFile(paths[1]!, 'again\n')
+      })
+      // No doc was opened one by one: states came per folder, changes went in bulk.
+      expect(writer.openDocuments).toBe(0)
+      await writer.flush()
+      await waitFor(() => held.doc.getText('text').toString() === 'LINE 7\n', 'the update in the open doc')
+      const fresh = await connect(tokens.write)
+      for (const i of [0, 2, 150, 299]) expect(await fresh.fs.readFile(paths[i]!)).toBe(`LINE ${i}\n`)
+      expect(await fresh.fs.readFile(paths[1]!)).toBe('again\n')
+      const history = await fresh.fs.history(paths[0]!)
+      expect(history.map((v) => v.reason)).toEqual(['write', 'write'])
+      expect(history[0]!.id).toBe(before.id)
+      expect(await fresh.fs.history(paths[1]!)).toHaveLength(3)
+    } finally {
+      held.release()
+    }
+  })
+
+  it("an overwrite without the doc builds on every announced change: a peer's edit is merged, not lost", async () => {
+    const a = await connect(tokens.write)
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
+    await a.fs.writeTree([{ path: '/updmerge/f.txt', content: lines.join('') }])
+    await a.flush()
+    const b = await connect(tokens.write)
+    await waitFor(() => b.fs.exists('/updmerge/f.txt'), 'the file on b')
+    // b's state of the file is known (fetched with its read); a then edits the first line.
+    expect(await b.fs.readFile('/updmerge/f.txt')).toBe(lines.join(''))
+    const theirs = [`line 0 by a\n`, ...lines.slice(1)]
+    await a.fs.writeFile('/updmerge/f.txt', theirs.join(''))
+    await a.flush()
+    await waitFor(
+      async () => (await b.fs.stat('/updmerge/f.txt')).size === theirs.join('').length,
+      "a's edit announced on b",
+    )
+    const ours = [...lines.slice(0, 19), 'line 19 by b\n']
+    let report!: Awaited<ReturnType<typeof b.fs.write>>
+    await b.fs.batch(async () => {
+      report = await b.fs.write('/updmerge/f.txt', ours.join(''))
+    })
+    expect(b.openDocuments).toBe(0)
+    expect(report.merged).toBe(true)
+    const both = [`line 0 by a\n`, ...lines.slice(1, 19), 'line 19 by b\n'].join('')
+    expect(await b.fs.readFile('/updmerge/f.txt')).toBe(both)
+    await b.flush()
+    await waitFor(async () => (await a.fs.readFile('/updmerge/f.txt')) === both, 'the merge on a')
+  })
+
+  it("a batch's overwrites without the doc and a peer typing in the open doc keep every line's last edit (property)", async () => {
+    // maxIdle 0: the writer holds no doc between its writes, so they go as bulk updates (counted).
+    let updated = 0
+    let channel: ReturnType<typeof createBulkChannel> | undefined
+    const writer = await connect(tokens.write, {
+      maxIdle: 0,
+      updateContent: (docs) => {
+        updated += docs.length
+        return channel!.update(docs)
+      },
+    })
+    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    const peer = await connect(tokens.write)
+    await writer.fs.mkdir('/race')
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: 10 }),
+        // In order: who edits (the writer its even lines, the peer its odd ones), which line, the pause after.
+        fc.array(fc.record({ writer: fc.boolean(), k: fc.nat(4), pause: fc.constantFrom(0, 0, 2, 10, 30) }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        async (n, steps) => {
+          const path = `/race/r${run++}.txt`
+          const lines = Array.from({ length: n }, (_, i) => `line ${i}`)
+          const text = (ls: string[]) => ls.map((l) => `${l}\n`).join('')
+          await writer.fs.writeFile(path, text(lines))
+          await writer.flush()
+          await waitFor(() => peer.fs.exists(path), `${path} on the peer`)
+          const handle = await peer.fs.pool.acquire(peer.fs.index.lookup(path)! as FileId)
+          try {
+            const ytext = handle.doc.getText('text')
+            const expected = [...lines]
+            await writer.fs.batch(async () => {
+              for (const [s, step] of steps.entries()) {
+                const own = step.writer ? 0 : 1
+                const line = Math.min(own + 2 * step.k, n - 1 - ((n - 1 - own) % 2))
+                const edit = `${step.writer ? 'writer' : 'peer'} ${s}`
+                expected[line] = edit
+                if (step.writer) {
+                  // A whole-file write of what the writer read, its own line changed.
+                  const now = (await writer.fs.readFile(path)).split('\n').slice(0, n)
+                  now[line] = edit
+                  await writer.fs.writeFile(path, text(now))
+                } else {
+                  // A person types in an editor: the line replaced in the open doc.
+                  const now = ytext.toString()
+                  let start = 0
+                  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
+                  const end = now.indexOf('\n', start)
+                  handle.doc.transact(() => {
+                    ytext.delete(start, end - start)
+                    ytext.insert(start, edit)
+                  })
+                }
+                if (step.pause > 0) await new Promise((done) => setTimeout(done, step.pause))
+              }
+            })
+            await Promise.all([writer.flush(), peer.flush()])
+            const want = text(expected)
+            await waitFor(
+              () => ytext.toString() === want,
+              `${path} in the peer's doc at ${JSON.stringify(want)}`,
+            )
+            await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on the writer`)
+          } finally {
+            handle.release()
+          }
+        },
+      ),
+      { numRuns: 30 },
+    )
+    channel.destroy()
+    expect(updated).toBeGreaterThan(0)
+  })
+
+  it('an update is refused whole for a read token, a folder id or an invalid update, storing nothing', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeTree([{ path: '/updref/f.txt', content: 'kept' }])
+    await a.fs.mkdir('/updref/dir')
+    await a.flush()
+    const id = a.fs.index.lookup('/updref/f.txt')!
+    const stored = await t.store.load('bulk', `bulk/${id}`)
+    const doc = new Y.Doc({ gc: false })
+    Y.applyUpdate(doc, stored!)
+    const sv = Y.encodeStateVector(doc)
+    doc.getText('text').insert(4, ' forged')
+    const change = Y.encodeStateAsUpdate(doc, sv)
+    const r = await connect(tokens.read)
+    const readChannel = createBulkChannel(r.main, { timeoutMs: 10_000 })
+    await expect(readChannel.update([{ id, update: change }])).rejects.toThrow(/read-only token/)
+    readChannel.destroy()
+    const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
+    await expect(
+      channel.update([
+        { id, update: change },
+        { id: a.fs.index.lookup('/updref/dir')!, update: change },
+      ]),
+    ).rejects.toThrow(/not a file/)
+    await expect(
+      channel.update([
+        { id, update: change },
+        { id: 'otherfile000000', update: new Uint8Array([255, 255, 255]) },
+      ]),
+    ).rejects.toThrow(/invalid update for file otherfile000000/)
+    await expect(
+      channel.update([
+        { id, update: change },
+        { id, update: change },
+      ]),
+    ).rejects.toThrow(/updated twice/)
+    expect(await t.store.load('bulk', `bulk/${id}`)).toEqual(stored)
+    // A valid one is stored (acknowledged = stored) and read by a fresh client.
+    await channel.update([{ id, update: change }])
+    channel.destroy()
+    const fresh = await connect(tokens.write)
+    expect(await fresh.fs.readFile('/updref/f.txt')).toBe('kept forged')
+  })
+
+  it('a refused bulk update falls back to each doc: nothing is lost, and bulk updates pause', async () => {
+    let calls = 0
+    const refusing = await connect(tokens.write, {
+      updateContent: async () => {
+        calls++
+        throw new Error('refused')
+      },
+    })
+    const paths = Array.from({ length: 20 }, (_, i) => `/updfall/f${i}.txt`)
+    await refusing.fs.writeTree(paths.map((path) => ({ path, content: 'old\n' })))
+    await refusing.flush()
+    refusing.fs.pool.evictIdle(true)
+    await refusing.fs.batch(async () => {
+      for (const path of paths.slice(0, 10)) await refusing.fs.writeFile(path, 'new\n')
+    })
+    expect(calls).toBe(1)
+    // Paused: these open their docs at once.
+    await refusing.fs.batch(async () => {
+      for (const path of paths.slice(10)) await refusing.fs.writeFile(path, 'new\n')
+    })
+    expect(calls).toBe(1)
+    await refusing.flush()
+    const fresh = await connect(tokens.write)
+    for (const path of paths) expect(await fresh.fs.readFile(path)).toBe('new\n')
+    expect((await fresh.fs.history(paths[0]!)).length).toBe(2)
   })
 
   it('loads keep request order and refuse ids that are not files of the workspace', async () => {

@@ -1,7 +1,13 @@
 // Scale-out in one process: two servers sharing PostgreSQL and Redis; clients on different servers
-// see each other's edits live (the multi-process variant is in processes.e2e.test.ts).
-import { connectWorkspace } from '@yfs/client'
+// see each other's edits live (the multi-process variant is in processes.e2e.test.ts). Bulk
+// updates are off there (a doc loaded on the other server would not see them): a client's
+// overwrites of files whose docs it does not hold open go through each doc, and reach a client
+// holding the doc open on the other server.
+import { connectWorkspace, createBulkChannel } from '@yfs/client'
+import type { FileId } from '@yfs/core'
+import { BULK_UPDATES_OFF } from '@yfs/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
 import type { DocumentStore } from '../src/persistence/document-store.js'
 import { createPostgresStore } from '../src/persistence/postgres-store.js'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
@@ -67,6 +73,39 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       const text = await a.fs.readFile('/docs/a.md')
       expect(text).toContain('A\n')
       expect(text).toContain('B\n')
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
+  it('overwrites without the doc reach a doc held open on the other server (bulk updates are off)', async () => {
+    const a = await connectWorkspace({ url: servers[0]!.url, workspace: 'scale', token })
+    const b = await connectWorkspace({ url: servers[1]!.url, workspace: 'scale', token })
+    try {
+      const paths = Array.from({ length: 10 }, (_, i) => `/over/f${i}.txt`)
+      await a.fs.writeTree(paths.map((path) => ({ path, content: 'old\n' })))
+      await a.flush()
+      await waitFor(() => b.fs.exists(paths[9]!), 'rows cross servers')
+      const held = await b.fs.pool.acquire(b.fs.index.lookup(paths[3]!)! as FileId)
+      try {
+        // The server says so to a bulk update.
+        const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
+        const change = new Y.Doc()
+        change.getText('text').insert(0, 'x')
+        await expect(
+          channel.update([{ id: a.fs.index.lookup(paths[0]!)!, update: Y.encodeStateAsUpdate(change) }]),
+        ).rejects.toThrow(BULK_UPDATES_OFF)
+        channel.destroy()
+        await a.fs.batch(async () => {
+          for (const path of paths) await a.fs.writeFile(path, 'new\n')
+        })
+        await a.flush()
+        await waitFor(() => held.doc.getText('text').toString() === 'new\n', 'the overwrite in the open doc')
+        for (const path of paths) await waitFor(async () => (await b.fs.readFile(path)) === 'new\n', path)
+      } finally {
+        held.release()
+      }
     } finally {
       await a.close()
       await b.close()

@@ -20,7 +20,13 @@
  * read-only snapshots; the filesystem decides what to cache.
  */
 import type { HocuspocusProvider } from '@hocuspocus/provider'
-import { BULK_ASK_AGAIN, type BulkMessage, decodeBulkMessage, encodeBulkMessage } from '@yfs/protocol'
+import {
+  BULK_ASK_AGAIN,
+  BULK_UPDATES_OFF,
+  type BulkMessage,
+  decodeBulkMessage,
+  encodeBulkMessage,
+} from '@yfs/protocol'
 import { ConnectError } from './connect-error.js'
 
 export interface BulkChannelOptions {
@@ -38,10 +44,14 @@ export interface BulkChannel {
   load(ids: readonly string[]): Promise<(Uint8Array | undefined)[]>
   /** Store new content docs; resolves when every one is stored. Rejects with the server's reason. */
   store(docs: readonly { id: string; update: Uint8Array }[]): Promise<void>
+  /** Apply changes to existing content docs (each file's row must be on the server); resolves when every one is stored. */
+  update(docs: readonly { id: string; update: Uint8Array }[]): Promise<void>
   destroy(): void
 }
 
-type Reply = Extract<BulkMessage, { op: 'loaded' | 'stored' }>
+type Reply = Extract<BulkMessage, { op: 'loaded' | 'stored' | 'updated' }>
+
+const REPLY_OP = { load: 'loaded', store: 'stored', update: 'updated' } as const
 
 /** A request id nobody else can guess (48 random bits: a safe integer). */
 function randomReq(): number {
@@ -61,7 +71,7 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
 
   const onStateless = ({ payload }: { payload: string }) => {
     const message = decodeBulkMessage(payload)
-    if (!message || (message.op !== 'loaded' && message.op !== 'stored')) return
+    if (!message || (message.op !== 'loaded' && message.op !== 'stored' && message.op !== 'updated')) return
     const waiter = pending.get(message.req)
     if (!waiter || waiter.expects !== message.op) return
     pending.delete(message.req)
@@ -69,7 +79,10 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
   }
   main.on('stateless', onStateless)
 
-  const request = (message: BulkMessage): Promise<Reply> =>
+  // The server said it takes no bulk updates: not asked again.
+  let updatesOff = false
+
+  const request = (message: Extract<BulkMessage, { op: 'load' | 'store' | 'update' }>): Promise<Reply> =>
     new Promise<Reply>((resolve, reject) => {
       if (!main.isSynced) {
         reject(new ConnectError('offline', name))
@@ -81,7 +94,7 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
         reject(new ConnectError('timeout', name))
       }, options.timeoutMs)
       pending.set(message.req, {
-        expects: message.op === 'load' ? 'loaded' : 'stored',
+        expects: REPLY_OP[message.op],
         resolve: (r) => {
           clearTimeout(timer)
           resolve(r)
@@ -108,6 +121,30 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
     return out
   }
 
+  /** `store` or `update` in chunks of about `maxBytes`, `inFlight` at once. */
+  async function sendDocs(op: 'store' | 'update', docs: readonly { id: string; update: Uint8Array }[]) {
+    const chunks: [string, Uint8Array][][] = []
+    let chunk: [string, Uint8Array][] = []
+    let bytes = 0
+    for (const { id, update } of docs) {
+      if (chunk.length > 0 && (bytes + update.byteLength > maxBytes || chunk.length >= maxIds * 4)) {
+        chunks.push(chunk)
+        chunk = []
+        bytes = 0
+      }
+      chunk.push([id, update])
+      bytes += update.byteLength
+    }
+    if (chunk.length > 0) chunks.push(chunk)
+    await limited(
+      chunks.map((docsOf) => async () => {
+        const reply = await request({ op, req: randomReq(), docs: docsOf })
+        if (reply.op !== REPLY_OP[op]) throw new ConnectError('malformed bulk reply', name)
+        if (reply.error !== undefined) throw new ConnectError(reply.error, name)
+      }),
+    )
+  }
+
   return {
     async load(ids) {
       const chunks: string[][] = []
@@ -130,27 +167,15 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
       const replies = await limited(chunks.map((chunk) => () => loadChunk(chunk)))
       return replies.flat()
     },
-    async store(docs) {
-      const chunks: [string, Uint8Array][][] = []
-      let chunk: [string, Uint8Array][] = []
-      let bytes = 0
-      for (const { id, update } of docs) {
-        if (chunk.length > 0 && (bytes + update.byteLength > maxBytes || chunk.length >= maxIds * 4)) {
-          chunks.push(chunk)
-          chunk = []
-          bytes = 0
-        }
-        chunk.push([id, update])
-        bytes += update.byteLength
+    store: (docs) => sendDocs('store', docs),
+    async update(docs) {
+      if (updatesOff) throw new ConnectError(BULK_UPDATES_OFF, name)
+      try {
+        await sendDocs('update', docs)
+      } catch (error) {
+        if (error instanceof ConnectError && error.reason === BULK_UPDATES_OFF) updatesOff = true
+        throw error
       }
-      if (chunk.length > 0) chunks.push(chunk)
-      await limited(
-        chunks.map((docsOf) => async () => {
-          const reply = await request({ op: 'store', req: randomReq(), docs: docsOf })
-          if (reply.op !== 'stored') throw new ConnectError('malformed bulk reply', name)
-          if (reply.error !== undefined) throw new ConnectError(reply.error, name)
-        }),
-      )
     },
     destroy() {
       main.off('stateless', onStateless)

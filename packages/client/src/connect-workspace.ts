@@ -382,6 +382,11 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         : (ids) => host(() => bulk.load(ids)),
     // A read token stores nothing; writeTree then fails with EACCES before any content is sent.
     storeContent: (docs) => host(() => bulk.store(docs)),
+    // Overwrites of files whose docs are not open, in bulk (`fs: { updateContent: undefined }` opts out).
+    updateContent:
+      options.fs && 'updateContent' in options.fs
+        ? options.fs.updateContent
+        : (docs) => host(() => bulk.update(docs)),
     // A write outside a batch goes to the bulk store only online and without a local copy: offline,
     // or with one, it opens its doc, whose provider (and store) keep it until the server has it.
     bulkStoreReady: () => !options.persist && socket.status === WebSocketStatus.Connected,

@@ -18,3 +18,6 @@ export function afterThisTask(fn: () => void): void {
   if (hostSetImmediate) hostSetImmediate(fn)
   else hostSetTimeout(fn, 0)
 }
+
+/** The wall clock (ms), read once at load like the timers. */
+export const hostNow: () => number = Date.now

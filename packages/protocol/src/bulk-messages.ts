@@ -8,6 +8,8 @@
  *   server → client  { v: 'yfs.bulk.1', op: 'loaded', req, docs: [[fileId, base64 | null, reason?]…], error? }
  *   client → server  { v: 'yfs.bulk.1', op: 'store', req, docs: [[fileId, base64]…] }
  *   server → client  { v: 'yfs.bulk.1', op: 'stored', req, error? }
+ *   client → server  { v: 'yfs.bulk.1', op: 'update', req, docs: [[fileId, base64]…] }
+ *   server → client  { v: 'yfs.bulk.1', op: 'updated', req, error? }
  *
  * `loaded` lists the requested ids in request order; `null` with a reason
  * (`no such file in workspace`) for an id the server refuses, or with
@@ -18,7 +20,10 @@
  * other connection can answer in the server's name. `stored` comes
  * once every update is durably stored (acknowledged = stored), or with
  * `error` when none of them was (read-only token, invalid update, a row
- * that is not a file).
+ * that is not a file). `update` carries changes to existing content docs
+ * (each file's row must exist and be a file); `updated` comes once all are
+ * stored, or with `error` when none was (also from a server that cannot
+ * apply them to the documents its peers hold open: `BULK_UPDATES_OFF`).
  *
  * Round trip: `decodeBulkMessage(encodeBulkMessage(m))` deep-equals `m`.
  */
@@ -29,11 +34,16 @@ export const BULK_VERSION = 'yfs.bulk.1'
 /** The reason of an id left out of a `loaded` reply to keep it under the server's size limit: ask again. */
 export const BULK_ASK_AGAIN = 'over the reply size limit: ask again'
 
+/** The `updated` error of a server that takes no bulk updates (several server processes share the documents): open each doc instead. */
+export const BULK_UPDATES_OFF = 'bulk updates are off on this server'
+
 export type BulkMessage =
   | { op: 'load'; req: number; ids: string[] }
   | { op: 'loaded'; req: number; docs: [string, Uint8Array | null, string?][]; error?: string }
   | { op: 'store'; req: number; docs: [string, Uint8Array][] }
   | { op: 'stored'; req: number; error?: string }
+  | { op: 'update'; req: number; docs: [string, Uint8Array][] }
+  | { op: 'updated'; req: number; error?: string }
 
 /** JSON text of a bulk message. */
 export function encodeBulkMessage(message: BulkMessage): string {
@@ -44,7 +54,8 @@ export function encodeBulkMessage(message: BulkMessage): string {
       reason === undefined ? [id, bytes && toBase64(bytes)] : [id, bytes && toBase64(bytes), reason],
     )
     if (message.error !== undefined) wire.error = message.error
-  } else if (message.op === 'store') wire.docs = message.docs.map(([id, bytes]) => [id, toBase64(bytes)])
+  } else if (message.op === 'store' || message.op === 'update')
+    wire.docs = message.docs.map(([id, bytes]) => [id, toBase64(bytes)])
   else if (message.error !== undefined) wire.error = message.error
   return JSON.stringify(wire)
 }
@@ -94,7 +105,8 @@ export function decodeBulkMessage(payload: string): BulkMessage | undefined {
   try {
     if (op === 'load' && Array.isArray(wire.ids) && wire.ids.every(isString))
       return { op, req, ids: wire.ids }
-    if (op === 'stored') return isString(wire.error) ? { op, req, error: wire.error } : { op, req }
+    if (op === 'stored' || op === 'updated')
+      return isString(wire.error) ? { op, req, error: wire.error } : { op, req }
     if (!Array.isArray(wire.docs)) return undefined
     if (op === 'loaded') {
       const docs: [string, Uint8Array | null, string?][] = []
@@ -105,7 +117,7 @@ export function decodeBulkMessage(payload: string): BulkMessage | undefined {
       }
       return isString(wire.error) ? { op, req, docs, error: wire.error } : { op, req, docs }
     }
-    if (op === 'store') {
+    if (op === 'store' || op === 'update') {
       const docs: [string, Uint8Array][] = []
       for (const d of wire.docs as unknown[]) {
         if (!Array.isArray(d) || !isString(d[0]) || !isBase64(d[1])) return undefined

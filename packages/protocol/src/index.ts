@@ -1,7 +1,13 @@
 // @yfs/protocol — what travels between @yfs/client and the sync server, in one place both import.
 
 export type { BulkMessage } from './bulk-messages.js'
-export { BULK_ASK_AGAIN, BULK_VERSION, decodeBulkMessage, encodeBulkMessage } from './bulk-messages.js'
+export {
+  BULK_ASK_AGAIN,
+  BULK_UPDATES_OFF,
+  BULK_VERSION,
+  decodeBulkMessage,
+  encodeBulkMessage,
+} from './bulk-messages.js'
 export type { DocName } from './doc-names.js'
 export { contentDocName, mainDocName, parseDocName } from './doc-names.js'
 export type { SearchFailure, SearchMessage } from './search-messages.js'

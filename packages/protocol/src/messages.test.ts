@@ -27,6 +27,11 @@ const bulkMessage: fc.Arbitrary<BulkMessage> = fc.oneof(
   ),
   fc.record({ op: fc.constant('store' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
   fc.record({ op: fc.constant('stored' as const), req, error: fc.string() }, { requiredKeys: ['op', 'req'] }),
+  fc.record({ op: fc.constant('update' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
+  fc.record(
+    { op: fc.constant('updated' as const), req, error: fc.string() },
+    { requiredKeys: ['op', 'req'] },
+  ),
 )
 
 const searchMessage: fc.Arbitrary<SearchMessage> = fc.oneof(
@@ -64,6 +69,8 @@ describe('bulk messages', () => {
     )
     for (const payload of [
       '{"v":"yfs.bulk.1","op":"store","req":1,"docs":[["a","%%%"]]}',
+      '{"v":"yfs.bulk.1","op":"update","req":1,"docs":[["a","%%%"]]}',
+      '{"v":"yfs.bulk.1","op":"update","req":1}',
       '{"v":"yfs.bulk.1","op":"load","req":1.5,"ids":[]}',
       '{"v":"yfs.bulk.1","op":"load","req":1,"ids":[1]}',
       '{"v":"yfs.bulk.1","op":"loaded","req":1,"docs":[[1,null]]}',

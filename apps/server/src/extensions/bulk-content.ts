@@ -14,6 +14,17 @@
  *   refuses the whole request before anything is stored. A stored doc that is loaded in this
  *   process gets the update applied, so its connections receive it.
  *   Rows may arrive later (content first, row last), as with single opens.
+ * - `update`: changes to existing content docs (a client overwriting files
+ *   whose docs it does not hold open), each checked as the socket guard
+ *   checks a provider's update (a well-formed Yjs update; it may build on
+ *   the stored state) and all appended in one store transaction before the
+ *   reply; a read-only connection, an invalid update or a row that is not a
+ *   file refuses the whole request. Rows may arrive later, as for `store`:
+ *   a client's file created and overwritten in one batch sends its content
+ *   and the change before the row. Loaded docs get the updates applied.
+ *   Off (`BULK_UPDATES_OFF`) when `updates` is false: with several server
+ *   processes, a doc loaded in another one would not see the change; the
+ *   client then opens each doc through its provider.
  *
  * Authentication is the main doc connection's own: its token was checked
  * for this workspace when the connection opened.
@@ -29,6 +40,7 @@
 import type { Extension, Hocuspocus, onStatelessPayload } from '@hocuspocus/server'
 import {
   BULK_ASK_AGAIN,
+  BULK_UPDATES_OFF,
   type BulkMessage,
   contentDocName,
   decodeBulkMessage,
@@ -38,7 +50,7 @@ import {
 import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import type { ServerLimits } from '../protocol/limits.js'
-import { newDocUpdateProblem } from '../protocol/sync-message.js'
+import { isValidUpdate, newDocUpdateProblem } from '../protocol/sync-message.js'
 import type { WorkspaceFiles } from '../workspace-files.js'
 import type { Persistence } from './persistence.js'
 
@@ -49,6 +61,8 @@ export interface BulkContentOptions {
   /** The server's Hocuspocus (to update docs that are loaded). */
   instance: () => Hocuspocus
   limits: Pick<ServerLimits, 'maxBulkIds' | 'maxBulkReplyBytes'>
+  /** Take `update` requests (default true). False when other server processes hold docs (Redis). */
+  updates?: boolean
 }
 
 /** Origin of updates applied to loaded docs by a bulk store (already stored: not stored again). */
@@ -115,27 +129,49 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
           return { op: 'stored', req: message.req, error: `invalid update for file ${id}: ${problem}` }
       }
       const updates = message.docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update }))
-      // One store transaction for the whole request: all stored, or none.
-      await persistence.storeMany(workspace, updates)
-      for (const { name, update } of updates) {
-        const loaded = options.instance().documents.get(name)
-        if (loaded) Y.applyUpdate(loaded, update, BULK_STORE_ORIGIN)
-      }
+      await storeAndApply(workspace, updates)
       return { op: 'stored', req: message.req }
     }
+    if (message.op === 'update') {
+      const refused = (error: string): BulkMessage => ({ op: 'updated', req: message.req, error })
+      if (options.updates === false) return refused(BULK_UPDATES_OFF)
+      if (readOnly) return refused('read-only token')
+      if (message.docs.length > maxBulkIds) return refused(`more than ${maxBulkIds} docs`)
+      const ids = message.docs.map(([id]) => id)
+      if (!ids.every((id) => FILE_ID.test(id))) return refused('invalid file id')
+      if (new Set(ids).size !== ids.length) return refused('a file is updated twice')
+      const types = await files.rowTypes(workspace, ids)
+      if (types.some((t) => t !== undefined && t !== 'file')) return refused('not a file')
+      for (const [id, update] of message.docs)
+        if (!isValidUpdate(update)) return refused(`invalid update for file ${id}: not a Yjs update`)
+      await storeAndApply(
+        workspace,
+        message.docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update })),
+      )
+      return { op: 'updated', req: message.req }
+    }
     return undefined
+  }
+
+  /** One store transaction for the whole request (all stored, or none); then loaded docs get the updates. */
+  async function storeAndApply(workspace: string, updates: { name: string; update: Uint8Array }[]) {
+    await persistence.storeMany(workspace, updates)
+    for (const { name, update } of updates) {
+      const loaded = options.instance().documents.get(name)
+      if (loaded) Y.applyUpdate(loaded, update, BULK_STORE_ORIGIN)
+    }
   }
 
   return {
     extensionName: 'yfs-bulk-content',
     async onStateless({ connection, documentName, payload }: onStatelessPayload) {
       const message = decodeBulkMessage(payload)
-      if (!message || (message.op !== 'load' && message.op !== 'store')) return
+      if (!message || (message.op !== 'load' && message.op !== 'store' && message.op !== 'update')) return
       const doc = parseDocName(documentName)
       const failed = (error: string): BulkMessage =>
         message.op === 'load'
           ? { op: 'loaded', req: message.req, docs: [], error }
-          : { op: 'stored', req: message.req, error }
+          : { op: message.op === 'store' ? 'stored' : 'updated', req: message.req, error }
       let reply: BulkMessage | undefined
       try {
         reply =

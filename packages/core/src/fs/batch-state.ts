@@ -35,6 +35,27 @@ export interface PendingContent {
   content: EncodedContent
 }
 
+/**
+ * An overwrite of an existing file whose doc is not open here, waiting for the next bulk
+ * update: `content.update` is the file's whole state after the write (its base, fetched or
+ * stored before, and the write), `baseSv` the encoded state vector of that base, so the change
+ * sent is the difference (`Y.diffUpdate`).
+ */
+export interface PendingUpdate {
+  name: string
+  baseSv: Uint8Array
+  content: EncodedContent
+}
+
+/** A content state known without its doc (known-states.ts). */
+export interface KnownState {
+  /** Its content version. */
+  sv: string
+  update: Uint8Array
+  /** The batch it was had in (`BatchState.epoch`); `undefined`: outside any batch. */
+  epoch: number | undefined
+}
+
 /** A batch's state on one filesystem (FsContext.batch). */
 export interface BatchState {
   /** Open batches. */
@@ -42,18 +63,26 @@ export interface BatchState {
   /** New files' content not sent yet, by file, in write order. */
   pending: Map<FileId, PendingContent>
   pendingBytes: number
+  /** Overwrites of existing files not sent yet, by file, in write order (bytes: counted with `pendingBytes`). */
+  updates: Map<FileId, PendingUpdate>
+  /** No bulk updates before this time (ms, `Date.now`): the last one was refused or failed. */
+  updatesPausedUntil: number
   /** Content being stored, by file: resolves once stored (or written through the pool). */
   readonly storing: Map<FileId, Promise<void>>
   timer: ReturnType<typeof setTimeout> | undefined
   /** Outside a batch: a send is scheduled for the end of this task. */
   sendAfterTask: boolean
   /**
-   * New files' stored states, with the content version each announces, most recent last
-   * (bounded, write-batch.ts): offline, such a doc opens from it at once, as it would had it
-   * stayed loaded since it was written (pool `knownState`).
+   * Content states this instance stored or fetched without opening their docs, with the
+   * content version of each, most recent last (bounded, write-batch.ts). Offline, a new file's
+   * doc opens from it at once, as it would had it stayed loaded since it was written (pool
+   * `knownState`); online, an overwrite of a file whose doc is not open builds on it while it
+   * holds every change announced for the file.
    */
-  readonly known: Map<FileId, { sv: string; update: Uint8Array }>
+  readonly known: Map<FileId, KnownState>
   knownBytes: number
+  /** Counts outermost batches: a known state is a write's base only in the batch it was had in. */
+  epoch: number
   /** Client ids for encoded docs, drawn in blocks. */
   clientIds: Uint32Array
   nextClientId: number
@@ -64,9 +93,12 @@ export function newBatchState(): BatchState {
     depth: 0,
     pending: new Map(),
     pendingBytes: 0,
+    updates: new Map(),
+    updatesPausedUntil: 0,
     storing: new Map(),
     known: new Map(),
     knownBytes: 0,
+    epoch: 0,
     timer: undefined,
     sendAfterTask: false,
     clientIds: new Uint32Array(0),

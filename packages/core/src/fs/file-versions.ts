@@ -7,6 +7,7 @@
  * change with a `restore` version. System paths have no history (ENOSYS).
  */
 import { createTwoFilesPatch } from 'diff'
+import * as Y from 'yjs'
 import { latin1FromBytes } from '../encoding.js'
 import { FsError } from '../errors.js'
 import type { FileRow } from '../files-table.js'
@@ -21,6 +22,7 @@ import { contentSize, recordPendingVersion, versionContent } from './content-cod
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { fileAt } from './locate.js'
 import { readFile } from './read-file.js'
+import { baseStateOf, bulkUpdatesContent } from './write-batch.js'
 import { contentPatch, seededVersion, writeContent } from './write-content.js'
 
 /**
@@ -51,6 +53,10 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
   if (ctx.lazyContent) {
     const known = knownNewestVersion(ctx, row)
     if (known) return known
+  } else if (bulkUpdatesContent(ctx, row.id)) {
+    // Its write will go without the doc too (write-batch.ts): read the version off the same state.
+    const version = await newestVersionInState(ctx, row)
+    if (version) return version
   }
   const handle = await ctx.pool.acquire(row.id)
   try {
@@ -60,6 +66,27 @@ export async function saveVersion(ctx: FsContext, path: string): Promise<FileVer
     return toFileVersion(last)
   } finally {
     handle.release()
+  }
+}
+
+/**
+ * The newest version of `row`'s file in the state an overwrite without its doc builds on
+ * (`baseStateOf`: pending, known while it holds every announced change, or fetched), when the
+ * state has no edits after that version; `undefined` otherwise (the caller opens the doc, which
+ * records them as a version).
+ */
+async function newestVersionInState(ctx: FsContext, row: FileRow): Promise<FileVersion | undefined> {
+  const pending = ctx.batch.updates.get(row.id)?.content.version
+  if (pending) return toFileVersion(pending)
+  const state = await baseStateOf(ctx, row.id)
+  if (state === undefined || ctx.pool.peek(row.id) !== undefined) return undefined
+  const doc = new Y.Doc({ guid: row.id, gc: false })
+  try {
+    Y.applyUpdate(doc, state)
+    const last = listStoredVersions(doc).at(-1)
+    return last && !hasUnversionedChanges(doc) ? toFileVersion(last) : undefined
+  } finally {
+    doc.destroy()
   }
 }
 

@@ -72,6 +72,13 @@ export interface CreateFileSystemOptions {
    */
   bulkStoreReady?: () => boolean
   /**
+   * With `connect`: apply changes to many existing content docs at once (a server's batched
+   * update, see @yfs/client); resolves once every update is stored. An overwrite of a file
+   * whose doc is not open here builds on the file's stored state (fetched with `loadContent`)
+   * and goes here, when `storeContent` would take a new file's content now (write-batch.ts).
+   */
+  updateContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
+  /**
    * With `connect`: whether the server can be reached now (default: always). Offline, a new
    * file this instance stored without opening its doc opens from the state it stored, instead
    * of waiting for a sync that cannot happen (as it would, had its doc stayed loaded).
@@ -134,11 +141,12 @@ export interface FsContext {
   /** With a provider: the version of our own last content write per file, for the row that announces it. */
   readonly writtenSv: Map<FileId, string>
   readonly storeContent: CreateFileSystemOptions['storeContent']
+  readonly updateContent: CreateFileSystemOptions['updateContent']
   readonly bulkStoreReady: () => boolean
   readonly online: () => boolean
   readonly loadContent: CreateFileSystemOptions['loadContent']
   /** Ids being fetched by loadContent, so concurrent reads share one request. */
-  readonly fetching: Map<FileId, Promise<void>>
+  readonly fetching: Map<FileId, Promise<ReadonlyMap<FileId, Uint8Array>>>
   /** Pending checks that a file's row announces its content (content-lifecycle.ts), by file. */
   readonly announceChecks: Map<FileId, ReturnType<typeof setTimeout>>
   readonly announceDelayMs: number

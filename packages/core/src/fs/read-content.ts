@@ -2,7 +2,7 @@
  * Reading a file's content: the plaintext cache first, then the seed of a new
  * file in memory mode (ContentDocPool.seedOf), then (with a server's
  * `loadContent`) one batched fetch for the file's folder, then the content
- * doc through the pool.
+ * doc through the pool. (The fetch: fetch-folder.ts.)
  *
  * A whole-file read by a caller (`seen`) is remembered as the base of that
  * caller's next write (last-seen.ts): as the doc now when it is open here, else
@@ -11,16 +11,13 @@
  * and its text has the row's size, so the cache never serves older content
  * than the row describes.
  */
-import * as Y from 'yjs'
 import { readBinary } from '../content/binary.js'
 import { utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
 import { codecFor, type FileContentValue, missingCodec, noCodec, readText } from './content-codecs.js'
+import { fetchFolder } from './fetch-folder.js'
 import type { FsContext } from './fs-context.js'
-
-/** Files fetched per `loadContent` call when a read misses the cache. */
-const FETCH_BATCH = 256
 
 /** Content of a file; `seen`: a whole-file read by a caller, remembered as the base of its next write. */
 export async function readContent(
@@ -45,7 +42,7 @@ export async function readContent(
     }
   }
   if (ctx.loadContent && ctx.pool.peek(id) === undefined) {
-    await fetchTexts(ctx, id)
+    await fetchFolder(ctx, id)
     const fetched = ctx.index.plaintext.lookup(id, row.size)
     if (fetched !== undefined && (!seen || markCachedSeen(ctx, id, row))) return { text: fetched }
   }
@@ -98,59 +95,4 @@ export async function readPlaintext(ctx: FsContext, id: FileId): Promise<string 
 export async function readNode(ctx: FsContext, row: FileRow): Promise<FileContentValue> {
   if (row.type === 'symlink') return { text: row.target ?? '' }
   return readContent(ctx, row.id, row)
-}
-
-/**
- * Fill the plaintext cache for `id` and the other uncached files of its folder with one
- * `loadContent` call (a `grep -r` reads them next). A state is cached only when it holds
- * every change peers announced and its text has the row's size; binary files, files of
- * other codecs and refused ids are left to the pool.
- */
-async function fetchTexts(ctx: FsContext, id: FileId): Promise<void> {
-  const running = ctx.fetching.get(id)
-  if (running) return running
-  const ids = [id]
-  const parent = ctx.index.effectiveParent(id)
-  for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
-    if (ids.length >= FETCH_BATCH) break
-    const row = ctx.table.get(sibling)
-    if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
-      continue
-    // Any codec: a Markdown folder (the daemon materialising it, a grep) is fetched per round trip too.
-    if (ctx.pool.peek(sibling) !== undefined) continue
-    if (ctx.index.plaintext.lookup(sibling, row.size) === undefined) ids.push(sibling)
-  }
-  const run = (async () => {
-    let states: (Uint8Array | undefined)[]
-    try {
-      states = await ctx.loadContent!(ids)
-    } catch {
-      // Offline, timed out or refused: each read falls back to opening its doc, which reports the cause.
-      return
-    }
-    ids.forEach((fileId, k) => {
-      const state = states[k]
-      const row = ctx.table.get(fileId)
-      if (!state || row?.type !== 'file') return
-      const doc = new Y.Doc({ guid: fileId, gc: false })
-      try {
-        Y.applyUpdate(doc, state)
-        const codec = codecFor(ctx, row.name)
-        if (readBinary(doc) || !codec.hasContent(doc)) return
-        if (!ctx.announced.coveredBy(fileId, Y.decodeStateVector(Y.encodeStateVector(doc)))) return
-        const text = codec.read(doc)
-        const size = utf8Length(text)
-        // With the state it was read at: a reader's next write merges against it (markCachedSeen).
-        if (size === row.size) ctx.index.plaintext.set(fileId, text, size, Y.snapshot(doc))
-      } finally {
-        doc.destroy()
-      }
-    })
-  })()
-  for (const fileId of ids) ctx.fetching.set(fileId, run)
-  try {
-    await run
-  } finally {
-    for (const fileId of ids) if (ctx.fetching.get(fileId) === run) ctx.fetching.delete(fileId)
-  }
 }

@@ -17,17 +17,33 @@
  *   cache meanwhile. Content first, row last: the file's row is pinned (held
  *   even past the batch's end) until its content is stored. A store the server
  *   refuses or that fails is retried file by file through the pool's provider.
+ * - **Overwrites of existing files whose docs are not open here**, in a batch, with
+ *   a server's bulk update (`updateContent`).
+ *   Opening a doc to overwrite it costs a provider's round trips per file (`sed -i`
+ *   over a folder). Instead the write builds on the file's state as this instance
+ *   knows it (stored or fetched here in this batch, `known`, while it holds every
+ *   change announced for the file; else fetched with its folder's files, `loadContent`),
+ *   in a scratch doc, and the difference is sent with the others as new files'
+ *   content is: same triggers, same row pinning, the same fallback through the
+ *   pool's provider (applying the whole state there sends only what the server
+ *   lacks). A refused or failed update pauses bulk updates for a minute.
+ *   The base holds what the server had when the batch first fetched or stored
+ *   the file, as a doc opened then would; a concurrent edit after that is merged
+ *   by Yjs (line by line, text-diff.ts), as in an open doc.
  *
  * A batch ends by storing what it holds (its promise resolves once the
  * server acknowledged the content); overlapping batches share the pending
  * content and the table's hold, and each end stores what is pending.
  */
 import * as Y from 'yjs'
-import { afterThisTask, hostClearTimeout, hostSetTimeout } from '../host-timers.js'
+import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
-import type { PendingContent } from './batch-state.js'
+import type { EncodedContent, PendingContent, PendingUpdate } from './batch-state.js'
 import type { FileContentValue } from './content-codecs.js'
+import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
+import { coveringState, rememberStored } from './known-states.js'
+import type { StaleWrite } from './merge-stale.js'
 import { encodeNewContent, markStored, randomUint32s, writeInScratchDoc } from './write-content.js'
 
 /** Store pending content once this many files wait… */
@@ -36,10 +52,13 @@ const MAX_PENDING_FILES = 256
 const MAX_PENDING_BYTES = 1 << 20
 /** Store pending content at the latest this long after the first waits (a long batch shows progress). */
 const MAX_PENDING_MS = 100
+/** How long bulk updates pause after one was refused or failed (overwrites open their docs meanwhile). */
+const UPDATES_PAUSE_MS = 60_000
 
 /** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
 export function openBatch(ctx: FsContext): () => Promise<void> {
   const release = ctx.table.hold()
+  if (ctx.batch.depth === 0) ctx.batch.epoch++
   ctx.batch.depth++
   let ended = false
   return async () => {
@@ -71,8 +90,14 @@ export function bulkStoresNewContent(ctx: FsContext): boolean {
 export function addNewContent(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {
   const size = putPending(ctx, id, name, value)
   ctx.table.pin(id)
+  scheduleSend(ctx)
+  return size
+}
+
+/** Send what waits now when there is enough of it, else at the batch's timer or this task's end. */
+function scheduleSend(ctx: FsContext): void {
   const batch = ctx.batch
-  if (batch.pending.size >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
+  if (batch.pending.size + batch.updates.size >= MAX_PENDING_FILES || batch.pendingBytes >= MAX_PENDING_BYTES)
     void sendPending(ctx)
   else if (batch.depth > 0)
     batch.timer ??= hostSetTimeout(() => {
@@ -89,7 +114,73 @@ export function addNewContent(ctx: FsContext, id: FileId, name: string, value: F
       void sendPending(ctx)
     })
   }
-  return size
+}
+
+/**
+ * True when an overwrite of `id` goes to the server's bulk update (see the module comment): in a
+ * batch, on a filesystem that has one, `id`'s doc not open here (an open doc is written as it
+ * is), bulk updates not paused. Outside a batch an overwrite opens the doc: a lone write gains
+ * nothing from a bulk request, and a doc kept open after it follows a peer's saves live (the sync
+ * daemon merging saves on disk with writes in the workspace, a few ms apart).
+ */
+export function bulkUpdatesContent(ctx: FsContext, id: FileId): boolean {
+  return (
+    ctx.batch.depth > 0 &&
+    ctx.updateContent !== undefined &&
+    ctx.pool.peek(id) === undefined &&
+    hostNow() >= ctx.batch.updatesPausedUntil
+  )
+}
+
+/**
+ * The state an overwrite of `id` builds on without its doc: its pending update's, else a known
+ * state that holds every change announced for the file, else the same after fetching it with its
+ * folder's files. `undefined` when none can be had (the caller opens the doc).
+ */
+export async function baseStateOf(ctx: FsContext, id: FileId): Promise<Uint8Array | undefined> {
+  const pending = ctx.batch.updates.get(id)
+  if (pending) return pending.content.update
+  // Its content (as a new file, or an earlier update) is on its way: its stored state follows.
+  const storing = ctx.batch.storing.get(id)
+  if (storing) await storing
+  const known = coveringState(ctx, id)
+  if (known) return known
+  if (!ctx.loadContent) return undefined
+  const fetched = (await fetchFolder(ctx, id, true)).get(id)
+  // Written meanwhile (another call of this instance): its pending state is newer.
+  const pendingNow = ctx.batch.updates.get(id)
+  if (pendingNow) return pendingNow.content.update
+  if (!fetched) return undefined
+  // Only as new as what the rows announced: else the doc (its sync waits for what is missing).
+  const sv = Y.encodeStateVectorFromUpdate(fetched)
+  return ctx.announced.coveredBy(id, Y.decodeStateVector(sv)) ? fetched : undefined
+}
+
+/**
+ * An overwrite of existing file `id` without its doc (see `bulkUpdatesContent`): written on
+ * `base` (from `baseStateOf`) in a scratch doc, as `writeContent` writes a doc (stale-write
+ * merge, a version), readable at once (plaintext cache), sent with the batch's next bulk
+ * request; its row (updated next by the caller) waits for it. Returns the size.
+ */
+export function addUpdate(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  base: Uint8Array,
+  stale?: StaleWrite,
+): number {
+  const batch = ctx.batch
+  const pending = batch.updates.get(id)
+  const content = writeInScratchDoc(ctx, id, name, value, base, stale)
+  markStored(ctx, name, content)
+  batch.pendingBytes += content.update.byteLength - (pending?.content.update.byteLength ?? 0)
+  // A file written again before it was sent: one change from the first base.
+  batch.updates.delete(id)
+  batch.updates.set(id, { name, baseSv: pending?.baseSv ?? Y.encodeStateVectorFromUpdate(base), content })
+  ctx.table.pin(id)
+  scheduleSend(ctx)
+  return content.size
 }
 
 /** The content of `id` when it is a new file of a batch whose content is not sent yet. */
@@ -136,8 +227,8 @@ function putPending(ctx: FsContext, id: FileId, name: string, value: FileContent
  */
 export function whenContentStored(ctx: FsContext, id: FileId): Promise<void> | undefined {
   const batch = ctx.batch
-  if (batch.storing.size === 0 && batch.pending.size === 0) return undefined
-  if (batch.pending.has(id)) void sendPending(ctx)
+  if (batch.storing.size === 0 && batch.pending.size === 0 && batch.updates.size === 0) return undefined
+  if (batch.pending.has(id) || batch.updates.has(id)) void sendPending(ctx)
   const storing = batch.storing.get(id)
   // The server opens a content doc only for a file whose row it has: store the rows too.
   return storing?.then(() => ctx.table.flush())
@@ -149,63 +240,34 @@ export async function storePendingContent(ctx: FsContext): Promise<void> {
   while (ctx.batch.storing.size > 0) await Promise.all(new Set(ctx.batch.storing.values()))
 }
 
-/** Send what is pending in one bulk store; resolves once stored (never rejects). */
+/** Send what is pending in one bulk store and one bulk update; resolves once stored (never rejects). */
 function sendPending(ctx: FsContext): Promise<void> {
   const batch = ctx.batch
   if (batch.timer !== undefined) {
     hostClearTimeout(batch.timer)
     batch.timer = undefined
   }
-  if (batch.pending.size === 0) return Promise.resolve()
   const docs = [...batch.pending.values()]
+  const updates = [...batch.updates.values()]
   batch.pending = new Map()
+  batch.updates = new Map()
   batch.pendingBytes = 0
+  const runs: Promise<void>[] = []
+  if (docs.length > 0) runs.push(tracked(ctx, docs, storeDocs(ctx, docs)))
+  if (updates.length > 0) runs.push(tracked(ctx, updates, updateDocs(ctx, updates)))
+  return runs.length === 1 ? runs[0]! : Promise.all(runs).then(() => undefined)
+}
+
+/** `run` stores `docs`: they are `storing` until it ends, their rows pinned until then. */
+function tracked(ctx: FsContext, docs: { content: EncodedContent }[], store: Promise<void>): Promise<void> {
+  const batch = ctx.batch
   const ids = docs.map((d) => d.content.id)
-  const run = storeDocs(ctx, docs).finally(() => {
+  const run = store.finally(() => {
     for (const id of ids) if (batch.storing.get(id) === run) batch.storing.delete(id)
     ctx.table.unpin(ids)
   })
   for (const id of ids) batch.storing.set(id, run)
   return run
-}
-
-/** Stored states kept for `knownStateOf` (about as many files as the pool keeps idle docs). */
-const KNOWN_STATES_MAX = 512
-const KNOWN_STATES_MAX_BYTES = 8 << 20
-
-function rememberStored(ctx: FsContext, docs: PendingContent[]): void {
-  const batch = ctx.batch
-  for (const { content } of docs) {
-    forgetKnown(ctx, content.id)
-    batch.known.set(content.id, { sv: content.sv, update: content.update })
-    batch.knownBytes += content.update.byteLength
-  }
-  for (const id of batch.known.keys()) {
-    if (batch.known.size <= KNOWN_STATES_MAX && batch.knownBytes <= KNOWN_STATES_MAX_BYTES) break
-    forgetKnown(ctx, id)
-  }
-}
-
-function forgetKnown(ctx: FsContext, id: FileId): void {
-  const known = ctx.batch.known.get(id)
-  if (!known) return
-  ctx.batch.known.delete(id)
-  ctx.batch.knownBytes -= known.update.byteLength
-}
-
-/**
- * Pool `knownState`, offline only: the stored state of a new file this instance wrote without
- * opening its doc, while its row still announces that state (a peer's change announces
- * another), at the doc's first open. Online the doc syncs first as usual (a peer's edit may
- * be on the server before its row is here).
- */
-export function knownStateOf(ctx: FsContext, id: FileId): Uint8Array | undefined {
-  const known = ctx.batch.known.get(id)
-  if (!known) return undefined
-  // Used at the doc's first open only: from then on the doc itself is what this instance knows.
-  forgetKnown(ctx, id)
-  if (ctx.online()) return undefined
-  return ctx.table.get(id)?.sv === known.sv ? known.update : undefined
 }
 
 async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> {
@@ -220,6 +282,40 @@ async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> 
     for (const { content } of docs) {
       try {
         const handle = await ctx.pool.acquire(content.id, { fresh: true })
+        try {
+          Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
+        } finally {
+          handle.release()
+        }
+      } catch (error) {
+        console.error(`yfs: the content of ${content.id} could not be stored:`, error)
+      }
+    }
+  }
+}
+
+async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<void> {
+  try {
+    await ctx.updateContent!(
+      updates.map(({ baseSv, content }) => ({
+        id: content.id,
+        update: Y.diffUpdate(content.update, baseSv),
+      })),
+    )
+    rememberStored(ctx, updates)
+  } catch {
+    // Refused (a server of several processes takes none) or failed: through each file's
+    // provider, after syncing its doc (the whole state: the provider sends what the server
+    // lacks); bulk updates pause meanwhile.
+    ctx.batch.updatesPausedUntil = hostNow() + UPDATES_PAUSE_MS
+    for (const { content } of updates) ctx.batch.storing.delete(content.id)
+    // The server opens a content doc only for a file whose row it has (a new one's may wait here).
+    const ids = updates.map(({ content }) => content.id)
+    ctx.table.unpin(ids)
+    ctx.table.flush()
+    for (const { content } of updates) {
+      try {
+        const handle = await ctx.pool.acquire(content.id)
         try {
           Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
         } finally {

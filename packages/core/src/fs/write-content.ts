@@ -337,10 +337,11 @@ export async function createContents(
 
 /**
  * A file's state after writing `value` into a scratch doc holding `base` (none: a new file), as
- * `writeContent` would leave it in a doc (the codec's content and a version, one transaction):
- * its whole update, content version, text, size, snapshot and newest version. For a new file of
- * a normalising codec (Markdown, whose output the cache needs) and for a batch's new file
- * written again before it was sent (write-batch.ts).
+ * `writeContent` would leave it in a doc (a stale write merged, the codec's content and a
+ * version, one transaction): its whole update, content version, text, size, snapshot and newest
+ * version. For a new file of a normalising codec (Markdown, whose output the cache needs), for a
+ * batch's new file written again before it was sent, and for an overwrite sent as a bulk update
+ * (write-batch.ts). Throws like `writeContent` (ENOSYS: the content is another codec's).
  */
 export function writeInScratchDoc(
   ctx: FsContext,
@@ -348,11 +349,18 @@ export function writeInScratchDoc(
   name: string,
   value: FileContentValue,
   base?: Uint8Array,
+  stale?: StaleWrite,
 ): EncodedContent {
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
     if (base) Y.applyUpdate(doc, base)
-    const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write')
+    if (base && !value.bytes) {
+      const missing = missingCodec(ctx, doc, name)
+      if (missing !== undefined) throw noCodec(ctx, 'open', id, name, missing)
+    }
+    let current: string | undefined
+    if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
+    const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write', current)
     return {
       id,
       update: Y.encodeStateAsUpdate(doc),

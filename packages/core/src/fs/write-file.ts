@@ -32,7 +32,10 @@ import type { StaleWrite } from './merge-stale.js'
 import type { WriteOptions, WriteReport } from './stale-write.js'
 import {
   addNewContent,
+  addUpdate,
+  baseStateOf,
   bulkStoresNewContent,
+  bulkUpdatesContent,
   pendingContentOf,
   replacePendingContent,
 } from './write-batch.js'
@@ -139,15 +142,35 @@ async function overwrite(
   checkSize(ctx, newSize, row.size, syscall, original)
   // A new file of the batch whose content is not sent yet: written again without a doc.
   const size =
-    pendingContentOf(ctx, id) === undefined
-      ? await writeContent(ctx, id, row.name, value, 'write', stale)
-      : replacePendingContent(ctx, id, row.name, value)
+    pendingContentOf(ctx, id) !== undefined
+      ? replacePendingContent(ctx, id, row.name, value)
+      : ((await overwriteInBulk(ctx, id, row.name, value, stale)) ??
+        (await writeContent(ctx, id, row.name, value, 'write', stale)))
   ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
   if (stale) {
     stale.report.size = size
     emitMergeEvent(ctx, id, stale.report)
   }
   return id
+}
+
+/**
+ * An overwrite sent as a bulk update, built on the file's known or fetched state (write-batch.ts);
+ * `undefined` when it cannot be (its doc is open here, no bulk updates now, no state to build
+ * on): the caller writes the doc.
+ */
+async function overwriteInBulk(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  stale: StaleWrite | undefined,
+): Promise<number | undefined> {
+  if (!bulkUpdatesContent(ctx, id)) return undefined
+  const base = await baseStateOf(ctx, id)
+  // Opened meanwhile (a reader, an editor): written there instead.
+  if (base === undefined || ctx.pool.peek(id) !== undefined) return undefined
+  return addUpdate(ctx, id, name, value, base, stale)
 }
 
 /** The row of a new file whose content is written: the last step of its creation. */

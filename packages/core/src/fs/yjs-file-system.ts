@@ -102,6 +102,7 @@ import {
   isHeld,
   takeTruncation,
 } from './held-truncations.js'
+import { knownStateOf } from './known-states.js'
 import { LastSeenTracker } from './last-seen.js'
 import { LocalLayer } from './local-layer.js'
 import { MemoryFs } from './memory-fs.js'
@@ -115,7 +116,7 @@ import { chmod, exists, lstat, stat, utimes } from './stat.js'
 import { link, readlink, realpath, symlink } from './symlinks.js'
 import { type FsOp, runTransaction, type TransactionResult } from './transaction.js'
 import { createTrash, type Trash } from './trash.js'
-import { knownStateOf, openBatch, storePendingContent, whenContentStored } from './write-batch.js'
+import { openBatch, storePendingContent, whenContentStored } from './write-batch.js'
 import { appendFile, contentSnapshot, write, writeFile, writeFileSync } from './write-file.js'
 import { writeTree } from './write-tree.js'
 
@@ -196,6 +197,8 @@ export class YjsFileSystem implements IFileSystem {
       announced: new ContentAnnouncements(),
       writtenSv: new Map(),
       storeContent: options.connect ? options.storeContent : undefined,
+      // Builds on states fetched with loadContent: both or neither.
+      updateContent: options.connect && options.loadContent ? options.updateContent : undefined,
       bulkStoreReady: options.bulkStoreReady ?? (() => true),
       online: options.online ?? (() => true),
       loadContent: options.connect ? options.loadContent : undefined,

@@ -1,0 +1,95 @@
+/**
+ * One `loadContent` call for a file and the other files of its folder that
+ * this instance cannot serve without a round trip: a `grep -r` reads them
+ * next, a `sed -i` overwrites them next.
+ *
+ * - Texts go to the plaintext cache when the fetched state holds every change
+ *   peers announced and its text has the row's size (the cache never serves
+ *   older content than the row describes), with the snapshot they were read
+ *   at (a reader's next write merges against it).
+ * - Every fetched state is remembered (known-states.ts): an overwrite of a
+ *   file whose doc is not open builds on it (write-batch.ts).
+ *
+ * Binary files, files of other codecs and refused ids are left to the pool.
+ * A failed fetch (offline, timed out, refused) fills nothing: each caller
+ * falls back to opening the doc, which reports the cause.
+ */
+import * as Y from 'yjs'
+import { readBinary } from '../content/binary.js'
+import { contentVersionOf } from '../content/content-versions.js'
+import { utf8Length } from '../encoding.js'
+import type { FileId } from '../ids.js'
+import { codecFor } from './content-codecs.js'
+import type { FsContext } from './fs-context.js'
+import { coveringState, rememberState } from './known-states.js'
+
+/** Files fetched per `loadContent` call. */
+const FETCH_BATCH = 256
+
+/** What one fetch got: the states the server sent, by file. */
+export type FetchedStates = ReadonlyMap<FileId, Uint8Array>
+
+const NOTHING: FetchedStates = new Map()
+
+/**
+ * Fetch `id` and up to `FETCH_BATCH` − 1 files of its folder whose docs are not open here:
+ * for a read (`forWrite` false) those whose text is not cached, for a write those whose state
+ * is not known either. Resolves with the states fetched (those of a fetch already running for
+ * `id`, when there is one).
+ */
+export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false): Promise<FetchedStates> {
+  const running = ctx.fetching.get(id)
+  if (running) return running
+  const ids = [id]
+  const parent = ctx.index.effectiveParent(id)
+  for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
+    if (ids.length >= FETCH_BATCH) break
+    const row = ctx.table.get(sibling)
+    if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
+      continue
+    // Any codec: a Markdown folder (the daemon materialising it, a grep) is fetched per round trip too.
+    if (ctx.pool.peek(sibling) !== undefined) continue
+    const needed = forWrite
+      ? !ctx.batch.updates.has(sibling) && coveringState(ctx, sibling) === undefined
+      : ctx.index.plaintext.lookup(sibling, row.size) === undefined
+    if (needed) ids.push(sibling)
+  }
+  const run = (async (): Promise<FetchedStates> => {
+    let states: (Uint8Array | undefined)[]
+    try {
+      states = await ctx.loadContent!(ids)
+    } catch {
+      return NOTHING
+    }
+    const fetched = new Map<FileId, Uint8Array>()
+    ids.forEach((fileId, k) => {
+      const state = states[k]
+      const row = ctx.table.get(fileId)
+      if (!state || row?.type !== 'file') return
+      fetched.set(fileId, state)
+      const doc = new Y.Doc({ guid: fileId, gc: false })
+      try {
+        Y.applyUpdate(doc, state)
+        const sv = Y.encodeStateVector(doc)
+        // Newer than anything known of it: a write of this instance since is in its pending update.
+        if (!ctx.batch.updates.has(fileId)) rememberState(ctx, fileId, state, contentVersionOf(doc))
+        const codec = codecFor(ctx, row.name)
+        if (readBinary(doc) || !codec.hasContent(doc)) return
+        if (!ctx.announced.coveredBy(fileId, Y.decodeStateVector(sv))) return
+        const text = codec.read(doc)
+        const size = utf8Length(text)
+        // With the state it was read at: a reader's next write merges against it (markCachedSeen).
+        if (size === row.size) ctx.index.plaintext.set(fileId, text, size, Y.snapshot(doc))
+      } finally {
+        doc.destroy()
+      }
+    })
+    return fetched
+  })()
+  for (const fileId of ids) ctx.fetching.set(fileId, run)
+  try {
+    return await run
+  } finally {
+    for (const fileId of ids) if (ctx.fetching.get(fileId) === run) ctx.fetching.delete(fileId)
+  }
+}
