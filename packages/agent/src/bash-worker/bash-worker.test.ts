@@ -108,6 +108,8 @@ describe('the bash worker', () => {
       'find / -name "*.txt" -not -path "/tmp/*" | sort; mv /a /m; cp -r /m /n; ls -R /n',
       // Listed, then stat'ed entry by entry (the worker's stat prefetch), with changes between.
       'mkdir /p; for i in 1 2 3 4 5; do echo $i > /p/f$i; done; ln -s /p/f1 /p/l; ln -s /gone /p/d; ls -la /p | wc -l; rm /p/f2; ls -l /p | wc -l; echo more >> /p/f3; ls -l /p/f3 | cut -c1-30; cp -r /p /q; ls -la /q | wc -l; find /p -type l | sort; test -e /p/d; echo "dangling=$?"; tar -cf /p.tar /p; tar -tf /p.tar | sort',
+      // Names known from the run's own writes and mkdirs (fs-proxy.ts), through symlinked folders too.
+      'mkdir -p /w/x; ln -s /w/x /wl; for i in 1 2 3; do test -e /wl/g$i; echo "before=$?"; echo $i > /wl/g$i; test -e /w/x/g$i; echo "after=$?"; done; ls /w/x; mkdir -p /w/x/y; mkdir -p /wl/y; test -d /w/x/y; echo "dir=$?"; rm -r /w/x; mkdir -p /wl/z; echo "rc=$?"; test -e /w/x/g1; echo "gone=$?"; mkdir -p /w/x && echo back > /w/x/h && ls /wl; tar -cf /w.tar /w; mkdir /t2; tar -xf /w.tar -C /t2; ls -R /t2',
     ]
     const run = async (inProcess: boolean) => {
       const exec = createJustBashBackend(createFileSystem(), {}, { inProcess })

@@ -12,6 +12,7 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads'
 import type { IFileSystem } from 'just-bash'
 import {
+  FS_PATH_METHODS,
   FS_READ_METHODS,
   FS_VOID_METHODS,
   type FsMethod,
@@ -48,17 +49,40 @@ export class HostFsError extends Error {
 const LISTINGS_KEPT = 8
 
 /**
- * Stats prefetched for one run: a script that lists a folder and then stats its entries
- * (`cp -r`, `tar -c`, `ls -la`, `find`) would cross to the host once per entry; here the
- * second stat missed in a listed folder asks for the next `LSTAT_MANY_MAX` entries' stats in
- * one message. Only successful `lstat`s are kept; `stat` and `exists` use them for entries
- * that are not symlinks (they follow links). A listing and its stats answer as of when they
- * were read, like a stat that ran a little earlier; any call of this run that changes the
- * workspace empties both.
+ * What a run knows of the workspace without asking the host: folder listings, entries' stats
+ * and the kinds of entries the run itself made.
+ *
+ * - **Stats.** A script that lists a folder and then stats its entries (`cp -r`, `tar -c`,
+ *   `ls -la`, `find`) would cross to the host once per entry; here the second stat missed in a
+ *   listed folder asks for the next `LSTAT_MANY_MAX` entries' stats in one message. Only
+ *   successful `lstat`s are kept; `stat` and `exists` use them for entries that are not
+ *   symlinks (they follow links).
+ * - **Names.** `exists` of a name a listing lacks is false. The second `exists` missed in a
+ *   folder nobody listed lists it (one message). A loop of `echo … > dir/fN` asks `exists` of
+ *   every new file first.
+ * - **The run's own changes.** `writeFile`, `appendFile` and `mkdir` answer with the real path
+ *   of what they changed (FS_PATH_METHODS). When it is the path asked for (no symlink on the
+ *   way), the name joins its folder's listing and its kind is known (`exists` is true, a
+ *   `mkdir -p` of a folder made or seen is answered here: `tar -x` makes each file's folder
+ *   first), and its old stat is dropped. Any other change of the run (or one through a symlink,
+ *   or one that failed) drops everything.
+ *
+ * What is known answers as of when it was read, like a stat that ran a little earlier: the same
+ * race a real filesystem has between `readdir` and `stat`.
  */
-export function createStatPrefetch(lstatMany: (paths: string[]) => Promise<LstatResult[]>) {
+export function createStatPrefetch(
+  lstatMany: (paths: string[]) => Promise<LstatResult[]>,
+  // A folder's names (the host's `readdir`), for `exists` in a folder nobody listed.
+  readdir: (dir: string) => Promise<string[]> = async () => {
+    throw new Error('no readdir')
+  },
+) {
   const listings = new Map<string, { names: string[]; index: Map<string, number>; misses: number }>()
   const stats = new Map<string, Record<string, unknown>>()
+  // Entries the run made itself (and folders seen as folders): what `exists` and `mkdir -p` need.
+  const kinds = new Map<string, 'file' | 'folder'>()
+  // `exists` misses per folder nobody listed: the second lists it.
+  const unlisted = new Map<string, number>()
   // Paths being fetched: a script stats many entries at once (Promise.all), and they wait for
   // the one fetch instead of each asking for the rest of the folder.
   const fetching = new Map<string, Promise<void>>()
@@ -104,10 +128,55 @@ export function createStatPrefetch(lstatMany: (paths: string[]) => Promise<Lstat
     }
   }
 
+  /** Keep `names` as the listing of `dir` (the most recent `LISTINGS_KEPT`). */
+  function keepListing(dir: string, names: string[]): void {
+    listings.delete(dir)
+    listings.set(dir, { names, index: new Map(names.map((n, k) => [n, k])), misses: 0 })
+    if (listings.size > LISTINGS_KEPT) listings.delete(listings.keys().next().value!)
+  }
+
+  /** `exists` missed in `dir`, which has no listing: the second miss lists it. */
+  async function listOnSecondMiss(dir: string): Promise<void> {
+    const misses = (unlisted.get(dir) ?? 0) + 1
+    unlisted.set(dir, misses)
+    if (misses !== 2) return
+    const started = generation
+    try {
+      const names = await readdir(dir)
+      // A change of this run meanwhile: the names may predate it.
+      if (generation === started) keepListing(dir, names)
+    } catch {
+      // Not a folder (or gone): each `exists` is asked on its own.
+    }
+  }
+
+  /** `name` is now an entry of `dir` (the run made it): in the listing, if there is one. */
+  function addName(dir: string, name: string): void {
+    const listing = listings.get(dir)
+    if (!listing || listing.index.has(name)) return
+    listing.index.set(name, listing.names.length)
+    listing.names.push(name)
+  }
+
+  function forget(): void {
+    generation++
+    listings.clear()
+    stats.clear()
+    kinds.clear()
+    unlisted.clear()
+  }
+
   return {
-    /** `lstat`, `stat` or `exists` of `path`: from the prefetch where it knows, else `ask()`. */
+    /** `lstat`, `stat` or `exists` of `path`: from what is known where it knows, else `ask()`. */
     async answer(method: 'lstat' | 'stat' | 'exists', given: string, ask: () => Promise<unknown>) {
       const path = resolveVirtualPath('/', given)
+      if (method === 'exists') {
+        if (kinds.has(path)) return true
+        const { dir, name } = parentOf(path)
+        if (path !== '/' && !listings.has(dir) && !stats.has(path)) await listOnSecondMiss(dir)
+        const listing = listings.get(dir)
+        if (path !== '/' && listing && !listing.index.has(name)) return false
+      }
       if (!stats.has(path) && method !== 'exists') await fill(path)
       const known = stats.get(path)
       if (known && (method === 'lstat' || known.isSymbolicLink !== true))
@@ -116,19 +185,44 @@ export function createStatPrefetch(lstatMany: (paths: string[]) => Promise<Lstat
     },
     /** A folder's listing (`readdir` names or dirents), kept for the prefetch; returned as is. */
     listed<T extends string | { name: string }>(given: string, entries: T[]): T[] {
-      const names = entries.map((e) => (typeof e === 'string' ? e : e.name))
-      const dir = resolveVirtualPath('/', given)
-      listings.delete(dir)
-      listings.set(dir, { names, index: new Map(names.map((n, k) => [n, k])), misses: 0 })
-      if (listings.size > LISTINGS_KEPT) listings.delete(listings.keys().next().value!)
+      keepListing(
+        resolveVirtualPath('/', given),
+        entries.map((e) => (typeof e === 'string' ? e : e.name)),
+      )
       return entries
     },
-    /** This run changed something: drop every listing and stat. */
-    forget(): void {
-      generation++
-      listings.clear()
-      stats.clear()
+    /** Whether `given` is known to be a folder (made by the run, or a stat said so): `mkdir -p` has nothing to do. */
+    isFolder(given: string): boolean {
+      const path = resolveVirtualPath('/', given)
+      if (kinds.get(path) === 'folder') return true
+      const known = stats.get(path)
+      return known !== undefined && known.isDirectory === true && known.isSymbolicLink !== true
     },
+    /** The run is about to change `given` (FS_PATH_METHODS): fetches on their way are not kept, its stat goes. */
+    changing(given: string): void {
+      generation++
+      stats.delete(resolveVirtualPath('/', given))
+    },
+    /**
+     * The run changed `given` (`method`: FS_PATH_METHODS) and the host says its real path is
+     * `real`: what is known of it is brought up to date when that is the path itself, else dropped.
+     */
+    changed(method: string, given: string, real: string | undefined): void {
+      const path = resolveVirtualPath('/', given)
+      if (real !== path || path === '/') return forget()
+      stats.delete(path)
+      const kind = method === 'mkdir' ? 'folder' : 'file'
+      kinds.set(path, kind)
+      // `mkdir -p` made (or found) every folder on the way: none of them is a symlink either.
+      for (let at = path; at !== '/'; ) {
+        const { dir, name } = parentOf(at)
+        addName(dir, name)
+        if (dir !== '/') kinds.set(dir, 'folder')
+        at = dir
+      }
+    },
+    /** This run changed something: drop everything known. */
+    forget,
   }
 }
 
@@ -146,6 +240,8 @@ export function resolveVirtualPath(base: string, path: string): string {
 
 const SYNC_TIMEOUT_MS = 30_000
 
+type FsResult = Extract<HostToWorker, { type: 'fs-result'; ok: true }>
+
 export interface FsProxy {
   fs: IFileSystem
   /** Feed a host answer (`fs-result`) to the call waiting for it. */
@@ -161,13 +257,19 @@ export function createFsProxy(
 ): FsProxy {
   let next = 0
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>()
-  const call = (method: FsMethod | typeof LSTAT_MANY, args: unknown[]) =>
-    new Promise<unknown>((resolve, reject) => {
+  // Resolves with the whole `fs-result` (its `value`, and `real` for FS_PATH_METHODS).
+  const send = (method: FsMethod | typeof LSTAT_MANY, args: unknown[]) =>
+    new Promise<FsResult>((resolve, reject) => {
       const id = ++next
-      pending.set(id, { resolve, reject })
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
       port.postMessage({ type: 'fs', id, method, args })
     })
-  const prefetch = createStatPrefetch((paths) => call(LSTAT_MANY, [paths]) as Promise<LstatResult[]>)
+  const call = async (method: FsMethod | typeof LSTAT_MANY, args: unknown[]) =>
+    (await send(method, args)).value
+  const prefetch = createStatPrefetch(
+    (paths) => call(LSTAT_MANY, [paths]) as Promise<LstatResult[]>,
+    methods.includes('readdir') ? (dir) => call('readdir', [dir]) as Promise<string[]> : undefined,
+  )
   const fs: Record<string, unknown> = {
     resolvePath: resolveVirtualPath,
     getAllPaths(): string[] {
@@ -181,6 +283,30 @@ export function createFsProxy(
       return reply.value as string[]
     },
   }
+  /** A write or `mkdir` of one path: what is known of it is updated from the host's answer. */
+  const pathChange =
+    (method: FsMethod) =>
+    async (...args: unknown[]): Promise<unknown> => {
+      const path = args[0]
+      if (typeof path !== 'string') {
+        prefetch.forget()
+        return call(method, args)
+      }
+      // `mkdir -p` of a folder known to be one: nothing to do (as if it ran a little earlier).
+      const recursive = (args[1] as { recursive?: unknown } | undefined)?.recursive === true
+      if (method === 'mkdir' && recursive && prefetch.isFolder(path)) return undefined
+      prefetch.changing(path)
+      let result: FsResult
+      try {
+        result = await send(method, args)
+      } catch (error) {
+        // Failed: it may have changed part of what it was asked (mkdir -p's first folders).
+        prefetch.forget()
+        throw error
+      }
+      prefetch.changed(method, path, result.real)
+      return result.value
+    }
   for (const method of methods) {
     if ((FS_VOID_METHODS as readonly string[]).includes(method)) {
       fs[method] = (...args: unknown[]) => {
@@ -198,11 +324,13 @@ export function createFsProxy(
               prefetch.listed(path, (await plain(path)) as (string | { name: string })[])
           : FS_READ_METHODS.has(method)
             ? plain
-            : (...args: unknown[]) => {
-                // This run changes something: what was prefetched may no longer hold.
-                prefetch.forget()
-                return plain(...args)
-              }
+            : FS_PATH_METHODS.has(method)
+              ? pathChange(method as FsMethod)
+              : (...args: unknown[]) => {
+                  // This run changes something: what was prefetched may no longer hold.
+                  prefetch.forget()
+                  return plain(...args)
+                }
   }
   return {
     fs: fs as unknown as IFileSystem,
@@ -210,7 +338,7 @@ export function createFsProxy(
       const waiter = pending.get(message.id)
       if (!waiter) return
       pending.delete(message.id)
-      if (message.ok) waiter.resolve(message.value)
+      if (message.ok) waiter.resolve(message)
       else waiter.reject(new HostFsError(message.error))
     },
   }

@@ -66,6 +66,15 @@ export const FS_READ_METHODS: ReadonlySet<string> = new Set([
 ])
 
 /**
+ * Methods whose answer also names the real path of what they changed (`real` in the
+ * `fs-result`, the host's `realpath` after the call): when it is the path the worker asked for
+ * (no symlink on the way), the worker updates what it knows of that folder instead of dropping
+ * it all (fs-proxy.ts): a loop of `echo … > dir/fN`, or `tar -x`'s `mkdir -p` before each
+ * file, then needs no message for its `exists` and `mkdir -p` calls.
+ */
+export const FS_PATH_METHODS: ReadonlySet<string> = new Set(['writeFile', 'appendFile', 'mkdir'])
+
+/**
  * Synchronous IFileSystem methods just-bash calls without using a result:
  * `mkdirSync`/`writeFileSync` while a shell starts, for the folders it sets up
  * outside the run's own system folders (`/tmp`, see RUN_LOCAL_FOLDERS). The
@@ -119,7 +128,7 @@ export type WorkerToHost =
 
 /** Host → worker on the run's port. */
 export type HostToWorker =
-  | { type: 'fs-result'; id: number; ok: true; value: unknown }
+  | { type: 'fs-result'; id: number; ok: true; value: unknown; real?: string }
   | { type: 'fs-result'; id: number; ok: false; error: WireError }
   | { type: 'abort' }
 

@@ -19,6 +19,7 @@ import { createWorkerPool, WORKER_HEAP_MB } from './pool.js'
 import {
   type ExecutionLimits,
   FS_METHODS,
+  FS_PATH_METHODS,
   FS_VOID_METHODS,
   type FsMethod,
   type FsVoidMethod,
@@ -81,6 +82,17 @@ function fromWire(wire: WireError): Error {
   const error = new Error(wire.message)
   error.name = wire.name
   return error
+}
+
+/** The real path of `path` (symlinks resolved), or `undefined` when it has none now. */
+async function realPathOf(fs: IFileSystem, path: unknown): Promise<string | undefined> {
+  if (typeof path !== 'string') return undefined
+  try {
+    return await fs.realpath(path)
+  } catch {
+    // Gone already (a concurrent change): the worker then drops what it knows.
+    return undefined
+  }
 }
 
 /** `lstat` of each path, in order, each a plain stat or the error it threw. */
@@ -149,7 +161,14 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
         }
         if (!methods.includes(method)) throw new Error(`bash worker: no fs method ${String(method)}`)
         const value = toPlain(method, await fsRecord[method](...args))
-        channel.port1.postMessage({ type: 'fs-result', id, ok: true, value })
+        const real = FS_PATH_METHODS.has(method) ? await realPathOf(job.fs, args[0]) : undefined
+        channel.port1.postMessage({
+          type: 'fs-result',
+          id,
+          ok: true,
+          value,
+          ...(real === undefined ? {} : { real }),
+        })
       } catch (error) {
         channel.port1.postMessage({ type: 'fs-result', id, ok: false, error: toWire(error) })
       }

@@ -10,9 +10,10 @@ import type { LstatResult } from './protocol.js'
 const file = (size: number) => ({ isFile: true, isDirectory: false, isSymbolicLink: false, size })
 const link = { isFile: false, isDirectory: false, isSymbolicLink: true, size: 2 }
 
-/** A host whose `lstatMany` answers from `entries` and counts its calls. */
-function host(entries: Record<string, object>) {
+/** A host whose `lstatMany` answers from `entries` and counts its calls (and `readdir`'s, from `folders`). */
+function host(entries: Record<string, object>, folders: Record<string, string[]> = {}) {
   const calls: string[][] = []
+  const listed: string[] = []
   const lstatMany = async (paths: string[]): Promise<LstatResult[]> => {
     calls.push(paths)
     return paths.map((p) =>
@@ -21,7 +22,13 @@ function host(entries: Record<string, object>) {
         : { ok: false, error: { name: 'Error', message: 'ENOENT' } },
     )
   }
-  return { calls, prefetch: createStatPrefetch(lstatMany) }
+  const readdir = async (dir: string) => {
+    listed.push(dir)
+    const names = folders[dir]
+    if (!names) throw new Error('ENOENT')
+    return [...names]
+  }
+  return { calls, listed, prefetch: createStatPrefetch(lstatMany, readdir) }
 }
 
 describe('stat prefetch', () => {
@@ -96,5 +103,71 @@ describe('stat prefetch', () => {
     const b = (await prefetch.answer('lstat', '/d/b', ask(null))) as { size: number }
     b.size = 99
     expect(await prefetch.answer('lstat', '/d/b', ask(null))).toEqual(file(2))
+  })
+
+  it('exists of a name a listing lacks is false; the second miss in a folder nobody listed lists it', async () => {
+    const { listed, prefetch } = host({}, { '/new': ['old'] })
+    expect(await prefetch.answer('exists', '/new/f1', ask('host 1'))).toBe('host 1')
+    expect(listed).toEqual([])
+    expect(await prefetch.answer('exists', '/new/f2', ask('host 2'))).toBe(false)
+    expect(await prefetch.answer('exists', '/new/f3', ask('host 3'))).toBe(false)
+    expect(listed).toEqual(['/new'])
+    // A name it has, of unknown kind (it may be a dangling symlink), is asked.
+    expect(await prefetch.answer('exists', '/new/old', ask('host old'))).toBe('host old')
+    // A folder that cannot be listed: each exists is asked.
+    await prefetch.answer('exists', '/none/a', ask(false))
+    expect(await prefetch.answer('exists', '/none/b', ask('host b'))).toBe('host b')
+    expect(await prefetch.answer('exists', '/none/c', ask('host c'))).toBe('host c')
+    expect(listed).toEqual(['/new', '/none'])
+  })
+
+  it("the run's own write or mkdir at its real path updates what is known; through a symlink it drops all", async () => {
+    const { prefetch } = host(entries)
+    prefetch.listed('/d', names)
+    await prefetch.answer('lstat', '/d/a', ask(null))
+    await prefetch.answer('lstat', '/d/b', ask(null))
+    prefetch.changing('/d/new')
+    prefetch.changed('writeFile', '/d/new', '/d/new')
+    expect(await prefetch.answer('exists', '/d/new', ask('host'))).toBe(true)
+    // The written file's stat is asked again; others stay known.
+    expect(await prefetch.answer('lstat', '/d/new', ask('host stat'))).toBe('host stat')
+    expect(await prefetch.answer('lstat', '/d/c', ask('host c'))).toEqual(file(3))
+    expect(await prefetch.answer('exists', '/d/other', ask('host'))).toBe(false)
+    prefetch.changing('/m/n/o')
+    prefetch.changed('mkdir', '/m/n/o', '/m/n/o')
+    // Every folder on the way is one (no symlink on the way): /d too, from the write.
+    expect(['/m', '/m/n', '/m/n/o', '/d', '/x'].map((p) => prefetch.isFolder(p))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ])
+    // Written through a symlink: the real path differs, nothing known is kept.
+    prefetch.changing('/d/l')
+    prefetch.changed('writeFile', '/d/l', '/d/a')
+    expect(prefetch.isFolder('/m')).toBe(false)
+    expect(await prefetch.answer('exists', '/d/new', ask('host again'))).toBe('host again')
+    expect(await prefetch.answer('lstat', '/d/c', ask('host c'))).toBe('host c')
+  })
+
+  it('a listing asked for while the run changes something is not kept', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((done) => {
+      release = done
+    })
+    const prefetch = createStatPrefetch(
+      async () => [],
+      async () => {
+        await gate
+        return []
+      },
+    )
+    await prefetch.answer('exists', '/f/a', ask(false))
+    const during = prefetch.answer('exists', '/f/b', ask('host b'))
+    prefetch.changing('/f/b')
+    release()
+    expect(await during).toBe('host b')
+    expect(await prefetch.answer('exists', '/f/c', ask('host c'))).toBe('host c')
   })
 })
