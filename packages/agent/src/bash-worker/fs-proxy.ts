@@ -209,7 +209,10 @@ export function createStatPrefetch(
      */
     changed(method: string, given: string, real: string | undefined): void {
       const path = resolveVirtualPath('/', given)
-      if (real !== path || path === '/') return forget()
+      if (real !== path || path === '/') {
+        forget()
+        return
+      }
       stats.delete(path)
       const kind = method === 'mkdir' ? 'folder' : 'file'
       kinds.set(path, kind)
