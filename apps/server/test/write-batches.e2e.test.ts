@@ -214,6 +214,8 @@ describe('write batches through a client', () => {
     } finally {
       await scope.close()
     }
+    // Each was created with its line: one version, not "empty, then the line".
+    expect((await a.fs.history('/tr/f7.txt')).map((v) => v.size)).toEqual([7])
     // Rewritten one by one (each opens its doc), then every doc closed: the texts outlive them.
     for (let i = 1; i <= 30; i++) await a.fs.writeFile(`/tr/f${i}.txt`, `LINE ${i}\n`)
     a.fs.pool.evictIdle(true)

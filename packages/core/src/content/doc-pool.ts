@@ -156,6 +156,12 @@ export class ContentDocPool {
     this.#seeds.set(id, seed)
   }
 
+  /** Replace the seed of a doc nobody opened yet (a new file written again before anyone read its doc). */
+  replaceSeed(id: FileId, seed: ContentSeed): void {
+    if (!this.#seeds.has(id)) throw new TypeError(`ContentDocPool.replaceSeed: ${id} has no seed`)
+    this.#seeds.set(id, seed)
+  }
+
   /** The seed of a doc nobody opened yet (read its `text` without building the doc); `undefined` otherwise. */
   seedOf(id: FileId): ContentSeed | undefined {
     return this.#seeds.get(id)

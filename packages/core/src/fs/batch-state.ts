@@ -33,6 +33,10 @@ export interface PendingContent {
   name: string
   value: ContentValue
   content: EncodedContent
+  /** Still the file's first state as written (not written again since). */
+  first: boolean
+  /** The Yjs client id it was encoded with. */
+  clientId: number
 }
 
 /**

@@ -36,10 +36,11 @@
  * content and the table's hold, and each end stores what is pending.
  */
 import * as Y from 'yjs'
+import { textCodec } from '../content/text-codec.js'
 import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent, PendingContent, PendingUpdate } from './batch-state.js'
-import type { FileContentValue } from './content-codecs.js'
+import { codecFor, type FileContentValue } from './content-codecs.js'
 import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { coveringState, rememberStored } from './known-states.js'
@@ -192,7 +193,9 @@ export function pendingContentOf(ctx: FsContext, id: FileId): FileContentValue |
  * A new file of the batch written again before its content was sent (`> f` creates f empty,
  * then writes it; `>>` appends): the write goes into its pending state, in a scratch doc (no
  * provider, no round trip), with its own history version as any write; the new state replaces
- * the pending one. Returns the size.
+ * the pending one. A file created empty and not written since is created with the new content
+ * instead (one version, encoded directly): the shell's `> f` then its output is one write, as
+ * a held truncation of an existing file is (held-truncations.ts). Returns the size.
  */
 export function replacePendingContent(
   ctx: FsContext,
@@ -201,24 +204,52 @@ export function replacePendingContent(
   value: FileContentValue,
 ): number {
   const pending = ctx.batch.pending.get(id)!
+  // Encoded directly with the same client: the new state covers the empty one its row announced.
+  if (pending.first && isEmptyValue(pending.value) && encodesDirectly(ctx, name, value)) {
+    ctx.batch.pending.delete(id)
+    ctx.batch.pendingBytes -= pending.content.update.byteLength
+    return putPending(ctx, id, name, value, pending.clientId)
+  }
   const content = writeInScratchDoc(ctx, id, name, value, pending.content.update)
   markStored(ctx, name, content)
   ctx.batch.pendingBytes += content.update.byteLength - pending.content.update.byteLength
-  ctx.batch.pending.set(id, { name, value, content })
+  ctx.batch.pending.set(id, { name, value, content, first: false, clientId: pending.clientId })
   return content.size
 }
 
-function putPending(ctx: FsContext, id: FileId, name: string, value: FileContentValue): number {
+/** Empty text or no bytes: what `> f` writes before the command's output. */
+export function isEmptyValue(value: FileContentValue): boolean {
+  return value.bytes ? value.bytes.byteLength === 0 : (value.text ?? '') === ''
+}
+
+/** Text-codec or binary content: `encodeNewContent` encodes it with the client id it is given. */
+function encodesDirectly(ctx: FsContext, name: string, value: FileContentValue): boolean {
+  return value.bytes !== undefined || codecFor(ctx, name) === textCodec
+}
+
+function putPending(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  clientId = nextClientId(ctx),
+): number {
+  const batch = ctx.batch
+  const content = encodeNewContent(ctx, id, name, value, clientId)
+  markStored(ctx, name, content)
+  batch.pending.set(id, { name, value, content, first: true, clientId })
+  batch.pendingBytes += content.update.byteLength
+  return content.size
+}
+
+/** A client id for a new doc's first state, drawn in blocks. */
+function nextClientId(ctx: FsContext): number {
   const batch = ctx.batch
   if (batch.nextClientId >= batch.clientIds.length) {
     batch.clientIds = randomUint32s(MAX_PENDING_FILES)
     batch.nextClientId = 0
   }
-  const content = encodeNewContent(ctx, id, name, value, batch.clientIds[batch.nextClientId++]!)
-  markStored(ctx, name, content)
-  batch.pending.set(id, { name, value, content })
-  batch.pendingBytes += content.update.byteLength
-  return content.size
+  return batch.clientIds[batch.nextClientId++]!
 }
 
 /**

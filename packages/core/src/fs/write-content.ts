@@ -206,6 +206,35 @@ export function seedContent(
 }
 
 /**
+ * Memory mode: a new file created empty whose doc nobody built yet, written now (the shell's
+ * `> f`, then the command's output): its seed becomes the new content, so the file is created
+ * with it in one version, as a held truncation of an existing file makes one write
+ * (held-truncations.ts). Returns the size; `undefined` for any other file (the caller writes
+ * its doc).
+ */
+export function reseedEmpty(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+): number | undefined {
+  const seed = ctx.pool.seedOf(id)
+  if (!(seed instanceof NewContent) || !canSeed(ctx, name, value)) return undefined
+  const empty = seed.bytes ? seed.bytes.byteLength === 0 : (seed.text ?? '') === ''
+  // Renamed to another codec's name since: its doc converts on open.
+  if (!empty || seed.codecId !== codecFor(ctx, name).id) return undefined
+  const codec = codecFor(ctx, name)
+  const bytes = value.bytes && new Uint8Array(value.bytes)
+  const text = bytes ? undefined : (value.text ?? '')
+  const size = bytes ? bytes.byteLength : utf8Length(text ?? '')
+  ctx.pool.replaceSeed(
+    id,
+    new NewContent(id, codec, name, text, bytes, size, 'write', ctx.author, ctx.clock(), ctx.seen),
+  )
+  return size
+}
+
+/**
  * A new file's content and first version, stamped when written: text-codec or binary
  * content only. One object per new file (no closure), as many files are written at once.
  */

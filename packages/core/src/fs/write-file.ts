@@ -39,7 +39,14 @@ import {
   pendingContentOf,
   replacePendingContent,
 } from './write-batch.js'
-import { canSeed, contentPatch, seedContent, toContentValue, writeContent } from './write-content.js'
+import {
+  canSeed,
+  contentPatch,
+  reseedEmpty,
+  seedContent,
+  toContentValue,
+  writeContent,
+} from './write-content.js'
 
 type WriteFileOptions = Parameters<IFileSystem['writeFile']>[2]
 
@@ -140,11 +147,13 @@ async function overwrite(
   const row = ctx.table.get(id)!
   if (row.type === 'folder') throw eisdir('open', original)
   checkSize(ctx, newSize, row.size, syscall, original)
-  // A new file of the batch whose content is not sent yet: written again without a doc.
+  // A new file of the batch whose content is not sent yet: written again without a doc. In
+  // memory mode, a new file created empty and never opened: created with this content instead.
   const size =
     pendingContentOf(ctx, id) !== undefined
       ? replacePendingContent(ctx, id, row.name, value)
-      : ((await overwriteInBulk(ctx, id, row.name, value, stale)) ??
+      : (reseedEmpty(ctx, id, row.name, value) ??
+        (await overwriteInBulk(ctx, id, row.name, value, stale)) ??
         (await writeContent(ctx, id, row.name, value, 'write', stale)))
   ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
   if (stale) {

@@ -9,7 +9,7 @@
  */
 import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
-import type { YjsFileSystem } from '../../src/index.js'
+import { createFileSystem, type YjsFileSystem } from '../../src/index.js'
 import { createReplicaNetwork, type ReplicaNetwork, typeInto } from '../../src/testing/index.js'
 
 const BASE = 'one\ntwo\nthree\nfour\nfive\n'
@@ -150,5 +150,23 @@ describe('held truncations: new Bash({ fs }) with nothing of ours around it', ()
     } finally {
       net.destroy()
     }
+  })
+
+  it('in memory, a new file `> f` creates and then writes is created with the output: one version', async () => {
+    const fs = createFileSystem()
+    const bash = new Bash({ fs, cwd: '/' })
+    await bash.exec(
+      'echo "line 1" > /new.txt; printf "" > /empty.txt; echo a > /twice.txt; echo b >> /twice.txt',
+    )
+    expect((await fs.history('/new.txt')).map((v) => [v.reason, v.size])).toEqual([['write', 7]])
+    expect(await fs.readFile('/new.txt')).toBe('line 1\n')
+    // Written again after its first content: no empty version first, the append's last.
+    const twice = (await fs.history('/twice.txt')).map((v) => v.size)
+    expect([twice[0], twice.at(-1)]).toEqual([2, 4])
+    expect(await fs.readFile('/twice.txt')).toBe('a\nb\n')
+    expect(await fs.readFile('/empty.txt')).toBe('')
+    // Opened once, a file's writes each keep their version again.
+    await bash.exec('echo c > /new.txt')
+    expect((await fs.history('/new.txt')).map((v) => v.size)).toEqual([7, 2])
   })
 })
