@@ -26,7 +26,7 @@ import type { FsContext } from './fs-context.js'
  */
 const KNOWN_STATES_MAX = 8192
 /** …and their bytes at most. */
-const KNOWN_STATES_MAX_BYTES = 16 << 20
+const KNOWN_STATES_MAX_BYTES = 8 << 20
 
 /** Remember `id`'s state `update`, whose content version is `sv`. */
 export function rememberState(ctx: FsContext, id: FileId, update: Uint8Array, sv: string): void {
