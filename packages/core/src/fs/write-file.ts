@@ -203,7 +203,11 @@ function addFileRow(
   return id
 }
 
-/** `fs.appendFile`: text onto text is a Y.Text insert (concurrent appends both survive); anything else rewrites the whole content. ENOENT, EISDIR, EFBIG, ENOSPC, EACCES. */
+/**
+ * `fs.appendFile`: text onto text is a Y.Text insert (concurrent appends both survive); anything
+ * else rewrites the whole content; nothing onto an existing file changes nothing (a missing file
+ * is created empty). ENOENT, EISDIR, EFBIG, ENOSPC, EACCES.
+ */
 export async function appendFile(
   ctx: FsContext,
   path: string,
@@ -223,6 +227,9 @@ export async function appendFile(
     const row = ctx.table.get(target.id)!
     if (row.type === 'folder') throw eisdir('write', path)
     const addSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    // Nothing to add (a shell opens `>> f` with an empty append): the file is as it was, with no
+    // version of its unchanged content and no change event, as an empty write(2) changes nothing.
+    if (addSize === 0) return
     checkSize(ctx, row.size + addSize, row.size, 'append', path)
     const pending = pendingContentOf(ctx, target.id)
     if (pending !== undefined) {

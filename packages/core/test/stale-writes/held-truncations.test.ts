@@ -152,7 +152,7 @@ describe('held truncations: new Bash({ fs }) with nothing of ours around it', ()
     }
   })
 
-  it('in memory, a new file `> f` creates and then writes is created with the output: one version', async () => {
+  it('in memory, a new file `> f` creates and then writes is created with the output: one version; `>>` adds one', async () => {
     const fs = createFileSystem()
     const bash = new Bash({ fs, cwd: '/' })
     await bash.exec(
@@ -160,9 +160,12 @@ describe('held truncations: new Bash({ fs }) with nothing of ours around it', ()
     )
     expect((await fs.history('/new.txt')).map((v) => [v.reason, v.size])).toEqual([['write', 7]])
     expect(await fs.readFile('/new.txt')).toBe('line 1\n')
-    // Written again after its first content: no empty version first, the append's last.
-    const twice = (await fs.history('/twice.txt')).map((v) => v.size)
-    expect([twice[0], twice.at(-1)]).toEqual([2, 4])
+    // `>>` opens with an empty append, which changes nothing: the write's version, then the append's.
+    expect((await fs.history('/twice.txt')).map((v) => v.size)).toEqual([2, 4])
+    const before = await fs.stat('/twice.txt')
+    await fs.appendFile('/twice.txt', '')
+    expect((await fs.stat('/twice.txt')).mtime).toEqual(before.mtime)
+    expect((await fs.history('/twice.txt')).length).toBe(2)
     expect(await fs.readFile('/twice.txt')).toBe('a\nb\n')
     expect(await fs.readFile('/empty.txt')).toBe('')
     // Opened once, a file's writes each keep their version again.
