@@ -335,9 +335,10 @@ async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<voi
     )
     rememberStored(ctx, updates)
   } catch {
-    // Refused (a server of several processes takes none) or failed: through each file's
-    // provider, after syncing its doc (the whole state: the provider sends what the server
-    // lacks); bulk updates pause meanwhile.
+    // Refused (a server of several processes takes none) or failed (offline, timed out): through
+    // each file's provider, which keeps it until the server has it. The whole state goes in at
+    // once, without waiting for the doc's sync (offline that would fail, and the write be lost);
+    // the sync then sends what the server lacks and brings what it has. Bulk updates pause meanwhile.
     ctx.batch.updatesPausedUntil = hostNow() + UPDATES_PAUSE_MS
     for (const { content } of updates) ctx.batch.storing.delete(content.id)
     // The server opens a content doc only for a file whose row it has (a new one's may wait here).
@@ -346,7 +347,7 @@ async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<voi
     ctx.table.flush()
     for (const { content } of updates) {
       try {
-        const handle = await ctx.pool.acquire(content.id)
+        const handle = await ctx.pool.acquire(content.id, { fresh: true })
         try {
           Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
         } finally {
