@@ -396,6 +396,29 @@ describe('bulk content messages', () => {
     expect(updated).toBeGreaterThan(0)
   })
 
+  it('a bulk update that cannot be sent (offline) goes through each doc and reaches the server on reconnect', async () => {
+    const c = await connect(tokens.write)
+    const paths = Array.from({ length: 12 }, (_, i) => `/updoff/f${i}.txt`)
+    await c.fs.writeTree(paths.map((path) => ({ path, content: 'old\n' })))
+    await c.flush()
+    await c.fs.batch(async () => {
+      for (const path of paths) {
+        expect(await c.fs.readFile(path)).toBe('old\n')
+        await c.fs.writeFile(path, 'new\n')
+      }
+      // The connection drops before the batch's update is sent: it falls back to the docs.
+      c.socket.disconnect()
+      await waitFor(() => !c.status().online, 'c offline')
+    })
+    expect(await c.fs.readFile(paths[3]!)).toBe('new\n')
+    expect(c.status().unacknowledged).toBeGreaterThan(0)
+    c.socket.connect()
+    await c.flush()
+    const fresh = await connect(tokens.write)
+    for (const path of paths) expect(await fresh.fs.readFile(path)).toBe('new\n')
+    expect((await fresh.fs.history(paths[0]!)).map((v) => v.reason)).toEqual(['write', 'write'])
+  })
+
   it('an update is refused whole for a read token, a folder id or an invalid update, storing nothing', async () => {
     const a = await connect(tokens.write)
     await a.fs.writeTree([{ path: '/updref/f.txt', content: 'kept' }])
