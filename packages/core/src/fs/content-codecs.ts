@@ -31,6 +31,11 @@ export interface FileContentValue {
   bytes?: Uint8Array
 }
 
+/** Empty text or no bytes: what `> f` writes before the command's output. */
+export function isEmptyValue(value: FileContentValue): boolean {
+  return value.bytes ? value.bytes.byteLength === 0 : (value.text ?? '') === ''
+}
+
 /** Equal content (bytes compared byte by byte, text exactly). */
 export function sameContent(a: FileContentValue, b: FileContentValue): boolean {
   if (a.bytes || b.bytes) {

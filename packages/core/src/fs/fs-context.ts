@@ -73,9 +73,9 @@ export interface CreateFileSystemOptions {
   bulkStoreReady?: () => boolean
   /**
    * With `connect`: apply changes to many existing content docs at once (a server's batched
-   * update, see @yfs/client); resolves once every update is stored. An overwrite of a file
-   * whose doc is not open here builds on the file's stored state (fetched with `loadContent`)
-   * and goes here, when `storeContent` would take a new file's content now (write-batch.ts).
+   * update, see @yfs/client); resolves once every update is stored. An overwrite in a write
+   * batch of a file whose doc is not open here builds on the file's stored state (fetched with
+   * `loadContent`) and goes here (write-batch.ts).
    */
   updateContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
   /**

@@ -40,7 +40,7 @@ import { textCodec } from '../content/text-codec.js'
 import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent, PendingContent, PendingUpdate } from './batch-state.js'
-import { codecFor, type FileContentValue } from './content-codecs.js'
+import { codecFor, type FileContentValue, isEmptyValue } from './content-codecs.js'
 import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { coveringState, rememberStored } from './known-states.js'
@@ -217,11 +217,6 @@ export function replacePendingContent(
   return content.size
 }
 
-/** Empty text or no bytes: what `> f` writes before the command's output. */
-export function isEmptyValue(value: FileContentValue): boolean {
-  return value.bytes ? value.bytes.byteLength === 0 : (value.text ?? '') === ''
-}
-
 /** Text-codec or binary content: `encodeNewContent` encodes it with the client id it is given. */
 function encodesDirectly(ctx: FsContext, name: string, value: FileContentValue): boolean {
   return value.bytes !== undefined || codecFor(ctx, name) === textCodec
@@ -306,21 +301,30 @@ async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> 
     await ctx.storeContent!(docs.map(({ content }) => ({ id: content.id, update: content.update })))
     rememberStored(ctx, docs)
   } catch {
-    // Refused or failed (offline, timed out): each doc through its provider, which keeps it
-    // until the server has it. The doc is fresh here: nothing remote to wait for. (No longer
-    // "being stored": opening it must not wait for this very store, see `whenContentStored`.)
-    for (const { content } of docs) ctx.batch.storing.delete(content.id)
-    for (const { content } of docs) {
+    // Refused or failed (offline, timed out). The doc is fresh here: nothing remote to wait for.
+    await throughEachDoc(ctx, docs)
+  }
+}
+
+/**
+ * A bulk request that was refused or failed: each file's whole state through its doc's provider,
+ * which keeps it until the server has it. The doc opens without waiting for its sync (offline the
+ * wait would fail, and the write be lost); for an existing file the sync then sends what the
+ * server lacks and brings what it has. (No longer "being stored": opening the doc must not wait
+ * for this very request, see `whenContentStored`.)
+ */
+async function throughEachDoc(ctx: FsContext, docs: { content: EncodedContent }[]): Promise<void> {
+  for (const { content } of docs) ctx.batch.storing.delete(content.id)
+  for (const { content } of docs) {
+    try {
+      const handle = await ctx.pool.acquire(content.id, { fresh: true })
       try {
-        const handle = await ctx.pool.acquire(content.id, { fresh: true })
-        try {
-          Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
-        } finally {
-          handle.release()
-        }
-      } catch (error) {
-        console.error(`yfs: the content of ${content.id} could not be stored:`, error)
+        Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
+      } finally {
+        handle.release()
       }
+    } catch (error) {
+      console.error(`yfs: the content of ${content.id} could not be stored:`, error)
     }
   }
 }
@@ -335,27 +339,12 @@ async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<voi
     )
     rememberStored(ctx, updates)
   } catch {
-    // Refused (a server of several processes takes none) or failed (offline, timed out): through
-    // each file's provider, which keeps it until the server has it. The whole state goes in at
-    // once, without waiting for the doc's sync (offline that would fail, and the write be lost);
-    // the sync then sends what the server lacks and brings what it has. Bulk updates pause meanwhile.
+    // Refused (a server of several processes takes none) or failed (offline, timed out); bulk
+    // updates pause meanwhile. The server opens a content doc only for a file whose row it has
+    // (a new one's may wait here): the rows go first.
     ctx.batch.updatesPausedUntil = hostNow() + UPDATES_PAUSE_MS
-    for (const { content } of updates) ctx.batch.storing.delete(content.id)
-    // The server opens a content doc only for a file whose row it has (a new one's may wait here).
-    const ids = updates.map(({ content }) => content.id)
-    ctx.table.unpin(ids)
+    ctx.table.unpin(updates.map(({ content }) => content.id))
     ctx.table.flush()
-    for (const { content } of updates) {
-      try {
-        const handle = await ctx.pool.acquire(content.id, { fresh: true })
-        try {
-          Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
-        } finally {
-          handle.release()
-        }
-      } catch (error) {
-        console.error(`yfs: the content of ${content.id} could not be stored:`, error)
-      }
-    }
+    await throughEachDoc(ctx, updates)
   }
 }

@@ -39,6 +39,7 @@ import type { EncodedContent } from './batch-state.js'
 import {
   codecFor,
   type FileContentValue,
+  isEmptyValue,
   missingCodec,
   noCodec,
   readText,
@@ -196,13 +197,34 @@ export function seedContent(
   reason: VersionReason,
   size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? ''),
 ): number {
-  const codec = codecFor(ctx, name)
+  ctx.pool.seed(id, newSeed(ctx, id, name, value, reason, size))
+  return size
+}
+
+/** The seed of a new file's content and first version, stamped now. */
+function newSeed(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  reason: VersionReason,
+  size: number,
+): NewContent {
   // A copy: the caller may reuse its buffer before the doc is built.
   const bytes = value.bytes && new Uint8Array(value.bytes) // not .slice(): a Buffer slice is a view
   const text = bytes ? undefined : (value.text ?? '')
-  const seed = new NewContent(id, codec, name, text, bytes, size, reason, ctx.author, ctx.clock(), ctx.seen)
-  ctx.pool.seed(id, seed)
-  return size
+  return new NewContent(
+    id,
+    codecFor(ctx, name),
+    name,
+    text,
+    bytes,
+    size,
+    reason,
+    ctx.author,
+    ctx.clock(),
+    ctx.seen,
+  )
 }
 
 /**
@@ -219,18 +241,11 @@ export function reseedEmpty(
   value: FileContentValue,
 ): number | undefined {
   const seed = ctx.pool.seedOf(id)
-  if (!(seed instanceof NewContent) || !canSeed(ctx, name, value)) return undefined
-  const empty = seed.bytes ? seed.bytes.byteLength === 0 : (seed.text ?? '') === ''
+  if (!(seed instanceof NewContent) || !canSeed(ctx, name, value) || !isEmptyValue(seed)) return undefined
   // Renamed to another codec's name since: its doc converts on open.
-  if (!empty || seed.codecId !== codecFor(ctx, name).id) return undefined
-  const codec = codecFor(ctx, name)
-  const bytes = value.bytes && new Uint8Array(value.bytes)
-  const text = bytes ? undefined : (value.text ?? '')
-  const size = bytes ? bytes.byteLength : utf8Length(text ?? '')
-  ctx.pool.replaceSeed(
-    id,
-    new NewContent(id, codec, name, text, bytes, size, 'write', ctx.author, ctx.clock(), ctx.seen),
-  )
+  if (seed.codecId !== codecFor(ctx, name).id) return undefined
+  const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+  ctx.pool.replaceSeed(id, newSeed(ctx, id, name, value, 'write', size))
   return size
 }
 
