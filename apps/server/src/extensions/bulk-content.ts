@@ -50,7 +50,7 @@ import {
 import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import type { ServerLimits } from '../protocol/limits.js'
-import { isValidUpdate, newDocUpdateProblem } from '../protocol/sync-message.js'
+import { newDocUpdateProblem, updateProblem } from '../protocol/sync-message.js'
 import type { WorkspaceFiles } from '../workspace-files.js'
 import type { Persistence } from './persistence.js'
 
@@ -114,47 +114,52 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
       return { op: 'loaded', req, docs }
     }
     if (message.op === 'store') {
-      if (readOnly) return { op: 'stored', req: message.req, error: 'read-only token' }
-      if (message.docs.length > maxBulkIds)
-        return { op: 'stored', req: message.req, error: `more than ${maxBulkIds} docs` }
-      const ids = message.docs.map(([id]) => id)
-      if (!ids.every((id) => FILE_ID.test(id)))
-        return { op: 'stored', req: message.req, error: 'invalid file id' }
-      const types = await files.rowTypes(workspace, ids)
-      if (types.some((t) => t !== undefined && t !== 'file'))
-        return { op: 'stored', req: message.req, error: 'not a file' }
-      for (const [id, update] of message.docs) {
-        const problem = newDocUpdateProblem(update)
-        if (problem !== undefined)
-          return { op: 'stored', req: message.req, error: `invalid update for file ${id}: ${problem}` }
-      }
-      const updates = message.docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update }))
-      await storeAndApply(workspace, updates)
+      const error = await refusalOf(workspace, readOnly, message.docs, newDocUpdateProblem, false)
+      if (error !== undefined) return { op: 'stored', req: message.req, error }
+      await storeAndApply(workspace, message.docs)
       return { op: 'stored', req: message.req }
     }
     if (message.op === 'update') {
-      const refused = (error: string): BulkMessage => ({ op: 'updated', req: message.req, error })
-      if (options.updates === false) return refused(BULK_UPDATES_OFF)
-      if (readOnly) return refused('read-only token')
-      if (message.docs.length > maxBulkIds) return refused(`more than ${maxBulkIds} docs`)
-      const ids = message.docs.map(([id]) => id)
-      if (!ids.every((id) => FILE_ID.test(id))) return refused('invalid file id')
-      if (new Set(ids).size !== ids.length) return refused('a file is updated twice')
-      const types = await files.rowTypes(workspace, ids)
-      if (types.some((t) => t !== undefined && t !== 'file')) return refused('not a file')
-      for (const [id, update] of message.docs)
-        if (!isValidUpdate(update)) return refused(`invalid update for file ${id}: not a Yjs update`)
-      await storeAndApply(
-        workspace,
-        message.docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update })),
-      )
+      const error =
+        options.updates === false
+          ? BULK_UPDATES_OFF
+          : await refusalOf(workspace, readOnly, message.docs, updateProblem, true)
+      if (error !== undefined) return { op: 'updated', req: message.req, error }
+      await storeAndApply(workspace, message.docs)
       return { op: 'updated', req: message.req }
     }
     return undefined
   }
 
+  /**
+   * Why a `store` or `update` of `docs` is refused as a whole, or `undefined`: a read-only
+   * connection, too many docs, an id that is no file id (or, with `unique`, one twice), a row
+   * that exists and is not a file, or an update with a `problem`.
+   */
+  async function refusalOf(
+    workspace: string,
+    readOnly: boolean,
+    docs: [string, Uint8Array][],
+    problem: (update: Uint8Array) => string | undefined,
+    unique: boolean,
+  ): Promise<string | undefined> {
+    if (readOnly) return 'read-only token'
+    if (docs.length > maxBulkIds) return `more than ${maxBulkIds} docs`
+    const ids = docs.map(([id]) => id)
+    if (!ids.every((id) => FILE_ID.test(id))) return 'invalid file id'
+    if (unique && new Set(ids).size !== ids.length) return 'a file is updated twice'
+    const types = await files.rowTypes(workspace, ids)
+    if (types.some((t) => t !== undefined && t !== 'file')) return 'not a file'
+    for (const [id, update] of docs) {
+      const found = problem(update)
+      if (found !== undefined) return `invalid update for file ${id}: ${found}`
+    }
+    return undefined
+  }
+
   /** One store transaction for the whole request (all stored, or none); then loaded docs get the updates. */
-  async function storeAndApply(workspace: string, updates: { name: string; update: Uint8Array }[]) {
+  async function storeAndApply(workspace: string, docs: [string, Uint8Array][]) {
+    const updates = docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update }))
     await persistence.storeMany(workspace, updates)
     for (const { name, update } of updates) {
       const loaded = options.instance().documents.get(name)

@@ -60,7 +60,12 @@ const SCRATCH_GUID = 'yfs-scratch'
  * decode pass would check nothing more.)
  */
 export function isValidUpdate(update: Uint8Array): boolean {
-  return checkUpdate(update, false) === undefined
+  return updateProblem(update) === undefined
+}
+
+/** Why `update` is not a valid update (see `isValidUpdate`), or `undefined` when it is. */
+export function updateProblem(update: Uint8Array): string | undefined {
+  return checkUpdate(update, false)
 }
 
 /**
