@@ -10,11 +10,11 @@
  * current state. `trash.empty()` keeps content a checkpoint references.
  */
 import { createTwoFilesPatch } from 'diff'
-import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { FsError } from '../errors.js'
 import { createFilesTable, type FileRow } from '../files-table.js'
 import { hasUnversionedChanges, listStoredVersions } from '../history/file-history.js'
+import { newVersionId } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import { createFileSystemIndex } from '../path-index.js'
 import {
@@ -106,7 +106,7 @@ async function recordCheckpoint(ctx: FsContext, label: string): Promise<Checkpoi
     }
   }
   const stored: StoredCheckpoint = {
-    id: nanoid(10),
+    id: newVersionId(),
     label,
     ts: ctx.clock(),
     author: ctx.author,

@@ -17,7 +17,6 @@
  */
 import type { BufferEncoding, FileContent } from 'just-bash'
 import { fromBase64 } from 'lib0/buffer'
-import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
@@ -34,6 +33,7 @@ import {
   type StoredVersion,
   type VersionReason,
 } from '../history/file-history.js'
+import { newVersionId } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent } from './batch-state.js'
 import {
@@ -255,7 +255,7 @@ export function reseedEmpty(
  */
 class NewContent implements ContentSeed {
   // Chosen now, so the first version is known before the doc is built (`seededVersion`).
-  readonly versionId = nanoid(10)
+  readonly versionId = newVersionId()
 
   constructor(
     readonly id: FileId,
@@ -320,7 +320,7 @@ export function encodeNewContent(
     clientID,
     ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
     version: {
-      id: nanoid(10),
+      id: newVersionId(),
       author: ctx.author,
       reason: 'write',
       size,

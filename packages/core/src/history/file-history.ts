@@ -19,7 +19,6 @@
  * `compactContentState` drops deleted content that no version can see (typed
  * and deleted between two versions) from an encoded doc state.
  */
-import { nanoid } from 'nanoid'
 import * as Y from 'yjs'
 import { BINARY_KEY, readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
@@ -31,6 +30,7 @@ import {
   appendVersion,
   findStoredVersion,
   lastStoredVersion,
+  newVersionId,
   type StoredVersion,
   storedVersions,
   VERSIONS_KEY,
@@ -214,7 +214,7 @@ export interface VersionMeta {
 export function recordVersion(
   doc: Y.Doc,
   // `id`: chosen by the caller when it must be known before the doc is built (a seed's first version).
-  { id = nanoid(10), ...meta }: VersionMeta & { id?: string },
+  { id = newVersionId(), ...meta }: VersionMeta & { id?: string },
   origin?: unknown,
 ): StoredVersion {
   let version!: StoredVersion

@@ -11,10 +11,21 @@
  * last entry (which also keeps a Yjs search marker at the end of the array,
  * so that `push` does not walk the whole list to find its end).
  */
+import { nanoid } from 'nanoid'
 import type * as Y from 'yjs'
 import { runningTransaction } from '../internals/yjs.js'
 
 /** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
+/**
+ * A new version (or checkpoint) id: 10 random characters of nanoid's alphabet, never starting
+ * with `-`. People pass these ids to commands (`yfs diff f <id>`, `yfs restore f <id>`), where
+ * a leading `-` reads as an option.
+ */
+export function newVersionId(): string {
+  const id = nanoid(10)
+  return id.startsWith('-') ? `_${id.slice(1)}` : id
+}
+
 export type VersionReason = 'write' | 'edit' | 'restore' | 'checkpoint' | 'save' | 'conflict'
 
 /** A version as stored (with its snapshot). */
