@@ -20,7 +20,15 @@
  * see core's local-layer.ts), so `cd`, `~/x` and `$TMPDIR/x` never point at
  * a missing folder.
  */
-import { type ConflictRegion, type FsEvent, isFsError, openCommandScope, type YjsFileSystem } from '@yfs/core'
+import {
+  type ConflictRegion,
+  type FsEvent,
+  isFsError,
+  MAX_NAME_BYTES,
+  openCommandScope,
+  SYSTEM_ROOTS,
+  type YjsFileSystem,
+} from '@yfs/core'
 import { Bash } from 'just-bash'
 import { runInWorker, type ShellJob, type ShellOutcome } from './bash-worker/run.js'
 import { capText } from './cap-text.js'
@@ -137,6 +145,29 @@ async function runInProcess(job: ShellJob): Promise<ShellOutcome> {
   }
 }
 
+/**
+ * What a run in the worker may write without waiting (bash-worker/protocol.ts): the limits and
+ * the room left now; none on a read-only workspace. Writes of other parties during the run may
+ * use the same room: a write that then fails stops the script and says so (bash-worker/run.ts).
+ */
+function writeBehindOf(fs: YjsFileSystem): ShellJob['writeBehind'] {
+  if (fs.readOnly) return undefined
+  const { limits, index } = fs
+  return {
+    limits: {
+      maxFileSize: limits.maxFileSize,
+      maxNameLength: Math.min(limits.maxNameLength, MAX_NAME_BYTES),
+      maxPathLength: limits.maxPathLength,
+      maxPathDepth: limits.maxPathDepth,
+      localRoots: [...SYSTEM_ROOTS],
+    },
+    room: () => ({
+      bytes: Math.max(0, limits.maxTotalSize - index.totalBytes),
+      rows: Math.max(0, limits.maxNodeCount - index.nodeCount),
+    }),
+  }
+}
+
 export interface JustBashBackendOptions {
   /** Run the shell on this thread instead of a worker thread (default false). */
   inProcess?: boolean
@@ -184,6 +215,7 @@ export function createJustBashBackend(
           timeout,
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
+          ...(inProcess ? {} : { writeBehind: writeBehindOf(fs) }),
         }).catch((error: unknown): ShellOutcome => ({ ...shellErrorResult(error), timedOut: false }))
         await scope.close()
         const timedOut = result.timedOut

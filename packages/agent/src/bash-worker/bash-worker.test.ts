@@ -110,6 +110,10 @@ describe('the bash worker', () => {
       'mkdir /p; for i in 1 2 3 4 5; do echo $i > /p/f$i; done; ln -s /p/f1 /p/l; ln -s /gone /p/d; ls -la /p | wc -l; rm /p/f2; ls -l /p | wc -l; echo more >> /p/f3; ls -l /p/f3 | cut -c1-30; cp -r /p /q; ls -la /q | wc -l; find /p -type l | sort; test -e /p/d; echo "dangling=$?"; tar -cf /p.tar /p; tar -tf /p.tar | sort',
       // Names known from the run's own writes and mkdirs (fs-proxy.ts), through symlinked folders too.
       'mkdir -p /w/x; ln -s /w/x /wl; for i in 1 2 3; do test -e /wl/g$i; echo "before=$?"; echo $i > /wl/g$i; test -e /w/x/g$i; echo "after=$?"; done; ls /w/x; mkdir -p /w/x/y; mkdir -p /wl/y; test -d /w/x/y; echo "dir=$?"; rm -r /w/x; mkdir -p /wl/z; echo "rc=$?"; test -e /w/x/g1; echo "gone=$?"; mkdir -p /w/x && echo back > /w/x/h && ls /wl; tar -cf /w.tar /w; mkdir /t2; tar -xf /w.tar -C /t2; ls -R /t2',
+      // Writes the worker goes on from (write-behind), then read back, listed, globbed, appended,
+      // over a symlink, a folder and /tmp; the read-ahead over a folder's files.
+      'mkdir /r; for i in 1 2 3 4 5 6; do echo "v $i" > /r/f$i; done; echo /r/*; cat /r/*; ls /r | wc -l; for i in 1 2 3; do echo "a $i" >> /r/log; done; cat /r/log; mkdir /r/sub; echo x > /r/sub; echo "rc=$?"; ln -s /r/f1 /r/link; echo via > /r/link; cat /r/f1; sed -i s/v/w/ /r/*; echo "rc=$?"; cat /r/f2 /r/f6 /r/f1; echo t > /tmp/wb; cat /tmp/wb; ls /r',
+      'for i in 1 2 3; do printf "%s" "$i" > /r/f$i; done; wc -c /r/f1 /r/f2 /r/f3; echo "é" > /r/u; wc -c < /r/u; rm /r/f4; echo back > /r/f4; cat /r/f4; mv /r/f5 /r/g; echo again > /r/f5; cat /r/g /r/f5',
     ]
     const run = async (inProcess: boolean) => {
       const exec = createJustBashBackend(createFileSystem(), {}, { inProcess })
@@ -127,6 +131,47 @@ describe('the bash worker', () => {
       stderr: 'bash: /nofolder/f.txt: No such file or directory\n',
     })
     expect(worker[3]!.stdout).toContain('Linux version')
+  })
+
+  it('at the workspace limits, the worker’s writes fail as they would in-process (write-behind stays within them)', async () => {
+    const limits = {
+      maxNodeCount: 14,
+      maxFileSize: 64,
+      maxTotalSize: 400,
+      maxNameLength: 12,
+      maxPathDepth: 4,
+    }
+    const scripts = [
+      // Name length, then depth: new names in folders the run made (a failed redirection ends a script).
+      'mkdir /d; echo x > /d/a-very-long-name',
+      'mkdir -p /d/a/b/c; echo x > /d/a/b/c/f',
+      // Rows: /d, /d/a/b/c and 10 files fill 14; the 11th file is one too many.
+      'for i in $(seq 1 11); do echo $i > /d/f$i; echo "rc=$?"; done',
+      'ls /d | wc -l; printf "%070d" 0 > /d/f1',
+      'for i in 1 2 3 4 5 6 7 8; do printf "%09d" $i >> /d/f2; done',
+      // The workspace's bytes, file by file.
+      'wc -c < /d/f2; for i in 1 2 3 4 5 6 7 8; do printf "%060d" $i > /d/f$i; echo "rc=$?"; done',
+    ]
+    const run = async (inProcess: boolean) => {
+      const exec = createJustBashBackend(createFileSystem({ limits }), {}, { inProcess })
+      const out: Partial<ExecResult>[] = []
+      for (const s of scripts) {
+        const { stdout, stderr, exitCode, filesChanged } = await exec.run(s, [])
+        out.push({ stdout, stderr, exitCode, filesChanged })
+      }
+      return out
+    }
+    const [worker, inProcess] = [await run(false), await run(true)]
+    for (let i = 0; i < scripts.length; i++) expect(worker[i], scripts[i]).toEqual(inProcess[i])
+    // Each script met its limit, and nothing of the run said the script had gone on from a write.
+    expect(worker.map((r) => r.stderr)).toEqual([
+      'bash: /d/a-very-long-name: Name longer than 12 bytes\n',
+      'bash: /d/a/b/c/f: Path deeper than 4 levels\n',
+      "ENOSPC: workspace holds the maximum of 14 nodes, write '/d/f11'\n",
+      'bash: /d/f1: File larger than 64 bytes\n',
+      "EFBIG: file larger than 64 bytes, append '/d/f2'\n",
+      "ENOSPC: workspace larger than 400 bytes (empty the trash to free space), write '/d/f7'\n",
+    ])
   })
 
   it('just-bash’s system folders stay in the worker: the workspace is never asked about them, /tmp still is', async () => {

@@ -15,19 +15,29 @@ import {
   FS_PATH_METHODS,
   FS_READ_METHODS,
   FS_VOID_METHODS,
+  type FsCall,
   type FsMethod,
   type FsVoidMethod,
   type HostToWorker,
   LSTAT_MANY,
   LSTAT_MANY_MAX,
   type LstatResult,
+  READ_MANY,
+  READ_MANY_MAX,
+  type ReadResult,
   type SyncReply,
   type WireError,
+  type WriteAllowance,
+  type WriteRoom,
 } from './protocol.js'
 
 // just-bash blocks globals such as `Atomics.wait` while a script runs (defense in depth against
 // scripts reaching the host); this module is host code, so it keeps its own references.
 const { store: atomicsStore, wait: atomicsWait } = Atomics
+const hostSetImmediate = setImmediate
+
+/** Most posted calls kept before they are sent. */
+const OUTBOX_MAX = 128
 
 /** An error from the host filesystem, rebuilt with its errno fields. */
 export class HostFsError extends Error {
@@ -76,11 +86,31 @@ export function createStatPrefetch(
   readdir: (dir: string) => Promise<string[]> = async () => {
     throw new Error('no readdir')
   },
+  // Files' texts (the host's `readFile`, UTF-8), for the read-ahead.
+  readMany?: (paths: string[]) => Promise<ReadResult[]>,
 ) {
-  const listings = new Map<string, { names: string[]; index: Map<string, number>; misses: number }>()
+  const listings = new Map<
+    string,
+    {
+      names: string[]
+      index: Map<string, number>
+      // Names a dirent said are regular files (not symlinks).
+      files: Set<string>
+      // Names read ahead already (each at most once per listing: a script reading in another order
+      // must not read the rest of the folder again at every miss).
+      readAhead: Set<string>
+      misses: number
+      readMisses: number
+    }
+  >()
+  // Texts read ahead, each given out once (the next `readFile` of its path), then dropped.
+  const texts = new Map<string, string>()
+  const reading = new Map<string, Promise<void>>()
   const stats = new Map<string, Record<string, unknown>>()
   // Entries the run made itself (and folders seen as folders): what `exists` and `mkdir -p` need.
   const kinds = new Map<string, 'file' | 'folder'>()
+  // At most how many bytes the files the run wrote hold (write-behind's appends need it).
+  const sizes = new Map<string, number>()
   // `exists` misses per folder nobody listed: the second lists it.
   const unlisted = new Map<string, number>()
   // Paths being fetched: a script stats many entries at once (Promise.all), and they wait for
@@ -128,10 +158,49 @@ export function createStatPrefetch(
     }
   }
 
+  /** Read ahead from `path` in its folder's listing, on the second `readFile` missed there. */
+  async function readAhead(path: string): Promise<void> {
+    const running = reading.get(path)
+    if (running) return running
+    const { dir, name } = parentOf(path)
+    const listing = listings.get(dir)
+    const at = listing?.index.get(name)
+    if (!readMany || !listing || at === undefined || listing.readAhead.has(name)) return
+    // The first miss may be a lone read (`ls dir; cat dir/one`): only a second one reads ahead.
+    if (++listing.readMisses < 2) return
+    const base = dir === '/' ? '' : dir
+    const paths: string[] = []
+    for (let k = at; k < listing.names.length && paths.length < READ_MANY_MAX; k++) {
+      const entry = listing.names[k]!
+      if (listing.readAhead.has(entry)) continue
+      listing.readAhead.add(entry)
+      paths.push(`${base}/${entry}`)
+    }
+    const started = generation
+    const run = readMany(paths).then(
+      (results) => {
+        // A change of this run meanwhile: these may predate it.
+        if (generation !== started) return
+        results.forEach((r, k) => {
+          if (r.ok) texts.set(paths[k]!, r.value)
+        })
+      },
+      // Only a shortcut: each file is read on its own instead.
+      () => undefined,
+    )
+    for (const p of paths) reading.set(p, run)
+    try {
+      await run
+    } finally {
+      for (const p of paths) if (reading.get(p) === run) reading.delete(p)
+    }
+  }
+
   /** Keep `names` as the listing of `dir` (the most recent `LISTINGS_KEPT`). */
-  function keepListing(dir: string, names: string[]): void {
+  function keepListing(dir: string, names: string[], files = new Set<string>()): void {
     listings.delete(dir)
-    listings.set(dir, { names, index: new Map(names.map((n, k) => [n, k])), misses: 0 })
+    const index = new Map(names.map((n, k) => [n, k]))
+    listings.set(dir, { names, index, files, readAhead: new Set(), misses: 0, readMisses: 0 })
     if (listings.size > LISTINGS_KEPT) listings.delete(listings.keys().next().value!)
   }
 
@@ -163,6 +232,8 @@ export function createStatPrefetch(
     listings.clear()
     stats.clear()
     kinds.clear()
+    sizes.clear()
+    texts.clear()
     unlisted.clear()
   }
 
@@ -183,11 +254,29 @@ export function createStatPrefetch(
         return method === 'exists' ? true : { ...known }
       return ask()
     },
+    /**
+     * `readFile` of `given` as UTF-8 text: read ahead when the script reads the files of a listed
+     * folder one after another (`sed -i … dir/*`, `cat dir/*`, `grep -r`), else `ask()`.
+     */
+    async read(given: string, ask: () => Promise<string>): Promise<string> {
+      const path = resolveVirtualPath('/', given)
+      if (!texts.has(path)) await readAhead(path)
+      const known = texts.get(path)
+      if (known === undefined) return ask()
+      texts.delete(path)
+      return known
+    },
     /** A folder's listing (`readdir` names or dirents), kept for the prefetch; returned as is. */
     listed<T extends string | { name: string }>(given: string, entries: T[]): T[] {
+      const files = new Set<string>()
+      for (const e of entries)
+        if (typeof e !== 'string' && (e as { isFile?: unknown }).isFile === true) {
+          if ((e as { isSymbolicLink?: unknown }).isSymbolicLink !== true) files.add(e.name)
+        }
       keepListing(
         resolveVirtualPath('/', given),
         entries.map((e) => (typeof e === 'string' ? e : e.name)),
+        files,
       )
       return entries
     },
@@ -198,10 +287,40 @@ export function createStatPrefetch(
       const known = stats.get(path)
       return known !== undefined && known.isDirectory === true && known.isSymbolicLink !== true
     },
+    /**
+     * What `path` (normalised) is as far as the run knows for sure: a file or folder it made
+     * (real, no symlink on the way), `absent` from a listing of its folder, a `file` a listing's
+     * dirent says is one, else `undefined`.
+     */
+    entryOf(path: string): 'file' | 'folder' | 'absent' | undefined {
+      const kind = kinds.get(path)
+      if (kind) return kind
+      if (path === '/') return 'folder'
+      const { dir, name } = parentOf(path)
+      const listing = listings.get(dir)
+      if (!listing) return undefined
+      if (!listing.index.has(name)) return 'absent'
+      // In a real folder (the caller's check), a regular file is real too.
+      return listing.files.has(name) ? 'file' : undefined
+    },
+    /** Whether `dir` (normalised) is a real folder the run made or found: `/`, or one in `kinds`. */
+    isRealFolder(dir: string): boolean {
+      return dir === '/' || kinds.get(dir) === 'folder'
+    },
+    /** At most how many bytes the file at `path` holds, when the run wrote it. */
+    sizeOf(path: string): number | undefined {
+      return sizes.get(path)
+    },
+    /** The run wrote the file at `path` (normalised): it holds at most `bytes`. */
+    wrote(path: string, bytes: number): void {
+      sizes.set(path, bytes)
+    },
     /** The run is about to change `given` (FS_PATH_METHODS): fetches on their way are not kept, its stat goes. */
     changing(given: string): void {
       generation++
-      stats.delete(resolveVirtualPath('/', given))
+      const path = resolveVirtualPath('/', given)
+      stats.delete(path)
+      texts.delete(path)
     },
     /**
      * The run changed `given` (`method`: FS_PATH_METHODS) and the host says its real path is
@@ -214,6 +333,7 @@ export function createStatPrefetch(
         return
       }
       stats.delete(path)
+      if (method === 'mkdir') sizes.delete(path)
       const kind = method === 'mkdir' ? 'folder' : 'file'
       kinds.set(path, kind)
       // `mkdir -p` made (or found) every folder on the way: none of them is a symlink either.
@@ -226,6 +346,91 @@ export function createStatPrefetch(
     },
     /** This run changed something: drop everything known. */
     forget,
+  }
+}
+
+/**
+ * At least as many bytes as `content` takes stored: its UTF-8 length for a string (no encoding a
+ * shell passes makes more bytes of a string than UTF-8 does), its length for bytes; `undefined`
+ * for anything else. A lone surrogate counts 3, a pair 6 (UTF-8: 3 and 4): an upper bound.
+ */
+export function contentBytesAtMost(content: unknown): number | undefined {
+  if (content instanceof Uint8Array) return content.byteLength
+  if (typeof content !== 'string') return undefined
+  let n = content.length
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i)
+    if (c >= 0x80) n += c < 0x800 ? 1 : 2
+  }
+  return n
+}
+
+type StatPrefetch = ReturnType<typeof createStatPrefetch>
+
+/** `readFile`'s options when they ask for UTF-8 text (the only text the read-ahead holds). */
+function isUtf8(options: unknown): boolean {
+  if (options === undefined || options === null) return true
+  const encoding = typeof options === 'string' ? options : (options as { encoding?: unknown }).encoding
+  return encoding === undefined || encoding === null || encoding === 'utf8' || encoding === 'utf-8'
+}
+
+/**
+ * Which writes a run sends without waiting for their answer (WriteAllowance in protocol.ts): a
+ * `writeFile` or `appendFile` it knows succeeds. Each one taken counts its bytes whole (and a row
+ * for a new file) against the room the run started with. After a posted call failed anyway
+ * (`stop`), none is.
+ */
+export function createWriteBehind(allowance: WriteAllowance | undefined, known: StatPrefetch) {
+  let bytes = allowance?.bytes ?? 0
+  let rows = allowance?.rows ?? 0
+  // What the run has posted in all: a room the host reports leaves out what was posted after the call it answers.
+  let spentBytes = 0
+  let spentRows = 0
+  let stopped = allowance === undefined
+  const localRoots = new Set(allowance?.localRoots ?? [])
+  return {
+    /**
+     * Whether `method(path, content)` (path normalised) may go without waiting; when it may,
+     * its bytes and row are counted and the result is the bytes the file holds at most after it.
+     */
+    take(method: 'writeFile' | 'appendFile', path: string, content: unknown): number | undefined {
+      if (stopped || !allowance || path === '/') return undefined
+      const cut = path.lastIndexOf('/')
+      const dir = cut === 0 ? '/' : path.slice(0, cut)
+      const name = path.slice(cut + 1)
+      const top = path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1)
+      if (localRoots.has(top) || !known.isRealFolder(dir)) return undefined
+      const entry = known.entryOf(path)
+      if (entry === undefined || entry === 'folder') return undefined
+      if (name.includes('\\') || name.includes('\0')) return undefined
+      if ((contentBytesAtMost(name) ?? Infinity) > allowance.maxNameLength) return undefined
+      if ((contentBytesAtMost(path) ?? Infinity) > allowance.maxPathLength) return undefined
+      if (path.split('/').length - 1 > allowance.maxPathDepth) return undefined
+      const size = contentBytesAtMost(content)
+      if (size === undefined) return undefined
+      const before = method === 'writeFile' ? 0 : entry === 'absent' ? 0 : known.sizeOf(path)
+      if (before === undefined || before + size > allowance.maxFileSize) return undefined
+      const newRows = entry === 'absent' ? 1 : 0
+      if (size > bytes || newRows > rows) return undefined
+      bytes -= size
+      rows -= newRows
+      spentBytes += size
+      spentRows += newRows
+      return before + size
+    },
+    /** What was posted so far, to note when a call is sent. */
+    mark(): WriteRoom {
+      return { bytes: spentBytes, rows: spentRows }
+    },
+    /** The host's room after a call sent at `sentAt` (its `mark()`): less what was posted since. */
+    refresh(room: WriteRoom, sentAt: WriteRoom): void {
+      bytes = room.bytes - (spentBytes - sentAt.bytes)
+      rows = room.rows - (spentRows - sentAt.rows)
+    },
+    /** A posted call failed: every later one waits for its answer. */
+    stop(): void {
+      stopped = true
+    },
   }
 }
 
@@ -247,6 +452,8 @@ type FsResult = Extract<HostToWorker, { type: 'fs-result'; ok: true }>
 
 export interface FsProxy {
   fs: IFileSystem
+  /** Send the posted calls not sent yet (before the run's last message). */
+  flush(): void
   /** Feed a host answer (`fs-result`) to the call waiting for it. */
   settle(message: Extract<HostToWorker, { type: 'fs-result' }>): void
 }
@@ -257,26 +464,55 @@ export function createFsProxy(
   syncPort: MessagePort,
   flag: Int32Array,
   methods: readonly (FsMethod | FsVoidMethod)[],
+  writeAllowance?: WriteAllowance,
 ): FsProxy {
   let next = 0
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>()
+  const pending = new Map<
+    number,
+    { resolve(v: unknown): void; reject(e: unknown): void; sentAt: WriteRoom }
+  >()
+  // Calls sent without waiting (write-behind): only a failure is answered.
+  const posted = new Set<number>()
+  // Posted calls not sent yet: they go together, before any other message and at the latest
+  // when this thread next turns its event loop or the outbox is full.
+  let outbox: FsCall[] = []
+  let flushing = false
+  const flush = () => {
+    flushing = false
+    if (outbox.length === 0) return
+    port.postMessage({ type: 'fs-posted', calls: outbox })
+    outbox = []
+  }
+  const postWithoutWaiting = (call: FsCall) => {
+    posted.add(call.id)
+    outbox.push(call)
+    if (outbox.length >= OUTBOX_MAX) flush()
+    else if (!flushing) {
+      flushing = true
+      hostSetImmediate(flush)
+    }
+  }
   // Resolves with the whole `fs-result` (its `value`, and `real` for FS_PATH_METHODS).
-  const send = (method: FsMethod | typeof LSTAT_MANY, args: unknown[]) =>
+  const send = (method: FsMethod | typeof LSTAT_MANY | typeof READ_MANY, args: unknown[]) =>
     new Promise<FsResult>((resolve, reject) => {
       const id = ++next
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: writeBehind.mark() })
+      flush()
       port.postMessage({ type: 'fs', id, method, args })
     })
-  const call = async (method: FsMethod | typeof LSTAT_MANY, args: unknown[]) =>
+  const call = async (method: FsMethod | typeof LSTAT_MANY | typeof READ_MANY, args: unknown[]) =>
     (await send(method, args)).value
   const prefetch = createStatPrefetch(
     (paths) => call(LSTAT_MANY, [paths]) as Promise<LstatResult[]>,
     methods.includes('readdir') ? (dir) => call('readdir', [dir]) as Promise<string[]> : undefined,
+    methods.includes('readFile') ? (paths) => call(READ_MANY, [paths]) as Promise<ReadResult[]> : undefined,
   )
+  const writeBehind = createWriteBehind(writeAllowance, prefetch)
   const fs: Record<string, unknown> = {
     resolvePath: resolveVirtualPath,
     getAllPaths(): string[] {
       atomicsStore(flag, 0, 0)
+      flush()
       syncPort.postMessage({ method: 'getAllPaths' })
       if (atomicsWait(flag, 0, 0, SYNC_TIMEOUT_MS) === 'timed-out')
         throw new HostFsError({ name: 'Error', message: 'EIO: i/o error, the workspace did not answer' })
@@ -298,7 +534,17 @@ export function createFsProxy(
       // `mkdir -p` of a folder known to be one: nothing to do (as if it ran a little earlier).
       const recursive = (args[1] as { recursive?: unknown } | undefined)?.recursive === true
       if (method === 'mkdir' && recursive && prefetch.isFolder(path)) return undefined
+      const write = method === 'writeFile' || method === 'appendFile' ? method : undefined
+      const resolved = resolveVirtualPath('/', path)
       prefetch.changing(path)
+      // A write known to succeed: sent, and the script goes on (the host runs it before any later call).
+      const after = write && writeBehind.take(write, resolved, args[1])
+      if (after !== undefined) {
+        postWithoutWaiting({ id: ++next, method, args })
+        prefetch.changed(method, path, resolved)
+        prefetch.wrote(resolved, after)
+        return undefined
+      }
       let result: FsResult
       try {
         result = await send(method, args)
@@ -308,12 +554,20 @@ export function createFsProxy(
         throw error
       }
       prefetch.changed(method, path, result.real)
+      if (result.made && result.real === resolved) prefetch.listed(resolved, [])
+      if (write && result.real === resolved) {
+        // What the file holds at most now: a whole write's bytes, an append's onto a known size.
+        const bytes = contentBytesAtMost(args[1])
+        const before = write === 'writeFile' ? 0 : prefetch.sizeOf(resolved)
+        if (bytes !== undefined && before !== undefined) prefetch.wrote(resolved, before + bytes)
+      }
       return result.value
     }
   for (const method of methods) {
     if ((FS_VOID_METHODS as readonly string[]).includes(method)) {
       fs[method] = (...args: unknown[]) => {
         prefetch.forget()
+        flush()
         port.postMessage({ type: 'fs-void', method, args })
       }
       continue
@@ -325,22 +579,38 @@ export function createFsProxy(
         : method === 'readdir' || method === 'readdirWithFileTypes'
           ? async (path: string) =>
               prefetch.listed(path, (await plain(path)) as (string | { name: string })[])
-          : FS_READ_METHODS.has(method)
-            ? plain
-            : FS_PATH_METHODS.has(method)
-              ? pathChange(method as FsMethod)
-              : (...args: unknown[]) => {
-                  // This run changes something: what was prefetched may no longer hold.
-                  prefetch.forget()
-                  return plain(...args)
-                }
+          : method === 'readFile'
+            ? (path: string, options?: unknown) =>
+                isUtf8(options)
+                  ? prefetch.read(path, () => plain(path, options) as Promise<string>)
+                  : plain(path, options)
+            : FS_READ_METHODS.has(method)
+              ? plain
+              : FS_PATH_METHODS.has(method)
+                ? pathChange(method as FsMethod)
+                : (...args: unknown[]) => {
+                    // This run changes something: what was prefetched may no longer hold.
+                    prefetch.forget()
+                    return plain(...args)
+                  }
   }
   return {
     fs: fs as unknown as IFileSystem,
+    flush,
     settle(message) {
+      if (posted.delete(message.id)) {
+        // A posted write failed after all (the host stops the script and says so): from now on
+        // every call waits, and nothing known is trusted.
+        if (!message.ok) {
+          writeBehind.stop()
+          prefetch.forget()
+        }
+        return
+      }
       const waiter = pending.get(message.id)
       if (!waiter) return
       pending.delete(message.id)
+      if (message.room) writeBehind.refresh(message.room, waiter.sentAt)
       if (message.ok) waiter.resolve(message)
       else waiter.reject(new HostFsError(message.error))
     },

@@ -45,6 +45,22 @@ export type FsMethod = (typeof FS_METHODS)[number]
  */
 export const LSTAT_MANY = 'lstatMany'
 
+/**
+ * The other host call that is not an IFileSystem method: `readMany(paths)`, each path's
+ * `readFile` (UTF-8) in one message, in order, up to READ_MANY_MAX_BYTES of text in all (the
+ * rest of the paths are left out of the answer), for fs-proxy.ts's read-ahead.
+ */
+export const READ_MANY = 'readMany'
+
+/** Most paths one `readMany` may ask for. */
+export const READ_MANY_MAX = 256
+
+/** Most characters of text one `readMany` answer holds (the path that crosses it is the last). */
+export const READ_MANY_MAX_CHARS = 1 << 20
+
+/** One path's answer in a `readMany` reply. */
+export type ReadResult = { ok: true; value: string } | { ok: false; error: WireError }
+
 /** Most paths one `lstatMany` may ask for: the host refuses more (run.ts), the worker asks in steps of this many (fs-proxy.ts). */
 export const LSTAT_MANY_MAX = 1024
 
@@ -91,6 +107,38 @@ export type FsVoidMethod = (typeof FS_VOID_METHODS)[number]
  */
 export const RUN_LOCAL_FOLDERS = ['bin', 'usr', 'dev', 'proc'] as const
 
+/**
+ * The room left in the workspace: sent with the run, and again with the answer to each call that
+ * may change something (any call but a read), taken after the call and the posted calls before it.
+ */
+export interface WriteRoom {
+  /** Bytes the workspace may still grow by. */
+  bytes: number
+  /** Rows (files, folders, symlinks) it may still gain. */
+  rows: number
+}
+
+/**
+ * What a run may write without waiting for the host's answer (write-behind, fs-proxy.ts): the
+ * workspace's limits and its room left (WriteRoom). The worker sends a `writeFile` or
+ * `appendFile` as `posted` only when it knows the call succeeds: its folder is one the run
+ * made or found (no symlink on the way), the name is new in a listed folder or a file the run
+ * wrote, the name and path are within the limits, and the bytes and rows the run has posted so
+ * far (each write counted whole) fit in the room left. Absent (a read-only workspace, another
+ * filesystem): every call waits for its answer.
+ */
+export interface WriteAllowance extends WriteRoom {
+  maxFileSize: number
+  /** UTF-8 bytes. */
+  maxNameLength: number
+  /** UTF-8 bytes. */
+  maxPathLength: number
+  /** Components. */
+  maxPathDepth: number
+  /** Top folders with their own quota (core's local layer, `/tmp`): never written behind. */
+  localRoots: string[]
+}
+
 /** An error as it crosses the thread boundary. */
 export interface WireError {
   name: string
@@ -117,19 +165,39 @@ export interface RunMessage {
   /** Synchronous calls (getAllPaths): the worker waits on `flag` until the host answered on `syncPort`. */
   syncPort: MessagePort
   flag: Int32Array
+  /** Writes the worker may send without waiting (absent: none). */
+  writeAllowance?: WriteAllowance
+}
+
+/** One fs call of the script. */
+export interface FsCall {
+  id: number
+  method: FsMethod | typeof LSTAT_MANY | typeof READ_MANY
+  args: unknown[]
 }
 
 /** Worker → host on the run's port. */
 export type WorkerToHost =
-  | { type: 'fs'; id: number; method: FsMethod | typeof LSTAT_MANY; args: unknown[] }
+  | ({ type: 'fs' } & FsCall)
+  /**
+   * Calls the worker went on from without waiting (writes within its WriteAllowance), in order,
+   * sent together (a message per call would wake this thread per call). The host runs posted
+   * calls one after another, and any later call only after them; it answers only one that fails
+   * anyway (a peer removed its folder meanwhile), and then stops the script and says so (run.ts).
+   */
+  | { type: 'fs-posted'; calls: FsCall[] }
   | { type: 'fs-void'; method: FsVoidMethod; args: unknown[] }
   | { type: 'done'; stdout: string; stderr: string; exitCode: number }
   | { type: 'failed'; error: WireError }
 
 /** Host → worker on the run's port. */
 export type HostToWorker =
-  | { type: 'fs-result'; id: number; ok: true; value: unknown; real?: string }
-  | { type: 'fs-result'; id: number; ok: false; error: WireError }
+  /**
+   * `made`: a `mkdir` whose folder was not there before the call (so it is empty: fs-proxy.ts).
+   * `room`: the room left after a call that may change something, in a run with write-behind.
+   */
+  | { type: 'fs-result'; id: number; ok: true; value: unknown; real?: string; made?: true; room?: WriteRoom }
+  | { type: 'fs-result'; id: number; ok: false; error: WireError; room?: WriteRoom }
   | { type: 'abort' }
 
 /** Host → worker on the sync port, after which the host sets `flag` and wakes the worker. */

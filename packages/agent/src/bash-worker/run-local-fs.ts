@@ -16,6 +16,10 @@
  * two it uses, routed the same way.
  */
 import { type FileContent, type IFileSystem, InMemoryFs, MountableFs } from 'just-bash'
+
+/** just-bash's dirent (its type is not exported by name). */
+type DirentEntry = Awaited<ReturnType<NonNullable<IFileSystem['readdirWithFileTypes']>>>[number]
+
 import { resolveVirtualPath } from './fs-proxy.js'
 import { RUN_LOCAL_FOLDERS } from './protocol.js'
 
@@ -69,6 +73,38 @@ class RunFs extends MountableFs {
   ): void {
     const to = this.#route(path)
     to.fs.writeFileSync?.(to.path, content, options, metadata)
+  }
+
+  /**
+   * Entries with their kinds, routed as `readdir` is (`MountableFs` has no such method, so
+   * just-bash's globs listed by name and the worker never learned which entries are files:
+   * fs-proxy.ts's write-behind needs that to overwrite without waiting).
+   */
+  async readdirWithFileTypes(path: string): Promise<DirentEntry[]> {
+    const normalized = resolveVirtualPath('/', path)
+    const to = this.#route(normalized)
+    if (to.fs !== this.#workspace) return (to.fs as InMemoryFs).readdirWithFileTypes(to.path)
+    const workspace = this.#workspace
+    if (!workspace.readdirWithFileTypes)
+      return Promise.all(
+        (await this.readdir(normalized)).map(async (name) => {
+          const s = await this.lstat(normalized === '/' ? `/${name}` : `${normalized}/${name}`)
+          return { name, isFile: s.isFile, isDirectory: s.isDirectory, isSymbolicLink: s.isSymbolicLink }
+        }),
+      )
+    const entries = await workspace.readdirWithFileTypes(normalized)
+    if (normalized !== '/') return entries
+    // The root shows the run's own folders, as `readdir` does (over any workspace entry of that name).
+    const own = new Set<string>(RUN_LOCAL_FOLDERS)
+    const folders = RUN_LOCAL_FOLDERS.map((name) => ({
+      name,
+      isFile: false,
+      isDirectory: true,
+      isSymbolicLink: false,
+    }))
+    return [...entries.filter((e) => !own.has(e.name)), ...folders].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )
   }
 }
 

@@ -20,18 +20,26 @@ import {
   type ExecutionLimits,
   FS_METHODS,
   FS_PATH_METHODS,
+  FS_READ_METHODS,
   FS_VOID_METHODS,
+  type FsCall,
   type FsMethod,
   type FsVoidMethod,
   LSTAT_MANY,
   LSTAT_MANY_MAX,
   type LstatResult,
+  READ_MANY,
+  READ_MANY_MAX,
+  READ_MANY_MAX_CHARS,
+  type ReadResult,
   type RunMessage,
   type SyncReply,
   toPlain,
   toWire,
   type WireError,
   type WorkerToHost,
+  type WriteAllowance,
+  type WriteRoom,
 } from './protocol.js'
 
 /** How long a script asked to stop may take before its worker is terminated. */
@@ -51,6 +59,12 @@ export interface ShellJob {
   signal?: AbortSignal
   /** Cut stdout and stderr to this many characters in the worker (capText). */
   maxOutputChars?: number
+  /**
+   * Writes the worker may send without waiting for their answer (protocol.ts): the limits, and
+   * the room left in the workspace now (asked at the start and after each call that may change
+   * something). Absent: none.
+   */
+  writeBehind?: { limits: Omit<WriteAllowance, keyof WriteRoom>; room(): WriteRoom }
 }
 
 export interface ShellOutcome {
@@ -110,6 +124,46 @@ async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]
   return out
 }
 
+/**
+ * The outcome of a script some of whose posted writes failed: each said on stderr as bash says a
+ * failed redirection, then that the script was stopped there, and exit status 1 (the time limit's
+ * 124 and an interruption's 130 stay).
+ */
+function withFailedWrites(failed: readonly WireError[], outcome: ShellOutcome): ShellOutcome {
+  if (failed.length === 0) return outcome
+  // A file's `> f` and then its write fail alike: each message once.
+  const messages = [...new Set(failed.map((e) => e.message))]
+  const said = messages.slice(0, 10).map((m) => `bash: ${m}\n`)
+  if (messages.length > 10) said.push(`bash: ${messages.length - 10} more writes failed\n`)
+  return {
+    ...outcome,
+    stderr: `${outcome.stderr}${said.join('')}bash: the script was stopped: a write it had gone on from failed\n`,
+    exitCode: outcome.interrupted ? 130 : outcome.timedOut ? 124 : 1,
+  }
+}
+
+/**
+ * Each path's `readFile` (UTF-8), in order, until the texts hold READ_MANY_MAX_CHARS: a file
+ * whose size would pass it is not read unless it is the first (the one the script asked for).
+ */
+async function readMany(fs: IFileSystem, paths: unknown): Promise<ReadResult[]> {
+  if (!Array.isArray(paths) || paths.length > READ_MANY_MAX || !paths.every((p) => typeof p === 'string'))
+    throw new Error(`bash worker: readMany takes up to ${READ_MANY_MAX} paths`)
+  const out: ReadResult[] = []
+  let chars = 0
+  for (const path of paths as string[]) {
+    try {
+      if (out.length > 0 && chars + (await fs.stat(path)).size > READ_MANY_MAX_CHARS) break
+      const value = await fs.readFile(path)
+      out.push({ ok: true, value })
+      chars += value.length
+    } catch (error) {
+      out.push({ ok: false, error: toWire(error) })
+    }
+  }
+  return out
+}
+
 /** Run `job.script` in a pooled worker; rejects only with the error the shell itself threw. */
 export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
   const worker = await pool.acquire()
@@ -125,24 +179,43 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
   let healthy = true
   let timedOut = false
   let interrupted = false
+  // Posted calls (write-behind) run one after another on `posted`; a later call waits for them.
+  let posted: Promise<void> = Promise.resolve()
+  let postedWaiting = 0
+  // What the posted writes that failed said (the script is stopped at the first).
+  const failedWrites: WireError[] = []
   let settle!: (outcome: { ok: true; value: ShellOutcome } | { ok: false; error: Error }) => void
   const ended = new Promise<Parameters<typeof settle>[0]>((resolve) => {
     settle = resolve
   })
 
+  /** The room left, after a call that may have changed something (write-behind's runs only). */
+  const roomAfter = (method: string): { room?: WriteRoom } =>
+    job.writeBehind && !FS_READ_METHODS.has(method) && method !== LSTAT_MANY && method !== READ_MANY
+      ? { room: job.writeBehind.room() }
+      : {}
+  /** `then` once every posted call has run (at once when none waits). */
+  const afterPosted = (then: () => void) => {
+    if (postedWaiting === 0) then()
+    else void posted.then(then)
+  }
   channel.port1.on('message', (message: WorkerToHost) => {
+    // The script's end waits for the writes it went on from: its outcome says whether they failed.
     if (message.type === 'done')
-      return settle({
-        ok: true,
-        value: {
-          stdout: message.stdout,
-          stderr: message.stderr,
-          exitCode: message.exitCode,
-          timedOut,
-          ...(interrupted ? { interrupted } : {}),
-        },
-      })
-    if (message.type === 'failed') return settle({ ok: false, error: fromWire(message.error) })
+      return afterPosted(() =>
+        settle({
+          ok: true,
+          value: withFailedWrites(failedWrites, {
+            stdout: message.stdout,
+            stderr: message.stderr,
+            exitCode: message.exitCode,
+            timedOut,
+            ...(interrupted ? { interrupted } : {}),
+          }),
+        }),
+      )
+    if (message.type === 'failed')
+      return afterPosted(() => settle({ ok: false, error: fromWire(message.error) }))
     if (message.type === 'fs-void') {
       try {
         if (voidMethods.includes(message.method)) fsRecord[message.method](...message.args)
@@ -151,16 +224,28 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
       }
       return
     }
-    const { id, method, args } = message
-    const served = (async () => {
+    if (message.type === 'fs-posted') {
+      for (const call of message.calls) serveCall(call, true)
+      return
+    }
+    serveCall(message, false)
+  })
+  /** Run one fs call of the script; a posted one after the posted before it, any other after all of them. */
+  function serveCall(call: FsCall, isPosted: boolean): void {
+    const { id, method, args } = call
+    const serve = async () => {
       try {
-        if (method === LSTAT_MANY) {
-          const value = await lstatMany(job.fs, args[0])
+        if (method === LSTAT_MANY || method === READ_MANY) {
+          const value = await (method === LSTAT_MANY ? lstatMany : readMany)(job.fs, args[0])
           channel.port1.postMessage({ type: 'fs-result', id, ok: true, value })
           return
         }
         if (!methods.includes(method)) throw new Error(`bash worker: no fs method ${String(method)}`)
+        // A folder `mkdir` makes is empty: the worker then knows every name in it is new.
+        const made = method === 'mkdir' && typeof args[0] === 'string' && !(await job.fs.exists(args[0]))
         const value = toPlain(method, await fsRecord[method](...args))
+        // A posted write's path was known to be real: the worker does not wait to be told.
+        if (isPosted) return // The worker went on: only a failure is answered.
         const real = FS_PATH_METHODS.has(method) ? await realPathOf(job.fs, args[0]) : undefined
         channel.port1.postMessage({
           type: 'fs-result',
@@ -168,25 +253,41 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
           ok: true,
           value,
           ...(real === undefined ? {} : { real }),
+          ...(made ? { made } : {}),
+          ...roomAfter(method),
         })
       } catch (error) {
-        channel.port1.postMessage({ type: 'fs-result', id, ok: false, error: toWire(error) })
+        const wire = toWire(error)
+        // The script went on from this write: it is stopped, and its outcome says why.
+        if (isPosted && failedWrites.push(wire) === 1) stop('write')
+        channel.port1.postMessage({ type: 'fs-result', id, ok: false, error: wire, ...roomAfter(method) })
       }
-    })()
+    }
+    let served: Promise<void>
+    if (isPosted) {
+      postedWaiting++
+      served = posted.then(serve).finally(() => {
+        postedWaiting--
+      })
+      posted = served
+    } else served = postedWaiting === 0 ? serve() : posted.then(serve)
     inflight.add(served)
     void served.finally(() => inflight.delete(served))
-  })
-  sync.port1.on('message', () => {
-    let reply: SyncReply
-    try {
-      reply = { ok: true, value: job.fs.getAllPaths() }
-    } catch (error) {
-      reply = { ok: false, error: toWire(error) }
-    }
-    sync.port1.postMessage(reply)
-    atomicsStore(flag, 0, 1)
-    atomicsNotify(flag, 0)
-  })
+  }
+  sync.port1.on('message', () =>
+    // `ls` with a glob sees the writes the script went on from.
+    afterPosted(() => {
+      let reply: SyncReply
+      try {
+        reply = { ok: true, value: job.fs.getAllPaths() }
+      } catch (error) {
+        reply = { ok: false, error: toWire(error) }
+      }
+      sync.port1.postMessage(reply)
+      atomicsStore(flag, 0, 1)
+      atomicsNotify(flag, 0)
+    }),
+  )
   const onError = (error: Error) => {
     healthy = false
     const oom = (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -208,30 +309,30 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
 
   let kill: NodeJS.Timeout | undefined
   // Ask the script to stop; terminate its worker if it does not within the grace period.
-  const stop = () => {
+  function stop(why: 'time' | 'interrupt' | 'write') {
     if (kill) return
     channel.port1.postMessage({ type: 'abort' })
     kill = setTimeout(() => {
       healthy = false
       settle({
         ok: true,
-        value: {
+        value: withFailedWrites(failedWrites, {
           stdout: '',
           stderr: '',
-          exitCode: interrupted ? 130 : 124,
+          exitCode: interrupted ? 130 : why === 'write' ? 1 : 124,
           timedOut,
           ...(interrupted ? { interrupted } : {}),
-        },
+        }),
       })
     }, ABORT_GRACE_MS)
   }
   const timer = setTimeout(() => {
     timedOut = true
-    stop()
+    stop('time')
   }, job.timeout)
   const interrupt = () => {
     if (!timedOut) interrupted = true
-    stop()
+    stop('interrupt')
   }
   job.signal?.addEventListener('abort', interrupt, { once: true })
 
@@ -247,6 +348,7 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     port: channel.port2,
     syncPort: sync.port2,
     flag,
+    ...(job.writeBehind ? { writeAllowance: { ...job.writeBehind.limits, ...job.writeBehind.room() } } : {}),
   }
   worker.postMessage(run, [channel.port2, sync.port2])
   if (job.signal?.aborted) interrupt()

@@ -170,4 +170,37 @@ describe('stat prefetch', () => {
     expect(await during).toBe('host b')
     expect(await prefetch.answer('exists', '/f/c', ask('host c'))).toBe('host c')
   })
+
+  it('read-ahead: the second file read in a listed folder reads the rest in one message, each given once', async () => {
+    const text = (answer: string) => async () => answer
+    const asked: string[][] = []
+    const texts: Record<string, string> = { '/d/a': 'A', '/d/b': 'B', '/d/c': 'C' }
+    const prefetch = createStatPrefetch(
+      async () => [],
+      undefined,
+      async (paths) => {
+        asked.push(paths)
+        return paths.map((p) =>
+          texts[p] === undefined
+            ? { ok: false, error: { name: 'Error', message: 'EISDIR' } }
+            : { ok: true, value: texts[p]! },
+        )
+      },
+    )
+    prefetch.listed('/d', ['a', 'b', 'c', 'sub'])
+    expect(await prefetch.read('/d/a', text('host a'))).toBe('host a')
+    expect(asked).toEqual([])
+    expect(await prefetch.read('/d/b', text('host b'))).toBe('B')
+    expect(asked).toEqual([['/d/b', '/d/c', '/d/sub']])
+    // What the run writes is read from the host again; what was read ahead is given once, and
+    // nothing is read ahead twice (a folder's entry that failed, a file read in another order).
+    prefetch.changing('/d/c')
+    expect(await prefetch.read('/d/c', text('host c'))).toBe('host c')
+    expect(await prefetch.read('/d/b', text('host b again'))).toBe('host b again')
+    expect(await prefetch.read('/d/sub', text('host sub'))).toBe('host sub')
+    expect(asked).toHaveLength(1)
+    // A file before the first read-ahead: read ahead alone (the rest were read ahead once).
+    expect(await prefetch.read('/d/a', text('host a again'))).toBe('A')
+    expect(asked).toEqual([['/d/b', '/d/c', '/d/sub'], ['/d/a']])
+  })
 })

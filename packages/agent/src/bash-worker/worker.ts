@@ -29,8 +29,12 @@ if (process.platform === 'linux') {
 
 parentPort.on('message', async (run: RunMessage) => {
   const { port, syncPort } = run
-  const send = (message: WorkerToHost) => port.postMessage(message)
-  const proxy = createFsProxy(port, syncPort, run.flag, run.methods)
+  const send = (message: WorkerToHost) => {
+    // The writes the script went on from reach the host before its outcome.
+    proxy.flush()
+    port.postMessage(message)
+  }
+  const proxy = createFsProxy(port, syncPort, run.flag, run.methods, run.writeAllowance)
   const controller = new AbortController()
   port.on('message', (message: HostToWorker) => {
     if (message.type === 'abort') controller.abort()

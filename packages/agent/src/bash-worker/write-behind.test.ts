@@ -1,0 +1,204 @@
+/**
+ * The bash worker's write-behind (fs-proxy.ts, run.ts): a write the worker knows succeeds goes
+ * without waiting for the host, posted calls go together and the host runs them before any later
+ * call; the worker stays within the workspace's limits and room; a posted write that fails anyway
+ * stops the script and says so.
+ */
+import { MessageChannel } from 'node:worker_threads'
+import { createFileSystem, FsError } from '@yfs/core'
+import type { IFileSystem } from 'just-bash'
+import { describe, expect, it } from 'vitest'
+import { createFsProxy, createStatPrefetch, createWriteBehind } from './fs-proxy.js'
+import type { FsMethod, WorkerToHost, WriteAllowance } from './protocol.js'
+import { runInWorker } from './run.js'
+
+const ALLOWANCE: WriteAllowance = {
+  bytes: 1000,
+  rows: 10,
+  maxFileSize: 100,
+  maxNameLength: 8,
+  maxPathLength: 40,
+  maxPathDepth: 3,
+  localRoots: ['tmp'],
+}
+
+/** A write-behind whose run made the folder `/d` (empty) and listed nothing else. */
+function madeFolder(allowance: WriteAllowance | undefined) {
+  const known = createStatPrefetch(async () => [])
+  known.changed('mkdir', '/d', '/d')
+  known.listed('/d', [])
+  return { known, writeBehind: createWriteBehind(allowance, known) }
+}
+
+describe('write-behind: which writes go without waiting', () => {
+  it('a new name in a folder the run made, then that file again; rows and bytes are counted', () => {
+    const { known, writeBehind } = madeFolder({ ...ALLOWANCE, rows: 1, bytes: 10 })
+    expect(writeBehind.take('writeFile', '/d/a', 'four')).toBe(4)
+    known.changed('writeFile', '/d/a', '/d/a')
+    known.wrote('/d/a', 4)
+    // No row left for a second new file; the first one can still be overwritten and appended to.
+    expect(writeBehind.take('writeFile', '/d/b', 'x')).toBeUndefined()
+    expect(writeBehind.take('appendFile', '/d/a', 'ab')).toBe(6)
+    // Bytes: 4 + 2 taken of 10; each write counts whole.
+    expect(writeBehind.take('writeFile', '/d/a', 'five!')).toBeUndefined()
+    expect(writeBehind.take('writeFile', '/d/a', 'four')).toBe(4)
+  })
+
+  it('never where the outcome is not known: unknown folders, unknown or folder entries, /tmp, a read-only run', () => {
+    const { known, writeBehind } = madeFolder(ALLOWANCE)
+    expect(writeBehind.take('writeFile', '/e/a', 'x')).toBeUndefined() // folder not made or seen
+    known.listed('/d', ['sub', 'f'])
+    expect(writeBehind.take('writeFile', '/d/f', 'x')).toBeUndefined() // listed by name only: kind unknown
+    known.listed('/d', [
+      { name: 'sub', isFile: false, isDirectory: true, isSymbolicLink: false },
+      { name: 'l', isFile: true, isDirectory: false, isSymbolicLink: true },
+      { name: 'f', isFile: true, isDirectory: false, isSymbolicLink: false },
+    ])
+    expect(writeBehind.take('writeFile', '/d/sub', 'x')).toBeUndefined()
+    expect(writeBehind.take('writeFile', '/d/l', 'x')).toBeUndefined() // a symlink: written through
+    expect(writeBehind.take('writeFile', '/d/f', 'x')).toBe(1) // a regular file of a listing
+    known.changed('mkdir', '/tmp', '/tmp')
+    known.listed('/tmp', [])
+    expect(writeBehind.take('writeFile', '/tmp/a', 'x')).toBeUndefined() // its own quota
+    // A file whose size the run does not know: an append could pass the file size limit.
+    expect(writeBehind.take('appendFile', '/d/f', 'x')).toBeUndefined()
+    expect(madeFolder(undefined).writeBehind.take('writeFile', '/d/a', 'x')).toBeUndefined()
+  })
+
+  it('never past a limit: name, path, depth, file size; a lone surrogate counts as more bytes, never fewer', () => {
+    const { known, writeBehind } = madeFolder(ALLOWANCE)
+    expect(writeBehind.take('writeFile', '/d/ninechars', 'x')).toBeUndefined()
+    expect(writeBehind.take('writeFile', '/d/é1234567', 'x')).toBeUndefined() // 9 UTF-8 bytes
+    expect(writeBehind.take('writeFile', '/d/a\\b', 'x')).toBeUndefined()
+    expect(writeBehind.take('writeFile', '/d/a', 'x'.repeat(101))).toBeUndefined()
+    expect(writeBehind.take('writeFile', '/d/a', 'é'.repeat(50))).toBe(100)
+    expect(writeBehind.take('writeFile', '/d/b', '\ud800'.repeat(34))).toBeUndefined() // ≥ 102 bytes
+    known.changed('mkdir', '/d/e/f', '/d/e/f')
+    known.listed('/d/e/f', [])
+    expect(writeBehind.take('writeFile', '/d/e/f/g', 'x')).toBeUndefined() // depth 4
+    const short = madeFolder({ ...ALLOWANCE, maxPathLength: 10 }).writeBehind
+    expect(short.take('writeFile', '/d/abcdefgh', 'x')).toBeUndefined() // 11 bytes
+    expect(short.take('writeFile', '/d/abcdefg', 'x')).toBe(1)
+  })
+
+  it('the host’s room after a call counts what was posted since that call was sent', () => {
+    const { known, writeBehind } = madeFolder({ ...ALLOWANCE, rows: 3 })
+    const sent = writeBehind.mark()
+    expect(writeBehind.take('writeFile', '/d/a', 'x')).toBe(1)
+    known.changed('writeFile', '/d/a', '/d/a')
+    // The host ran the call (not the write after it) and has 2 rows left: 1 is left for the run.
+    writeBehind.refresh({ bytes: 100, rows: 2 }, sent)
+    expect(writeBehind.take('writeFile', '/d/b', 'x')).toBe(1)
+    expect(writeBehind.take('writeFile', '/d/c', 'x')).toBeUndefined()
+    writeBehind.stop()
+    expect(writeBehind.take('writeFile', '/d/a', 'x')).toBeUndefined()
+  })
+})
+
+describe('write-behind: the messages', () => {
+  it('posted writes go together, before the next call the worker waits for', async () => {
+    const channel = new MessageChannel()
+    const sync = new MessageChannel()
+    const methods: FsMethod[] = ['mkdir', 'writeFile', 'appendFile', 'readFile', 'readdir', 'exists']
+    const proxy = createFsProxy(
+      channel.port2,
+      sync.port2,
+      new Int32Array(new SharedArrayBuffer(4)),
+      methods,
+      ALLOWANCE,
+    )
+    channel.port2.on('message', (m) => proxy.settle(m))
+    const received: WorkerToHost[] = []
+    channel.port1.on('message', (m: WorkerToHost) => {
+      received.push(m)
+      if (m.type !== 'fs') return
+      const made = m.method === 'mkdir' ? { real: '/d', made: true } : {}
+      channel.port1.postMessage({
+        type: 'fs-result',
+        id: m.id,
+        ok: true,
+        value: m.method === 'readFile' ? 'x' : undefined,
+        ...made,
+      })
+    })
+    try {
+      await proxy.fs.mkdir('/d')
+      for (let i = 0; i < 3; i++) await proxy.fs.writeFile(`/d/f${i}`, `v${i}`)
+      await proxy.fs.appendFile('/d/f0', '!')
+      expect(await proxy.fs.readFile('/d/f0')).toBe('x')
+      expect(
+        received.map((m) =>
+          m.type === 'fs-posted'
+            ? m.calls.map((c) => `${c.method} ${c.args[0]}`)
+            : m.type === 'fs'
+              ? `${m.method} ${m.args[0]}`
+              : m.type,
+        ),
+      ).toEqual([
+        'mkdir /d',
+        ['writeFile /d/f0', 'writeFile /d/f1', 'writeFile /d/f2', 'appendFile /d/f0'],
+        'readFile /d/f0',
+      ])
+    } finally {
+      channel.port1.close()
+      sync.port1.close()
+    }
+  })
+
+  /** `fs` whose `writeFile` of `failing` throws ENOSPC (as if a peer filled the workspace meanwhile). */
+  function failingAt(failing: string): { fs: IFileSystem; writes: string[] } {
+    const fs = createFileSystem()
+    const writes: string[] = []
+    const wrapped = new Proxy(fs, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (key !== 'writeFile') return typeof value === 'function' ? value.bind(target) : value
+        return async (path: string, content: string) => {
+          writes.push(path)
+          if (path === failing && content !== '') throw new FsError('ENOSPC', 'write', path)
+          return fs.writeFile(path, content)
+        }
+      },
+    })
+    return { fs: wrapped as unknown as IFileSystem, writes }
+  }
+
+  const job = (fs: IFileSystem, script: string) => ({
+    fs,
+    script,
+    cwd: '/',
+    env: {},
+    limits: { maxCommandCount: 10_000, maxLoopIterations: 10_000, maxCallDepth: 100 },
+    timeout: 30_000,
+    writeBehind: {
+      limits: {
+        maxFileSize: 1 << 20,
+        maxNameLength: 255,
+        maxPathLength: 4096,
+        maxPathDepth: 64,
+        localRoots: ['tmp'],
+      },
+      room: () => ({ bytes: 1 << 30, rows: 1 << 20 }),
+    },
+  })
+
+  it('a posted write that fails stops the script, says which write, and exits 1; what came before is there', async () => {
+    const { fs, writes } = failingAt('/d/f3')
+    const outcome = await runInWorker(
+      job(fs, 'mkdir /d; for i in 1 2 3 4 5; do echo "x$i" > /d/f$i; done; cat /d/f1; echo after'),
+    )
+    expect(outcome.exitCode).toBe(1)
+    expect(outcome.stderr).toContain("ENOSPC: no space left on device, write '/d/f3'")
+    expect(outcome.stderr).toContain('bash: the script was stopped: a write it had gone on from failed')
+    expect(outcome.stdout).not.toContain('after')
+    expect(await fs.readFile('/d/f2')).toBe('x2\n')
+    // The host ran every write the script had gone on from, in order.
+    expect(writes.slice(0, 6)).toEqual(['/d/f1', '/d/f1', '/d/f2', '/d/f2', '/d/f3', '/d/f3'])
+  })
+
+  it('without write-behind the same failure is the shell’s own (a failed redirection ends the script)', async () => {
+    const { fs } = failingAt('/d/f3')
+    const { writeBehind: _, ...plain } = job(fs, 'mkdir /d; echo x > /d/f3; echo after')
+    await expect(runInWorker(plain)).rejects.toMatchObject({ code: 'ENOSPC', path: '/d/f3' })
+  })
+})
