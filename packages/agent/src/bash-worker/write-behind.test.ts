@@ -6,8 +6,10 @@
  */
 import { MessageChannel } from 'node:worker_threads'
 import { createFileSystem, FsError } from '@yfs/core'
+import fc from 'fast-check'
 import type { IFileSystem } from 'just-bash'
 import { describe, expect, it } from 'vitest'
+import { createJustBashBackend, type ExecResult } from '../exec-backend.js'
 import { createFsProxy, createStatPrefetch, createWriteBehind } from './fs-proxy.js'
 import type { FsMethod, WorkerToHost, WriteAllowance } from './protocol.js'
 import { runInWorker } from './run.js'
@@ -182,6 +184,27 @@ describe('write-behind: the messages', () => {
     },
   })
 
+  it('calls after posted writes wait for them, on a filesystem whose writes take a while', async () => {
+    const fs = createFileSystem()
+    const slow = new Proxy(fs, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (typeof value !== 'function') return value
+        if (key !== 'writeFile' && key !== 'appendFile') return value.bind(target)
+        return async (...args: unknown[]) => {
+          await new Promise((done) => setTimeout(done, 2))
+          return value.apply(target, args)
+        }
+      },
+    })
+    const script =
+      'mkdir /d; for i in 1 2 3 4; do echo "v$i" > /d/f$i; done; cat /d/f4; ls /d | wc -l; ls \'/d/f*\'; echo /d/*; echo x >> /d/f1; cat /d/f1'
+    const outcome = await runInWorker(job(slow as unknown as IFileSystem, script))
+    expect(outcome.stdout).toMatch(/^v4\n4\n(.|\n)*\/d\/f1 \/d\/f2 \/d\/f3 \/d\/f4\nv1\nx\n$/)
+    const inProcess = await createJustBashBackend(createFileSystem(), {}, { inProcess: true }).run(script, [])
+    expect(outcome).toMatchObject({ stdout: inProcess.stdout, stderr: '', exitCode: 0 })
+  })
+
   it('a posted write that fails stops the script, says which write, and exits 1; what came before is there', async () => {
     const { fs, writes } = failingAt('/d/f3')
     const outcome = await runInWorker(
@@ -200,5 +223,63 @@ describe('write-behind: the messages', () => {
     const { fs } = failingAt('/d/f3')
     const { writeBehind: _, ...plain } = job(fs, 'mkdir /d; echo x > /d/f3; echo after')
     await expect(runInWorker(plain)).rejects.toMatchObject({ code: 'ENOSPC', path: '/d/f3' })
+  })
+})
+
+describe('write-behind: a script sees what it sees in-process', () => {
+  const names = ['/p/f0', '/p/f1', '/p/f2', '/p/s/g', '/p/l']
+  const path = fc.constantFrom(...names)
+  const word = fc.constantFrom('a', 'ab', 'é', 'line a', '')
+  const step = fc.oneof(
+    fc.tuple(word, path).map(([w, p]) => `echo "${w}" > ${p}`),
+    fc.tuple(word, path).map(([w, p]) => `echo "${w}" >> ${p}`),
+    fc.tuple(word, path).map(([w, p]) => `printf "${w}" > ${p}`),
+    path.map((p) => `cat ${p}`),
+    path.map((p) => `rm -f ${p}`),
+    path.map((p) => `test -e ${p}; echo "e=$?"`),
+    fc.tuple(path, path).map(([a, b]) => `mv ${a} ${b}`),
+    fc.constant('mkdir -p /p/s'),
+    fc.constant('rm -rf /p/s'),
+    fc.constant('ln -s /p/f0 /p/l'),
+    fc.constant('ls /p | tr "\\n" " "'),
+    fc.constant('cat /p/*'),
+    fc.constant('sed -i s/a/b/ /p/*'),
+    fc.constant('for i in 1 2 3; do echo "$i" > /p/f$i; done'),
+  )
+
+  /** Every path under `/p` with its content (or kind). */
+  async function tree(fs: ReturnType<typeof createFileSystem>): Promise<Record<string, string>> {
+    const out: Record<string, string> = {}
+    for (const p of fs
+      .getAllPaths()
+      .filter((p) => p === '/p' || p.startsWith('/p/'))
+      .sort()) {
+      const s = await fs.lstat(p)
+      out[p] = s.isSymbolicLink ? `-> ${await fs.readlink(p)}` : s.isDirectory ? 'dir' : await fs.readFile(p)
+    }
+    return out
+  }
+
+  it('random scripts of writes, appends, reads, moves and removals: same output, same files', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(step, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 3 }),
+        async (runs) => {
+          const results = []
+          for (const inProcess of [false, true]) {
+            const fs = createFileSystem()
+            const exec = createJustBashBackend(fs, {}, { inProcess })
+            const outs: Partial<ExecResult>[] = []
+            for (const steps of [['mkdir /p'], ...runs]) {
+              const { stdout, stderr, exitCode } = await exec.run(steps.join('\n'), [])
+              outs.push({ stdout, stderr, exitCode })
+            }
+            results.push({ outs, tree: await tree(fs) })
+          }
+          expect(results[0]).toEqual(results[1])
+        },
+      ),
+      { numRuns: 25 },
+    )
   })
 })
