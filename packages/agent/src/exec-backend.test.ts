@@ -41,6 +41,9 @@ describe('createJustBashBackend', () => {
     const loop = (dir: string) => `for i in 1 2 3 4 5 6 7 8; do echo $i > /${dir}/f$i.txt; done`
     const other = (async () => {
       for (let i = 0; i < 8; i++) await fs.writeFile(`/c${i}.txt`, 'person')
+      // Beside and below the run's files, not above them: not the run's `mkdir -p` either.
+      await fs.mkdir('/a/sub')
+      await fs.writeFile('/a/sub/f1.txt', 'person')
     })()
     const [ra, rb] = await Promise.all([exec.run(loop('a'), []), exec.run(loop('b'), []), other])
     const files = (dir: string) => Array.from({ length: 8 }, (_, i) => `/${dir}/f${i + 1}.txt`)

@@ -63,8 +63,6 @@ export interface RecordingFs {
   owns(event: FsEvent): boolean
 }
 
-const isUnder = (path: string, dir: string) => dir === '/' || path.startsWith(`${dir}/`)
-
 /** Runs before a mutating call with the paths it will change (as given, not normalised). */
 export type BeforeChange = (paths: string[]) => Promise<void>
 
@@ -80,6 +78,8 @@ class Recording implements RecordingFs {
   readonly fs: YjsFileSystem
   // Path → whether events below it count too (a removed, copied, moved or restored folder).
   readonly #touched = new Map<string, boolean>()
+  // Every folder above a touched path: a `mkdir -p` event of one of them belongs to the call.
+  readonly #above = new Set<string>()
   readonly #target: YjsFileSystem
   readonly #beforeChange: BeforeChange | undefined
   // The wrapped methods, made on first use (a tool calls two or three).
@@ -147,7 +147,14 @@ class Recording implements RecordingFs {
   }
 
   #touch(path: string, subtree: boolean): void {
-    if (!this.#touched.get(path)) this.#touched.set(path, subtree)
+    if (this.#touched.get(path)) return
+    this.#touched.set(path, subtree)
+    // Stops at the first folder already noted: the ones above it are noted too.
+    for (let p = path; p !== '/'; ) {
+      p = paths.dirname(p)
+      if (this.#above.has(p)) break
+      this.#above.add(p)
+    }
   }
 
   /** After the call: where a written path leads (its own path was touched before the call). */
@@ -167,12 +174,18 @@ class Recording implements RecordingFs {
     }
   }
 
+  /**
+   * Whether an event at `path` belongs to the call: the path was touched, or lies below a folder
+   * touched as a whole, or (a folder `mkdir -p` made) lies above a touched path. O(depth) per
+   * event: a run writing n files has n events and n touched paths.
+   */
   #related(path: string, type: FsEvent['type']): boolean {
-    for (const [t, subtree] of this.#touched) {
-      if (path === t || (subtree && isUnder(path, t))) return true
-      if (type === 'mkdir' && isUnder(t, path)) return true
+    if (this.#touched.has(path)) return true
+    for (let p = path; p !== '/'; ) {
+      p = paths.dirname(p)
+      if (this.#touched.get(p) === true) return true
     }
-    return false
+    return type === 'mkdir' && (path === '/' ? this.#touched.size > 0 : this.#above.has(path))
   }
 }
 

@@ -41,6 +41,8 @@ function fileAt(ctx: FsContext, path: string): FileId | undefined {
   try {
     const norm = normalizePath(path, 'open')
     if (isSystemPath(norm)) return undefined
+    // Without symlinks, one lookup (and no error built for a new file's path).
+    if (ctx.index.symlinkCount === 0) return ctx.index.lookup(norm)
     const at = locate(ctx, norm, true, 'open', path)
     return at.kind === 'shared' ? at.id : undefined
   } catch (error) {

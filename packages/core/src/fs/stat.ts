@@ -12,7 +12,7 @@ import { FsError } from '../errors.js'
 import { type FileId, ROOT_ID } from '../ids.js'
 import * as paths from '../path.js'
 import { assertWritable, FS_ORIGIN, type FsContext } from './fs-context.js'
-import { locate, normalizePath } from './locate.js'
+import { isSystemPath, locate, normalizePath } from './locate.js'
 
 const DEFAULT_FILE_MODE = 0o644
 const DEFAULT_DIR_MODE = 0o755
@@ -71,8 +71,13 @@ function statOf(ctx: FsContext, id: FileId): FsStat {
 /** `fs.exists`: false for any errno failure (a NUL byte, a missing parent, a loop). */
 export async function exists(ctx: FsContext, path: string): Promise<boolean> {
   if (path.includes('\0')) return false
+  const normalized = paths.resolve('/', path)
+  // The usual case, without symlinks: one index lookup, and no error built for a missing path
+  // (a shell asks `exists` before every `>`).
+  if (ctx.index.symlinkCount === 0 && !isSystemPath(normalized))
+    return ctx.index.lookup(normalized) !== undefined
   try {
-    const loc = locate(ctx, paths.resolve('/', path), true, 'access', path)
+    const loc = locate(ctx, normalized, true, 'access', path)
     if (loc.kind === 'system') return ctx.local.exists(loc.path)
     return true
   } catch (error) {
