@@ -24,6 +24,7 @@ import {
   type LstatResult,
   READ_MANY,
   READ_MANY_MAX,
+  type ReadKind,
   type ReadResult,
   type SyncReply,
   type WireError,
@@ -86,8 +87,8 @@ export function createStatPrefetch(
   readdir: (dir: string) => Promise<string[]> = async () => {
     throw new Error('no readdir')
   },
-  // Files' texts (the host's `readFile`, UTF-8), for the read-ahead.
-  readMany?: (paths: string[]) => Promise<ReadResult[]>,
+  // Files' texts or bytes (the host's `readFile`, UTF-8, or `readFileBuffer`), for the read-ahead.
+  readMany?: (paths: string[], kind: ReadKind) => Promise<ReadResult[]>,
 ) {
   const listings = new Map<
     string,
@@ -103,8 +104,8 @@ export function createStatPrefetch(
       readMisses: number
     }
   >()
-  // Texts read ahead, each given out once (the next `readFile` of its path), then dropped.
-  const texts = new Map<string, string>()
+  // Texts and bytes read ahead, each given out once (the next read of its path as that kind), then dropped.
+  const texts = new Map<string, string | Uint8Array>()
   const reading = new Map<string, Promise<void>>()
   const stats = new Map<string, Record<string, unknown>>()
   // Entries the run made itself (and folders seen as folders): what `exists` and `mkdir -p` need.
@@ -159,7 +160,7 @@ export function createStatPrefetch(
   }
 
   /** Read ahead from `path` in its folder's listing, on the second `readFile` missed there. */
-  async function readAhead(path: string): Promise<void> {
+  async function readAhead(path: string, kind: ReadKind): Promise<void> {
     const running = reading.get(path)
     if (running) return running
     const { dir, name } = parentOf(path)
@@ -177,7 +178,7 @@ export function createStatPrefetch(
       paths.push(`${base}/${entry}`)
     }
     const started = generation
-    const run = readMany(paths).then(
+    const run = readMany(paths, kind).then(
       (results) => {
         // A change of this run meanwhile: these may predate it.
         if (generation !== started) return
@@ -255,16 +256,23 @@ export function createStatPrefetch(
       return ask()
     },
     /**
-     * `readFile` of `given` as UTF-8 text: read ahead when the script reads the files of a listed
-     * folder one after another (`sed -i … dir/*`, `cat dir/*`, `grep -r`), else `ask()`.
+     * `readFile` of `given` as UTF-8 text (`kind` 'text') or `readFileBuffer` ('bytes'): read
+     * ahead when the script reads the files of a listed folder one after another (`sed -i …
+     * dir/*`, `cat dir/*`, `grep -r`, `tar -c`), else `ask()`.
      */
-    async read(given: string, ask: () => Promise<string>): Promise<string> {
+    async read<T extends string | Uint8Array>(
+      given: string,
+      kind: ReadKind,
+      ask: () => Promise<T>,
+    ): Promise<T> {
       const path = resolveVirtualPath('/', given)
-      if (!texts.has(path)) await readAhead(path)
+      if (!texts.has(path)) await readAhead(path, kind)
       const known = texts.get(path)
       if (known === undefined) return ask()
       texts.delete(path)
-      return known
+      // Read ahead as the other kind: asked again, as the script asks.
+      if (typeof known !== (kind === 'text' ? 'string' : 'object')) return ask()
+      return known as T
     },
     /** A folder's listing (`readdir` names or dirents), kept for the prefetch; returned as is. */
     listed<T extends string | { name: string }>(given: string, entries: T[]): T[] {
@@ -505,7 +513,9 @@ export function createFsProxy(
   const prefetch = createStatPrefetch(
     (paths) => call(LSTAT_MANY, [paths]) as Promise<LstatResult[]>,
     methods.includes('readdir') ? (dir) => call('readdir', [dir]) as Promise<string[]> : undefined,
-    methods.includes('readFile') ? (paths) => call(READ_MANY, [paths]) as Promise<ReadResult[]> : undefined,
+    methods.includes('readFile') && methods.includes('readFileBuffer')
+      ? (paths, kind) => call(READ_MANY, [paths, kind]) as Promise<ReadResult[]>
+      : undefined,
   )
   const writeBehind = createWriteBehind(writeAllowance, prefetch)
   const fs: Record<string, unknown> = {
@@ -582,17 +592,19 @@ export function createFsProxy(
           : method === 'readFile'
             ? (path: string, options?: unknown) =>
                 isUtf8(options)
-                  ? prefetch.read(path, () => plain(path, options) as Promise<string>)
+                  ? prefetch.read(path, 'text', () => plain(path, options) as Promise<string>)
                   : plain(path, options)
-            : FS_READ_METHODS.has(method)
-              ? plain
-              : FS_PATH_METHODS.has(method)
-                ? pathChange(method as FsMethod)
-                : (...args: unknown[]) => {
-                    // This run changes something: what was prefetched may no longer hold.
-                    prefetch.forget()
-                    return plain(...args)
-                  }
+            : method === 'readFileBuffer'
+              ? (path: string) => prefetch.read(path, 'bytes', () => plain(path) as Promise<Uint8Array>)
+              : FS_READ_METHODS.has(method)
+                ? plain
+                : FS_PATH_METHODS.has(method)
+                  ? pathChange(method as FsMethod)
+                  : (...args: unknown[]) => {
+                      // This run changes something: what was prefetched may no longer hold.
+                      prefetch.forget()
+                      return plain(...args)
+                    }
   }
   return {
     fs: fs as unknown as IFileSystem,

@@ -46,20 +46,24 @@ export type FsMethod = (typeof FS_METHODS)[number]
 export const LSTAT_MANY = 'lstatMany'
 
 /**
- * The other host call that is not an IFileSystem method: `readMany(paths)`, each path's
- * `readFile` (UTF-8) in one message, in order, up to READ_MANY_MAX_BYTES of text in all (the
- * rest of the paths are left out of the answer), for fs-proxy.ts's read-ahead.
+ * The other host call that is not an IFileSystem method: `readMany(paths, kind)`, each path's
+ * `readFile` (UTF-8, `kind` 'text') or `readFileBuffer` (`kind` 'bytes') in one message, in
+ * order, up to READ_MANY_MAX_CHARS characters or bytes in all (the paths after the one that would
+ * pass it are left out of the answer), for fs-proxy.ts's read-ahead.
  */
 export const READ_MANY = 'readMany'
+
+/** What `readMany` reads: texts (`readFile`, UTF-8) or bytes (`readFileBuffer`). */
+export type ReadKind = 'text' | 'bytes'
 
 /** Most paths one `readMany` may ask for. */
 export const READ_MANY_MAX = 256
 
-/** Most characters of text one `readMany` answer holds (the path that crosses it is the last). */
+/** Most characters (or bytes) one `readMany` answer holds: a file that would pass it is not read, unless first. */
 export const READ_MANY_MAX_CHARS = 1 << 20
 
 /** One path's answer in a `readMany` reply. */
-export type ReadResult = { ok: true; value: string } | { ok: false; error: WireError }
+export type ReadResult = { ok: true; value: string | Uint8Array } | { ok: false; error: WireError }
 
 /** Most paths one `lstatMany` may ask for: the host refuses more (run.ts), the worker asks in steps of this many (fs-proxy.ts). */
 export const LSTAT_MANY_MAX = 1024

@@ -143,20 +143,22 @@ function withFailedWrites(failed: readonly WireError[], outcome: ShellOutcome): 
 }
 
 /**
- * Each path's `readFile` (UTF-8), in order, until the texts hold READ_MANY_MAX_CHARS: a file
- * whose size would pass it is not read unless it is the first (the one the script asked for).
+ * Each path's `readFile` (UTF-8) or `readFileBuffer` (`kind`), in order, until the answers hold
+ * READ_MANY_MAX_CHARS: a file whose size would pass it is not read unless it is the first (the
+ * one the script asked for).
  */
-async function readMany(fs: IFileSystem, paths: unknown): Promise<ReadResult[]> {
+async function readMany(fs: IFileSystem, paths: unknown, kind: unknown): Promise<ReadResult[]> {
   if (!Array.isArray(paths) || paths.length > READ_MANY_MAX || !paths.every((p) => typeof p === 'string'))
     throw new Error(`bash worker: readMany takes up to ${READ_MANY_MAX} paths`)
+  if (kind !== 'text' && kind !== 'bytes') throw new Error('bash worker: readMany reads text or bytes')
   const out: ReadResult[] = []
-  let chars = 0
+  let held = 0
   for (const path of paths as string[]) {
     try {
-      if (out.length > 0 && chars + (await fs.stat(path)).size > READ_MANY_MAX_CHARS) break
-      const value = await fs.readFile(path)
+      if (out.length > 0 && held + (await fs.stat(path)).size > READ_MANY_MAX_CHARS) break
+      const value = kind === 'text' ? await fs.readFile(path) : await fs.readFileBuffer(path)
       out.push({ ok: true, value })
-      chars += value.length
+      held += typeof value === 'string' ? value.length : value.byteLength
     } catch (error) {
       out.push({ ok: false, error: toWire(error) })
     }
@@ -236,7 +238,10 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     const serve = async () => {
       try {
         if (method === LSTAT_MANY || method === READ_MANY) {
-          const value = await (method === LSTAT_MANY ? lstatMany : readMany)(job.fs, args[0])
+          const value =
+            method === LSTAT_MANY
+              ? await lstatMany(job.fs, args[0])
+              : await readMany(job.fs, args[0], args[1])
           channel.port1.postMessage({ type: 'fs-result', id, ok: true, value })
           return
         }

@@ -178,7 +178,8 @@ describe('stat prefetch', () => {
     const prefetch = createStatPrefetch(
       async () => [],
       undefined,
-      async (paths) => {
+      async (paths, kind) => {
+        expect(kind).toBe('text')
         asked.push(paths)
         return paths.map((p) =>
           texts[p] === undefined
@@ -188,19 +189,38 @@ describe('stat prefetch', () => {
       },
     )
     prefetch.listed('/d', ['a', 'b', 'c', 'sub'])
-    expect(await prefetch.read('/d/a', text('host a'))).toBe('host a')
+    expect(await prefetch.read('/d/a', 'text', text('host a'))).toBe('host a')
     expect(asked).toEqual([])
-    expect(await prefetch.read('/d/b', text('host b'))).toBe('B')
+    expect(await prefetch.read('/d/b', 'text', text('host b'))).toBe('B')
     expect(asked).toEqual([['/d/b', '/d/c', '/d/sub']])
     // What the run writes is read from the host again; what was read ahead is given once, and
     // nothing is read ahead twice (a folder's entry that failed, a file read in another order).
     prefetch.changing('/d/c')
-    expect(await prefetch.read('/d/c', text('host c'))).toBe('host c')
-    expect(await prefetch.read('/d/b', text('host b again'))).toBe('host b again')
-    expect(await prefetch.read('/d/sub', text('host sub'))).toBe('host sub')
+    expect(await prefetch.read('/d/c', 'text', text('host c'))).toBe('host c')
+    expect(await prefetch.read('/d/b', 'text', text('host b again'))).toBe('host b again')
+    expect(await prefetch.read('/d/sub', 'text', text('host sub'))).toBe('host sub')
     expect(asked).toHaveLength(1)
     // A file before the first read-ahead: read ahead alone (the rest were read ahead once).
-    expect(await prefetch.read('/d/a', text('host a again'))).toBe('A')
+    expect(await prefetch.read('/d/a', 'text', text('host a again'))).toBe('A')
     expect(asked).toEqual([['/d/b', '/d/c', '/d/sub'], ['/d/a']])
+  })
+
+  it('read-ahead of bytes (`tar -c`, `cp` of each file): given as bytes only', async () => {
+    const kinds: string[] = []
+    const prefetch = createStatPrefetch(
+      async () => [],
+      undefined,
+      async (paths, kind) => {
+        kinds.push(kind)
+        return paths.map((p) => ({ ok: true, value: new TextEncoder().encode(p) }))
+      },
+    )
+    prefetch.listed('/d', ['a', 'b', 'c'])
+    const bytes = (answer: string) => async () => new TextEncoder().encode(answer)
+    expect(await prefetch.read('/d/a', 'bytes', bytes('host'))).toEqual(new TextEncoder().encode('host'))
+    expect(await prefetch.read('/d/b', 'bytes', bytes('host'))).toEqual(new TextEncoder().encode('/d/b'))
+    // Read ahead as bytes, asked as text: the host answers.
+    expect(await prefetch.read('/d/c', 'text', async () => 'host text')).toBe('host text')
+    expect(kinds).toEqual(['bytes'])
   })
 })
