@@ -1,7 +1,8 @@
 /**
  * Bash through the server's `/mcp` against the same scripts on an in-process
  * YjsFileSystem (issue 25: goal ≤ 1.5× each), in one run: just-bash on a
- * local `createFileSystem()` (the baseline), our `bash` tool on a local
+ * local `createFileSystem()` (the baseline; also with an abort signal, which the
+ * tool must give just-bash and which costs just-bash per command), our `bash` tool on a local
  * filesystem (the registry, bash in its worker thread, kept warm as an MCP
  * session keeps it), and the `bash` tool
  * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
@@ -111,6 +112,14 @@ try {
       return res.stdout + res.stderr
     })
 
+    // The same, with an abort signal given to just-bash (the bash tool must give one: time limits,
+    // interruptions): just-bash then makes and revokes an AbortController per command.
+    const signalled = new Bash({ fs: createFileSystem(), cwd: '/' })
+    await round('just-bash with a signal, in process', async (script) => {
+      const res = await signalled.exec(script, { signal: new AbortController().signal })
+      return res.stdout + res.stderr
+    })
+
     const tools = createToolRegistry(createFileSystem())
     await round('bash tool, in process', async (script) => {
       const res = (await tools.execute('bash', { script, timeout_ms: 120_000 })) as unknown as {
@@ -141,16 +150,17 @@ try {
 const p50 = (who: string, step: string) => percentile(times.get(`${who}\u0000${step}`) ?? [], 50)
 console.log(`\nBash via /mcp vs in process (${ROUNDS} rounds, p50 ms; goal ≤ 1.5× the just-bash baseline)\n`)
 console.log(
-  '| script | just-bash, in process | bash tool, in process | bash tool, server /mcp | /mcp ÷ baseline | goal | met |',
+  '| script | just-bash, in process | just-bash with a signal | bash tool, in process | bash tool, server /mcp | /mcp ÷ baseline | goal | met | /mcp ÷ just-bash with a signal |',
 )
-console.log('| --- | --- | --- | --- | --- | --- | --- |')
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const [step] of STEPS) {
   const base = p50('just-bash, in process', step)
+  const signal = p50('just-bash with a signal, in process', step)
   const tool = p50('bash tool, in process', step)
   const mcp = p50('bash tool, server /mcp', step)
   const ratio = mcp / base
   console.log(
-    `| ${step} | ${fmt(base)} | ${fmt(tool)} | ${fmt(mcp)} | ${ratio.toFixed(2)}× | ≤ 1.5× | ${ratio <= 1.5 ? 'yes' : '**no**'} |`,
+    `| ${step} | ${fmt(base)} | ${fmt(signal)} | ${fmt(tool)} | ${fmt(mcp)} | ${ratio.toFixed(2)}× | ≤ 1.5× | ${ratio <= 1.5 ? 'yes' : '**no**'} | ${(mcp / signal).toFixed(2)}× |`,
   )
 }
 
