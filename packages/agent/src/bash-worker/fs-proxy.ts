@@ -37,6 +37,13 @@ import {
 const { store: atomicsStore, wait: atomicsWait } = Atomics
 const hostSetImmediate = setImmediate
 
+/** What a run has posted in all (bytes, rows, calls), at some moment. */
+type PostedSoFar = WriteRoom & { calls: number }
+
+/** Most posted calls, and bytes, a run may be ahead of the host (write-behind). */
+const AHEAD_MAX_CALLS = 4096
+const AHEAD_MAX_BYTES = 16 << 20
+
 /** Most posted calls kept before they are sent. */
 const OUTBOX_MAX = 128
 
@@ -394,6 +401,11 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
   // What the run has posted in all: a room the host reports leaves out what was posted after the call it answers.
   let spentBytes = 0
   let spentRows = 0
+  let spentCalls = 0
+  // What of it the host has surely run: what was posted before a call it answered (it runs
+  // posted calls before any later one). The rest is ahead of it, and kept within AHEAD_MAX_*.
+  let doneBytes = 0
+  let doneCalls = 0
   let stopped = allowance === undefined
   const localRoots = new Set(allowance?.localRoots ?? [])
   return {
@@ -420,18 +432,32 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
       if (before === undefined || before + size > allowance.maxFileSize) return undefined
       const newRows = entry === 'absent' ? 1 : 0
       if (size > bytes || newRows > rows) return undefined
+      // Not too far ahead of the host (its memory, and how long a stop waits for the queue); a
+      // waited call lets it catch up. One write alone is always let go.
+      const aheadCalls = spentCalls - doneCalls
+      if (
+        aheadCalls >= AHEAD_MAX_CALLS ||
+        (aheadCalls > 0 && spentBytes - doneBytes + size > AHEAD_MAX_BYTES)
+      )
+        return undefined
       bytes -= size
       rows -= newRows
       spentBytes += size
       spentRows += newRows
+      spentCalls++
       return before + size
     },
     /** What was posted so far, to note when a call is sent. */
-    mark(): WriteRoom {
-      return { bytes: spentBytes, rows: spentRows }
+    mark(): PostedSoFar {
+      return { bytes: spentBytes, rows: spentRows, calls: spentCalls }
+    },
+    /** The host answered a call sent at `sentAt` (its `mark()`): what was posted before it has run. */
+    answered(sentAt: PostedSoFar): void {
+      doneBytes = Math.max(doneBytes, sentAt.bytes)
+      doneCalls = Math.max(doneCalls, sentAt.calls)
     },
     /** The host's room after a call sent at `sentAt` (its `mark()`): less what was posted since. */
-    refresh(room: WriteRoom, sentAt: WriteRoom): void {
+    refresh(room: WriteRoom, sentAt: PostedSoFar): void {
       bytes = room.bytes - (spentBytes - sentAt.bytes)
       rows = room.rows - (spentRows - sentAt.rows)
     },
@@ -477,10 +503,8 @@ export function createFsProxy(
   let next = 0
   const pending = new Map<
     number,
-    { resolve(v: unknown): void; reject(e: unknown): void; sentAt: WriteRoom }
+    { resolve(v: unknown): void; reject(e: unknown): void; sentAt: PostedSoFar }
   >()
-  // Calls sent without waiting (write-behind): only a failure is answered.
-  const posted = new Set<number>()
   // Posted calls not sent yet: they go together, before any other message and at the latest
   // when this thread next turns its event loop or the outbox is full.
   let outbox: FsCall[] = []
@@ -491,8 +515,8 @@ export function createFsProxy(
     port.postMessage({ type: 'fs-posted', calls: outbox })
     outbox = []
   }
+  // Calls sent without waiting (write-behind): only a failure is answered.
   const postWithoutWaiting = (call: FsCall) => {
-    posted.add(call.id)
     outbox.push(call)
     if (outbox.length >= OUTBOX_MAX) flush()
     else if (!flushing) {
@@ -610,18 +634,18 @@ export function createFsProxy(
     fs: fs as unknown as IFileSystem,
     flush,
     settle(message) {
-      if (posted.delete(message.id)) {
-        // A posted write failed after all (the host stops the script and says so): from now on
-        // every call waits, and nothing known is trusted.
+      const waiter = pending.get(message.id)
+      if (!waiter) {
+        // An answer nobody waits for: a posted write that failed after all (the host stops the
+        // script and says so). From now on every call waits, and nothing known is trusted.
         if (!message.ok) {
           writeBehind.stop()
           prefetch.forget()
         }
         return
       }
-      const waiter = pending.get(message.id)
-      if (!waiter) return
       pending.delete(message.id)
+      writeBehind.answered(waiter.sentAt)
       if (message.room) writeBehind.refresh(message.room, waiter.sentAt)
       if (message.ok) waiter.resolve(message)
       else waiter.reject(new HostFsError(message.error))

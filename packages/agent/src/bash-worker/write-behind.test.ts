@@ -95,6 +95,29 @@ describe('write-behind: which writes go without waiting', () => {
     writeBehind.stop()
     expect(writeBehind.take('writeFile', '/d/a', 'x')).toBeUndefined()
   })
+
+  it('never too far ahead of the host: 4,096 calls or 16 MiB, until it answers a call sent after them', () => {
+    const { known, writeBehind } = madeFolder({
+      ...ALLOWANCE,
+      bytes: 1 << 30,
+      rows: 10_000,
+      maxFileSize: 20 << 20,
+    })
+    known.changed('writeFile', '/d/a', '/d/a')
+    for (let i = 0; i < 4096; i++) expect(writeBehind.take('writeFile', '/d/a', 'x')).toBe(1)
+    expect(writeBehind.take('writeFile', '/d/a', 'x')).toBeUndefined()
+    // The host answered a call sent after all of them: it ran them.
+    writeBehind.answered(writeBehind.mark())
+    const big = 'x'.repeat(10 << 20)
+    expect(writeBehind.take('writeFile', '/d/a', big)).toBe(10 << 20)
+    expect(writeBehind.take('writeFile', '/d/a', big)).toBeUndefined()
+    const before = writeBehind.mark()
+    writeBehind.answered(before)
+    expect(writeBehind.take('writeFile', '/d/a', big)).toBe(10 << 20)
+    // An answer to a call sent before that write says nothing of it.
+    writeBehind.answered(before)
+    expect(writeBehind.take('writeFile', '/d/a', big)).toBeUndefined()
+  })
 })
 
 describe('write-behind: the messages', () => {
@@ -203,6 +226,18 @@ describe('write-behind: the messages', () => {
     expect(outcome.stdout).toMatch(/^v4\n4\n(.|\n)*\/d\/f1 \/d\/f2 \/d\/f3 \/d\/f4\nv1\nx\n$/)
     const inProcess = await createJustBashBackend(createFileSystem(), {}, { inProcess: true }).run(script, [])
     expect(outcome).toMatchObject({ stdout: inProcess.stdout, stderr: '', exitCode: 0 })
+  })
+
+  it('a loop past the ahead limit (4,200 writes): everything lands, in order', async () => {
+    const fs = createFileSystem()
+    const outcome = await runInWorker(
+      job(
+        fs as unknown as IFileSystem,
+        'mkdir /d; for i in $(seq 1 4200); do echo "$i" > /d/f; done; cat /d/f; ls /d',
+      ),
+    )
+    expect(outcome).toMatchObject({ stdout: '4200\nf\n', stderr: '', exitCode: 0 })
+    expect(await fs.readFile('/d/f')).toBe('4200\n')
   })
 
   it('a posted write that fails stops the script, says which write, and exits 1; what came before is there', async () => {
