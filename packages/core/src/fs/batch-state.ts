@@ -90,6 +90,12 @@ export interface BatchState {
   /** Client ids for encoded docs, drawn in blocks. */
   clientIds: Uint32Array
   nextClientId: number
+  /**
+   * The last state decoded to be read (`decodedState`: an agent's "before" version), kept for
+   * the write that follows on the same state (`writeInScratchDoc`), which then decodes it no
+   * more. One doc at most.
+   */
+  decoded: { id: FileId; state: Uint8Array; doc: Y.Doc } | undefined
 }
 
 export function newBatchState(): BatchState {
@@ -107,5 +113,6 @@ export function newBatchState(): BatchState {
     sendAfterTask: false,
     clientIds: new Uint32Array(0),
     nextClientId: 0,
+    decoded: undefined,
   }
 }

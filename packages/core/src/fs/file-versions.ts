@@ -7,7 +7,6 @@
  * change with a `restore` version. System paths have no history (ENOSYS).
  */
 import { createTwoFilesPatch } from 'diff'
-import * as Y from 'yjs'
 import { latin1FromBytes } from '../encoding.js'
 import { FsError } from '../errors.js'
 import type { FileRow } from '../files-table.js'
@@ -23,7 +22,7 @@ import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-conte
 import { fileAt } from './locate.js'
 import { readFile } from './read-file.js'
 import { baseStateOf, bulkUpdatesContent } from './write-batch.js'
-import { contentPatch, seededVersion, writeContent } from './write-content.js'
+import { contentPatch, decodedState, seededVersion, writeContent } from './write-content.js'
 
 /**
  * Versions of a file, oldest first. Pending editor edits are recorded first,
@@ -80,14 +79,10 @@ async function newestVersionInState(ctx: FsContext, row: FileRow): Promise<FileV
   if (pending) return toFileVersion(pending)
   const state = await baseStateOf(ctx, row.id)
   if (state === undefined || ctx.pool.peek(row.id) !== undefined) return undefined
-  const doc = new Y.Doc({ guid: row.id, gc: false })
-  try {
-    Y.applyUpdate(doc, state)
-    const last = listStoredVersions(doc).at(-1)
-    return last && !hasUnversionedChanges(doc) ? toFileVersion(last) : undefined
-  } finally {
-    doc.destroy()
-  }
+  // Kept for the write that follows on the same state (it decodes it no more).
+  const doc = decodedState(ctx, row.id, state)
+  const last = listStoredVersions(doc).at(-1)
+  return last && !hasUnversionedChanges(doc) ? toFileVersion(last) : undefined
 }
 
 /**

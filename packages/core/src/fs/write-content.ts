@@ -395,9 +395,10 @@ export function writeInScratchDoc(
   base?: Uint8Array,
   stale?: StaleWrite,
 ): EncodedContent {
-  const doc = new Y.Doc({ guid: id, gc: false })
+  const decoded = base && takeDecoded(ctx, id, base)
+  const doc = decoded ?? new Y.Doc({ guid: id, gc: false })
   try {
-    if (base) Y.applyUpdate(doc, base)
+    if (base && !decoded) Y.applyUpdate(doc, base)
     if (base && !value.bytes) {
       const missing = missingCodec(ctx, doc, name)
       if (missing !== undefined) throw noCodec(ctx, 'open', id, name, missing)
@@ -417,4 +418,33 @@ export function writeInScratchDoc(
   } finally {
     doc.destroy()
   }
+}
+
+/**
+ * `state` of file `id` in a scratch doc, to be read only (not changed): kept for a write on the
+ * same state that may follow (`writeInScratchDoc` takes it), so a "before" version read then a
+ * write decode the state once. Holds one doc; the caller must not destroy it.
+ */
+export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc {
+  const kept = ctx.batch.decoded
+  if (kept?.id === id && kept.state === state) return kept.doc
+  kept?.doc.destroy()
+  ctx.batch.decoded = undefined
+  const doc = new Y.Doc({ guid: id, gc: false })
+  try {
+    Y.applyUpdate(doc, state)
+  } catch (error) {
+    doc.destroy()
+    throw error
+  }
+  ctx.batch.decoded = { id, state, doc }
+  return doc
+}
+
+/** The doc `decodedState` kept for `id` on this very `state`, now the caller's; else `undefined`. */
+function takeDecoded(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc | undefined {
+  const kept = ctx.batch.decoded
+  if (kept?.id !== id || kept.state !== state) return undefined
+  ctx.batch.decoded = undefined
+  return kept.doc
 }
