@@ -6,6 +6,7 @@
  * in-process (errors, /bin /dev /proc, `ls` with a glob, files changed).
  */
 import { createFileSystem, paths } from '@yfs/core'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createJustBashBackend, type ExecResult } from '../exec-backend.js'
 import { resolveVirtualPath } from './fs-proxy.js'
@@ -216,5 +217,16 @@ describe('the bash worker', () => {
     ]
     for (const [base, path] of cases)
       expect(resolveVirtualPath(base, path), `${base} ${path}`).toBe(paths.resolve(base, path))
+    // Any path made of such parts, absolute or not, on any base.
+    const part = fc.constantFrom('', '.', '..', 'a', 'b.c', '...', '.x', 'x.', '..y')
+    const path = fc.array(part, { maxLength: 6 }).map((parts) => parts.join('/'))
+    fc.assert(
+      fc.property(path, path, fc.boolean(), (base, rest, absolute) => {
+        const from = paths.resolve('/', base)
+        const given = absolute ? `/${rest}` : rest
+        expect(resolveVirtualPath(from, given)).toBe(paths.resolve(from, given))
+      }),
+      { numRuns: 2000 },
+    )
   })
 })

@@ -355,7 +355,9 @@ export function createStatPrefetch(
       for (let at = path; at !== '/'; ) {
         const { dir, name } = parentOf(at)
         addName(dir, name)
-        if (dir !== '/') kinds.set(dir, 'folder')
+        // A folder known already had the folders above it marked (and named) when it was.
+        if (dir === '/' || kinds.get(dir) === 'folder') break
+        kinds.set(dir, 'folder')
         at = dir
       }
     },
@@ -470,6 +472,8 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
 
 /** Same semantics as @yfs/core's `paths.resolve` (and just-bash's): `..` stops at `/`, no trailing slash. */
 export function resolveVirtualPath(base: string, path: string): string {
+  // Most paths a script's calls name are normal already (just-bash resolves them first): as they are.
+  if (isNormalPath(path)) return path
   const joined = path.startsWith('/') ? path : base === '/' ? `/${path}` : `${base}/${path}`
   const out: string[] = []
   for (const part of joined.split('/')) {
@@ -478,6 +482,27 @@ export function resolveVirtualPath(base: string, path: string): string {
     else out.push(part)
   }
   return `/${out.join('/')}`
+}
+
+/** An absolute path with no empty, `.` or `..` component and no trailing slash (or `/`). */
+function isNormalPath(path: string): boolean {
+  if (path === '/') return true
+  if (path.charCodeAt(0) !== 0x2f || path.charCodeAt(path.length - 1) === 0x2f) return false
+  for (let i = 0; i < path.length; i++) {
+    if (path.charCodeAt(i) !== 0x2f) continue
+    // A component starts at i + 1: empty, `.` or `..` makes the path not normal.
+    const a = path.charCodeAt(i + 1)
+    if (a === 0x2f) return false
+    if (a === 0x2e) {
+      const b = path.charCodeAt(i + 2)
+      if (Number.isNaN(b) || b === 0x2f) return false
+      if (b === 0x2e) {
+        const c = path.charCodeAt(i + 3)
+        if (Number.isNaN(c) || c === 0x2f) return false
+      }
+    }
+  }
+  return true
 }
 
 const SYNC_TIMEOUT_MS = 30_000
