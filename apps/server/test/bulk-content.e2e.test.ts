@@ -319,6 +319,36 @@ describe('bulk content messages', () => {
     await waitFor(async () => (await a.fs.readFile('/updmerge/f.txt')) === both, 'the merge on a')
   })
 
+  it("a 'before' version read off a state, then a peer's edit, then the write: built on the newer state", async () => {
+    const a = await connect(tokens.write)
+    const lines = Array.from({ length: 10 }, (_, i) => `line ${i}\n`)
+    await a.fs.writeTree([{ path: '/updbefore/f.txt', content: lines.join('') }])
+    await a.flush()
+    const b = await connect(tokens.write)
+    await waitFor(() => b.fs.exists('/updbefore/f.txt'), 'the file on b')
+    expect(await b.fs.readFile('/updbefore/f.txt')).toBe(lines.join(''))
+    const theirs = ['line 0 by a\n', ...lines.slice(1)].join('')
+    const ours = [...lines.slice(0, 9), 'line 9 by b\n'].join('')
+    await b.fs.batch(async () => {
+      // The agent's "before" version: read off the state b knows (its scratch doc is kept for a write).
+      const before = await b.fs.saveVersion('/updbefore/f.txt')
+      expect(before.size).toBe(lines.join('').length)
+      await a.fs.writeFile('/updbefore/f.txt', theirs)
+      await a.flush()
+      await waitFor(
+        async () => (await b.fs.stat('/updbefore/f.txt')).size === theirs.length,
+        "a's edit announced on b",
+      )
+      // The write builds on the state with a's edit, not on the doc kept from the version read.
+      await b.fs.writeFile('/updbefore/f.txt', ours)
+    })
+    expect(b.openDocuments).toBe(0)
+    const both = ['line 0 by a\n', ...lines.slice(1, 9), 'line 9 by b\n'].join('')
+    expect(await b.fs.readFile('/updbefore/f.txt')).toBe(both)
+    await b.flush()
+    await waitFor(async () => (await a.fs.readFile('/updbefore/f.txt')) === both, 'the merge on a')
+  })
+
   it("a batch's overwrites without the doc and a peer typing in the open doc keep every line's last edit (property)", async () => {
     // maxIdle 0: the writer holds no doc between its writes, so they go as bulk updates (counted).
     let updated = 0
