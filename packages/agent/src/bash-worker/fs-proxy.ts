@@ -541,6 +541,7 @@ export function createFsProxy(
     outbox = []
   }
   // Calls sent without waiting (write-behind): only a failure is answered.
+  let postedSinceTurn = 0
   const postWithoutWaiting = (call: FsCall) => {
     outbox.push(call)
     if (outbox.length >= OUTBOX_MAX) flush()
@@ -602,6 +603,12 @@ export function createFsProxy(
         postWithoutWaiting({ id: ++next, method, args })
         prefetch.changed(method, path, resolved)
         prefetch.wrote(resolved, after)
+        // A loop of posted writes never waits for a message, so this thread would never turn its
+        // event loop: every OUTBOX_MAX of them it does, and hears a stop (time limit, a failed write).
+        if (++postedSinceTurn >= OUTBOX_MAX) {
+          postedSinceTurn = 0
+          await new Promise((turned) => hostSetImmediate(turned))
+        }
         return undefined
       }
       let result: FsResult

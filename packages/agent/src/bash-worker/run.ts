@@ -202,6 +202,9 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
     else void posted.then(then)
   }
   channel.port1.on('message', (message: WorkerToHost) => {
+    // The script has ended (stopped or not): its thread is not ended after the grace period while
+    // the writes it went on from are still being run here (a bounded queue: fs-proxy.ts).
+    if (message.type === 'done' || message.type === 'failed') clearTimeout(kill)
     // The script's end waits for the writes it went on from: its outcome says whether they failed.
     if (message.type === 'done')
       return afterPosted(() =>

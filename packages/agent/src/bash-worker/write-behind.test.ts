@@ -240,6 +240,39 @@ describe('write-behind: the messages', () => {
     expect(await fs.readFile('/d/f')).toBe('4200\n')
   })
 
+  it('a loop of posted writes hears its time limit within 128 writes, and its result waits for them', async () => {
+    const fs = createFileSystem()
+    let writes = 0
+    // A host that takes a while per write: the worker runs far ahead of it.
+    const slow = new Proxy(fs, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (typeof value !== 'function') return value
+        if (key !== 'writeFile') return value.bind(target)
+        return async (...args: unknown[]) => {
+          writes++
+          await new Promise((done) => setTimeout(done, 1))
+          return value.apply(target, args)
+        }
+      },
+    })
+    // A worker started and warm: the time limit is the loop's, not the thread's start.
+    await runInWorker(job(fs as unknown as IFileSystem, 'true'))
+    const outcome = await runInWorker({
+      ...job(
+        slow as unknown as IFileSystem,
+        'mkdir /d; i=0; while [ $i -lt 9000 ]; do i=$((i+1)); echo "$i" > /d/f$i; done; echo end',
+      ),
+      timeout: 300,
+    })
+    // just-bash stopped at its signal (it says so), and its thread was not ended while the host
+    // still ran the writes it had gone on from (that would say nothing and lose the output).
+    expect(outcome).toMatchObject({ timedOut: true, stdout: '', stderr: 'bash: execution aborted\n' })
+    // It heard the stop long before the 4,096 writes it may be ahead (each loop turn writes twice).
+    expect(writes).toBeGreaterThan(0)
+    expect(writes).toBeLessThan(4096)
+  })
+
   it('a posted write that fails stops the script, says which write, and exits 1; what came before is there', async () => {
     const { fs, writes } = failingAt('/d/f3')
     const outcome = await runInWorker(
