@@ -115,6 +115,9 @@ describe('the bash worker', () => {
       // over a symlink, a folder and /tmp; the read-ahead over a folder's files.
       'mkdir /r; for i in 1 2 3 4 5 6; do echo "v $i" > /r/f$i; done; echo /r/*; cat /r/*; ls /r | wc -l; for i in 1 2 3; do echo "a $i" >> /r/log; done; cat /r/log; mkdir /r/sub; echo x > /r/sub; echo "rc=$?"; ln -s /r/f1 /r/link; echo via > /r/link; cat /r/f1; sed -i s/v/w/ /r/*; echo "rc=$?"; cat /r/f2 /r/f6 /r/f1; echo t > /tmp/wb; cat /tmp/wb; ls /r',
       'for i in 1 2 3; do printf "%s" "$i" > /r/f$i; done; wc -c /r/f1 /r/f2 /r/f3; echo "é" > /r/u; wc -c < /r/u; rm /r/f4; echo back > /r/f4; cat /r/f4; mv /r/f5 /r/g; echo again > /r/f5; cat /r/g /r/f5',
+      // What was read ahead or stat'ed through a symlink (a linked folder, a linked file), then
+      // written through the real path, read again through the link.
+      'mkdir /s; for n in a b c d e; do echo "$n" > /s/$n; done; ln -s /s /sl; ln -s /s/e /s/l; cat /sl/a /sl/b /sl/c /s/b /s/c /s/d /s/l; ls -l /sl/ | cut -c1-30; echo changed-content > /s/c; echo changed > /s/e; cat /sl/c /s/l; ls -l /sl/c | cut -c1-30',
     ]
     const run = async (inProcess: boolean) => {
       const exec = createJustBashBackend(createFileSystem(), {}, { inProcess })

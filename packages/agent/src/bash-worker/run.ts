@@ -113,6 +113,7 @@ async function realPathOf(fs: IFileSystem, path: unknown): Promise<string | unde
 async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]> {
   if (!Array.isArray(paths) || paths.length > LSTAT_MANY_MAX || !paths.every((p) => typeof p === 'string'))
     throw new Error(`bash worker: lstatMany takes up to ${LSTAT_MANY_MAX} paths`)
+  if (!(await inOneRealFolder(fs, paths as string[]))) return paths.map(() => NOT_AHEAD)
   const out: LstatResult[] = []
   for (const path of paths as string[]) {
     try {
@@ -122,6 +123,29 @@ async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]
     }
   }
   return out
+}
+
+/** The answer for a path not fetched ahead (the worker then asks for it on its own). */
+const NOT_AHEAD = {
+  ok: false as const,
+  error: { name: 'Error', message: 'bash worker: not fetched ahead (a symlink on the way)' },
+}
+
+/**
+ * Whether `paths` all lie in one folder with no symlink on the way. What the worker keeps of
+ * them (stats, texts) is keyed by these paths and dropped when the run changes one: through a
+ * linked folder, a write through the real path would not drop the linked path's copy.
+ */
+async function inOneRealFolder(fs: IFileSystem, paths: string[]): Promise<boolean> {
+  if (paths.length === 0) return true
+  const dirOf = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf('/')))
+  const dir = dirOf(paths[0]!)
+  if (!paths.every((p) => p.startsWith('/') && dirOf(p) === dir)) return false
+  try {
+    return (await fs.realpath(dir)) === dir
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -151,11 +175,18 @@ async function readMany(fs: IFileSystem, paths: unknown, kind: unknown): Promise
   if (!Array.isArray(paths) || paths.length > READ_MANY_MAX || !paths.every((p) => typeof p === 'string'))
     throw new Error(`bash worker: readMany takes up to ${READ_MANY_MAX} paths`)
   if (kind !== 'text' && kind !== 'bytes') throw new Error('bash worker: readMany reads text or bytes')
+  if (!(await inOneRealFolder(fs, paths as string[]))) return []
   const out: ReadResult[] = []
   let held = 0
   for (const path of paths as string[]) {
     try {
-      if (out.length > 0 && held + (await fs.stat(path)).size > READ_MANY_MAX_CHARS) break
+      const entry = await fs.lstat(path)
+      // A link's text is its target's: a write through the target's path would not drop it.
+      if (entry.isSymbolicLink) {
+        out.push(NOT_AHEAD)
+        continue
+      }
+      if (out.length > 0 && held + entry.size > READ_MANY_MAX_CHARS) break
       const value = kind === 'text' ? await fs.readFile(path) : await fs.readFileBuffer(path)
       out.push({ ok: true, value })
       held += typeof value === 'string' ? value.length : value.byteLength
