@@ -295,7 +295,7 @@ describe('write-behind: the messages', () => {
 })
 
 describe('write-behind: a script sees what it sees in-process', () => {
-  const names = ['/p/f0', '/p/f1', '/p/f2', '/p/s/g', '/p/l']
+  const names = ['/p/f0', '/p/f1', '/p/f2', '/p/s/g', '/p/l', '/q/f0', '/q/f1']
   const path = fc.constantFrom(...names)
   const word = fc.constantFrom('a', 'ab', 'é', 'line a', '')
   const step = fc.oneof(
@@ -309,6 +309,9 @@ describe('write-behind: a script sees what it sees in-process', () => {
     fc.constant('mkdir -p /p/s'),
     fc.constant('rm -rf /p/s'),
     fc.constant('ln -s /p/f0 /p/l'),
+    fc.constant('ln -s /p /q'),
+    fc.constant('ls -l /p/ /q/ | cut -c1-30'),
+    fc.constant('cat /q/*'),
     fc.constant('ls /p | tr "\\n" " "'),
     fc.constant('cat /p/*'),
     fc.constant('sed -i s/a/b/ /p/*'),
@@ -320,7 +323,7 @@ describe('write-behind: a script sees what it sees in-process', () => {
     const out: Record<string, string> = {}
     for (const p of fs
       .getAllPaths()
-      .filter((p) => p === '/p' || p.startsWith('/p/'))
+      .filter((p) => p === '/p' || p.startsWith('/p/') || p === '/q')
       .sort()) {
       const s = await fs.lstat(p)
       out[p] = s.isSymbolicLink ? `-> ${await fs.readlink(p)}` : s.isDirectory ? 'dir' : await fs.readFile(p)
@@ -347,7 +350,7 @@ describe('write-behind: a script sees what it sees in-process', () => {
           expect(results[0]).toEqual(results[1])
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 40 },
     )
   })
 })
