@@ -358,7 +358,10 @@ describe('files without a merge base', () => {
     await daemon.sync.idle()
     await daemon.connection.flush()
     const onDisk = disk()
-    const inWs = [await text(client, '/big.txt'), await text(client, '/big (conflict).txt')]
+    // The other client hears of the daemon's upload (a conflict copy, a merge) after the server has it.
+    const workspace = async () => [await text(client, '/big.txt'), await text(client, '/big (conflict).txt')]
+    await waitFor(async () => both(await workspace()), 'both edits in the workspace')
+    const inWs = await workspace()
     for (const side of [onDisk, inWs]) {
       expect(side.some((t) => t?.includes('REMOTE EDIT'))).toBe(true)
       expect(side.some((t) => t?.includes('DISK EDIT'))).toBe(true)
