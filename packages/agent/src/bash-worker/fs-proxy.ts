@@ -63,6 +63,20 @@ export class HostFsError extends Error {
   }
 }
 
+/** A folder's listing as a run knows it (createStatPrefetch). */
+interface Listing {
+  names: string[]
+  index: Map<string, number>
+  // Names a dirent said are regular files (not symlinks).
+  files: Set<string>
+  // Names read ahead already (each at most once per listing: a script reading in another order
+  // must not read the rest of the folder again at every miss).
+  readAhead: Set<string>
+  // Stats and reads missed in it: the second of each fetches ahead.
+  misses: number
+  readMisses: number
+}
+
 /** Folder listings kept for the prefetch (the most recent). */
 const LISTINGS_KEPT = 8
 
@@ -97,20 +111,7 @@ export function createStatPrefetch(
   // Files' texts or bytes (the host's `readFile`, UTF-8, or `readFileBuffer`), for the read-ahead.
   readMany?: (paths: string[], kind: ReadKind) => Promise<ReadResult[]>,
 ) {
-  const listings = new Map<
-    string,
-    {
-      names: string[]
-      index: Map<string, number>
-      // Names a dirent said are regular files (not symlinks).
-      files: Set<string>
-      // Names read ahead already (each at most once per listing: a script reading in another order
-      // must not read the rest of the folder again at every miss).
-      readAhead: Set<string>
-      misses: number
-      readMisses: number
-    }
-  >()
+  const listings = new Map<string, Listing>()
   // Texts and bytes read ahead, each given out once (the next read of its path as that kind), then dropped.
   const texts = new Map<string, string | Uint8Array>()
   const reading = new Map<string, Promise<void>>()
@@ -131,77 +132,89 @@ export function createStatPrefetch(
     return { dir: cut === 0 ? '/' : path.slice(0, cut), name: path.slice(cut + 1) }
   }
 
-  async function fill(path: string): Promise<void> {
-    const running = fetching.get(path)
+  /**
+   * What the stat prefetch and the read-ahead share: on the second miss (`counter`) of `path` in
+   * its folder's listing, the entries from it on that `pick` takes (at most `max`) are fetched in
+   * one call; each answer that succeeded is kept (`keep`) unless the run changed something
+   * meanwhile, and a call for one of those paths waits for the fetch (`inFlight`).
+   */
+  async function fetchAhead<T>(
+    path: string,
+    ahead: {
+      counter: 'misses' | 'readMisses'
+      max: number
+      inFlight: Map<string, Promise<void>>
+      // Whether this miss may fetch at all, and which entries (a picked entry may be noted).
+      eligible(listing: Listing, name: string): boolean
+      pick(listing: Listing, name: string, path: string): boolean
+      fetch(paths: string[]): Promise<({ ok: true; value: T } | { ok: false })[]>
+      keep(path: string, value: T): void
+    },
+  ): Promise<void> {
+    const running = ahead.inFlight.get(path)
     if (running) return running
     const { dir, name } = parentOf(path)
     const listing = listings.get(dir)
     const at = listing?.index.get(name)
-    if (!listing || at === undefined) return
-    // The first miss may be a lone stat (`ls dir; cat dir/one`): only a second one fetches.
-    if (++listing.misses < 2) return
+    if (!listing || at === undefined || !ahead.eligible(listing, name)) return
+    // The first miss may be a lone call (`ls dir; cat dir/one`): only a second one fetches.
+    if (++listing[ahead.counter] < 2) return
     const base = dir === '/' ? '' : dir
     const paths: string[] = []
-    for (let k = at; k < listing.names.length && paths.length < LSTAT_MANY_MAX; k++) {
-      const entry = `${base}/${listing.names[k]}`
-      if (!stats.has(entry) && !fetching.has(entry)) paths.push(entry)
+    for (let k = at; k < listing.names.length && paths.length < ahead.max; k++) {
+      const entry = listing.names[k]!
+      if (ahead.pick(listing, entry, `${base}/${entry}`)) paths.push(`${base}/${entry}`)
     }
     const started = generation
-    const run = lstatMany(paths).then(
+    const run = ahead.fetch(paths).then(
       (results) => {
         // A change of this run meanwhile: these may predate it.
         if (generation !== started) return
         results.forEach((r, k) => {
-          if (r.ok) stats.set(paths[k]!, r.value as Record<string, unknown>)
+          if (r.ok) ahead.keep(paths[k]!, r.value)
         })
       },
-      // The stats are only a shortcut: each path is asked on its own instead.
+      // Only a shortcut: each path is asked on its own instead.
       () => undefined,
     )
-    for (const p of paths) fetching.set(p, run)
+    for (const p of paths) ahead.inFlight.set(p, run)
     try {
       await run
     } finally {
-      for (const p of paths) if (fetching.get(p) === run) fetching.delete(p)
+      for (const p of paths) if (ahead.inFlight.get(p) === run) ahead.inFlight.delete(p)
     }
   }
 
-  /** Read ahead from `path` in its folder's listing, on the second `readFile` missed there. */
-  async function readAhead(path: string, kind: ReadKind): Promise<void> {
-    const running = reading.get(path)
-    if (running) return running
-    const { dir, name } = parentOf(path)
-    const listing = listings.get(dir)
-    const at = listing?.index.get(name)
-    if (!readMany || !listing || at === undefined || listing.readAhead.has(name)) return
-    // The first miss may be a lone read (`ls dir; cat dir/one`): only a second one reads ahead.
-    if (++listing.readMisses < 2) return
-    const base = dir === '/' ? '' : dir
-    const paths: string[] = []
-    for (let k = at; k < listing.names.length && paths.length < READ_MANY_MAX; k++) {
-      const entry = listing.names[k]!
-      if (listing.readAhead.has(entry)) continue
-      listing.readAhead.add(entry)
-      paths.push(`${base}/${entry}`)
-    }
-    const started = generation
-    const run = readMany(paths, kind).then(
-      (results) => {
-        // A change of this run meanwhile: these may predate it.
-        if (generation !== started) return
-        results.forEach((r, k) => {
-          if (r.ok) texts.set(paths[k]!, r.value)
-        })
+  /** Stats from `path` on in its folder's listing, on the second stat missed there. */
+  function fill(path: string): Promise<void> {
+    return fetchAhead(path, {
+      counter: 'misses',
+      max: LSTAT_MANY_MAX,
+      inFlight: fetching,
+      eligible: () => true,
+      pick: (_listing, _name, entry) => !stats.has(entry) && !fetching.has(entry),
+      fetch: lstatMany,
+      keep: (entry, value) => stats.set(entry, value as Record<string, unknown>),
+    })
+  }
+
+  /** Read ahead from `path` in its folder's listing, on the second read missed there. */
+  function readAhead(path: string, kind: ReadKind): Promise<void> {
+    if (!readMany) return Promise.resolve()
+    return fetchAhead(path, {
+      counter: 'readMisses',
+      max: READ_MANY_MAX,
+      inFlight: reading,
+      eligible: (listing, name) => !listing.readAhead.has(name),
+      // Each entry at most once per listing.
+      pick: (listing, name) => {
+        if (listing.readAhead.has(name)) return false
+        listing.readAhead.add(name)
+        return true
       },
-      // Only a shortcut: each file is read on its own instead.
-      () => undefined,
-    )
-    for (const p of paths) reading.set(p, run)
-    try {
-      await run
-    } finally {
-      for (const p of paths) if (reading.get(p) === run) reading.delete(p)
-    }
+      fetch: (paths) => readMany(paths, kind),
+      keep: (entry, value) => texts.set(entry, value),
+    })
   }
 
   /** Keep `names` as the listing of `dir` (the most recent `LISTINGS_KEPT`). */
@@ -420,7 +433,8 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
       const cut = path.lastIndexOf('/')
       const dir = cut === 0 ? '/' : path.slice(0, cut)
       const name = path.slice(cut + 1)
-      const top = path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1)
+      const topEnd = path.indexOf('/', 1)
+      const top = path.slice(1, topEnd === -1 ? undefined : topEnd)
       if (localRoots.has(top) || !known.isRealFolder(dir)) return undefined
       const entry = known.entryOf(path)
       if (entry === undefined || entry === 'folder') return undefined
