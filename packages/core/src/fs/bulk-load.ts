@@ -31,6 +31,7 @@ import { createFileId, type FileId, ROOT_ID } from '../ids.js'
 import type { FileSystemLimits } from '../limits.js'
 import * as paths from '../path.js'
 import type { FileSystemIndex } from '../path-index.js'
+import { contentValueSize } from './content-codecs.js'
 import { validateName } from './names.js'
 
 /**
@@ -124,10 +125,6 @@ function metaOf(
   return meta
 }
 
-function sizeOf(value: BulkContent): number {
-  return value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
-}
-
 /** Check every entry, then write the tree: content first, all rows in one transaction. */
 export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]): Promise<BulkLoadResult> {
   const { table, index, limits } = host
@@ -204,7 +201,7 @@ export async function bulkLoad(host: BulkLoadHost, entries: readonly BulkEntry[]
     }
     if (path === '/' || newFolders.has(path)) fail(eisdir(SYSCALL, original), i)
     const value = host.toContent(entry.content)
-    const size = sizeOf(value)
+    const size = contentValueSize(value)
     const meta = metaOf(entry, i, original)
     if (size > limits.maxFileSize)
       fail(efbig(SYSCALL, original, `file larger than ${limits.maxFileSize} bytes`), i)

@@ -31,6 +31,11 @@ export interface FileContentValue {
   bytes?: Uint8Array
 }
 
+/** The bytes `value` takes stored: its bytes, or its text in UTF-8. */
+export function contentValueSize(value: { text?: string; bytes?: Uint8Array }): number {
+  return value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+}
+
 /** Empty text or no bytes: what `> f` writes before the command's output. */
 export function isEmptyValue(value: FileContentValue): boolean {
   return value.bytes ? value.bytes.byteLength === 0 : (value.text ?? '') === ''

@@ -38,6 +38,7 @@ import type { FileId } from '../ids.js'
 import type { EncodedContent } from './batch-state.js'
 import {
   codecFor,
+  contentValueSize,
   type FileContentValue,
   isEmptyValue,
   missingCodec,
@@ -195,7 +196,7 @@ export function seedContent(
   name: string,
   value: FileContentValue,
   reason: VersionReason,
-  size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? ''),
+  size = contentValueSize(value),
 ): number {
   ctx.pool.seed(id, newSeed(ctx, id, name, value, reason, size))
   return size
@@ -244,7 +245,7 @@ export function reseedEmpty(
   if (!(seed instanceof NewContent) || !canSeed(ctx, name, value) || !isEmptyValue(seed)) return undefined
   // Renamed to another codec's name since: its doc converts on open.
   if (seed.codecId !== codecFor(ctx, name).id) return undefined
-  const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+  const size = contentValueSize(value)
   ctx.pool.replaceSeed(id, newSeed(ctx, id, name, value, 'write', size))
   return size
 }
@@ -315,7 +316,7 @@ export function encodeNewContent(
     // As new Markdown files always were: seen as current, its versions read from its doc.
     return { ...writeInScratchDoc(ctx, id, name, value), at: undefined, version: undefined }
   }
-  const size = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+  const size = contentValueSize(value)
   const { update, sv, version } = encodeNewContentDoc({
     clientID,
     ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),

@@ -19,6 +19,7 @@ import { createFileId, type FileId, ROOT_ID } from '../ids.js'
 import { emitMergeEvent } from './change-events.js'
 import {
   codecFor,
+  contentValueSize,
   type FileContentValue,
   missingCodec,
   noCodec,
@@ -115,7 +116,7 @@ export function writeAt(
   stale?: StaleWrite,
 ): FileId | Promise<FileId> {
   const target = resolveWriteTarget(ctx, normalized, syscall, original)
-  const newSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+  const newSize = contentValueSize(value)
   if (stale) stale.report.path = target.path
   if (target.id !== undefined) return overwrite(ctx, target.id, value, newSize, syscall, original, stale)
   if (stale) stale.report.created = true
@@ -226,7 +227,7 @@ export async function appendFile(
     }
     const row = ctx.table.get(target.id)!
     if (row.type === 'folder') throw eisdir('write', path)
-    const addSize = value.bytes ? value.bytes.byteLength : utf8Length(value.text ?? '')
+    const addSize = contentValueSize(value)
     // Nothing to add (a shell opens `>> f` with an empty append): the file is as it was, with no
     // version of its unchanged content and no change event, as an empty write(2) changes nothing.
     if (addSize === 0) return
