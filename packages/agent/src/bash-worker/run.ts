@@ -110,12 +110,11 @@ async function realPathOf(fs: IFileSystem, path: unknown): Promise<string | unde
 }
 
 /** `lstat` of each path, in order, each a plain stat or the error it threw. */
-async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]> {
-  if (!Array.isArray(paths) || paths.length > LSTAT_MANY_MAX || !paths.every((p) => typeof p === 'string'))
-    throw new Error(`bash worker: lstatMany takes up to ${LSTAT_MANY_MAX} paths`)
-  if (!(await inOneRealFolder(fs, paths as string[]))) return paths.map(() => NOT_AHEAD)
+async function lstatMany(fs: IFileSystem, given: unknown): Promise<LstatResult[]> {
+  const paths = pathList(given, LSTAT_MANY, LSTAT_MANY_MAX)
+  if (!(await inOneRealFolder(fs, paths))) return paths.map(() => NOT_AHEAD)
   const out: LstatResult[] = []
-  for (const path of paths as string[]) {
+  for (const path of paths) {
     try {
       out.push({ ok: true, value: toPlain('lstat', await fs.lstat(path)) })
     } catch (error) {
@@ -123,6 +122,13 @@ async function lstatMany(fs: IFileSystem, paths: unknown): Promise<LstatResult[]
     }
   }
   return out
+}
+
+/** `given` as the paths of a `method` call from the worker: up to `max` strings, else an error. */
+function pathList(given: unknown, method: string, max: number): string[] {
+  if (!Array.isArray(given) || given.length > max || !given.every((p) => typeof p === 'string'))
+    throw new Error(`bash worker: ${method} takes up to ${max} paths`)
+  return given
 }
 
 /** The answer for a path not fetched ahead (the worker then asks for it on its own). */
@@ -171,14 +177,13 @@ function withFailedWrites(failed: readonly WireError[], outcome: ShellOutcome): 
  * READ_MANY_MAX_CHARS: a file whose size would pass it is not read unless it is the first (the
  * one the script asked for).
  */
-async function readMany(fs: IFileSystem, paths: unknown, kind: unknown): Promise<ReadResult[]> {
-  if (!Array.isArray(paths) || paths.length > READ_MANY_MAX || !paths.every((p) => typeof p === 'string'))
-    throw new Error(`bash worker: readMany takes up to ${READ_MANY_MAX} paths`)
+async function readMany(fs: IFileSystem, given: unknown, kind: unknown): Promise<ReadResult[]> {
+  const paths = pathList(given, READ_MANY, READ_MANY_MAX)
   if (kind !== 'text' && kind !== 'bytes') throw new Error('bash worker: readMany reads text or bytes')
-  if (!(await inOneRealFolder(fs, paths as string[]))) return []
+  if (!(await inOneRealFolder(fs, paths))) return []
   const out: ReadResult[] = []
   let held = 0
-  for (const path of paths as string[]) {
+  for (const path of paths) {
     try {
       const entry = await fs.lstat(path)
       // A link's text is its target's: a write through the target's path would not drop it.
@@ -298,7 +303,7 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
       } catch (error) {
         const wire = toWire(error)
         // The script went on from this write: it is stopped, and its outcome says why.
-        if (isPosted && failedWrites.push(wire) === 1) stop('write')
+        if (isPosted && failedWrites.push(wire) === 1) stop()
         channel.port1.postMessage({ type: 'fs-result', id, ok: false, error: wire, ...roomAfter(method) })
       }
     }
@@ -348,7 +353,7 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
 
   let kill: NodeJS.Timeout | undefined
   // Ask the script to stop; terminate its worker if it does not within the grace period.
-  function stop(why: 'time' | 'interrupt' | 'write') {
+  function stop() {
     if (kill) return
     channel.port1.postMessage({ type: 'abort' })
     kill = setTimeout(() => {
@@ -358,7 +363,8 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
         value: withFailedWrites(failedWrites, {
           stdout: '',
           stderr: '',
-          exitCode: interrupted ? 130 : why === 'write' ? 1 : 124,
+          // A failed posted write makes it 1 (withFailedWrites).
+          exitCode: interrupted ? 130 : 124,
           timedOut,
           ...(interrupted ? { interrupted } : {}),
         }),
@@ -367,11 +373,11 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
   }
   const timer = setTimeout(() => {
     timedOut = true
-    stop('time')
+    stop()
   }, job.timeout)
   const interrupt = () => {
     if (!timedOut) interrupted = true
-    stop('interrupt')
+    stop()
   }
   job.signal?.addEventListener('abort', interrupt, { once: true })
 
