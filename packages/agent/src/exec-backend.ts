@@ -24,7 +24,6 @@ import {
   type ConflictRegion,
   type FsEvent,
   isFsError,
-  MAX_NAME_BYTES,
   openCommandScope,
   SYSTEM_ROOTS,
   type YjsFileSystem,
@@ -156,7 +155,8 @@ function writeBehindOf(fs: YjsFileSystem): ShellJob['writeBehind'] {
   return {
     limits: {
       maxFileSize: limits.maxFileSize,
-      maxNameLength: Math.min(limits.maxNameLength, MAX_NAME_BYTES),
+      // Already at most MAX_NAME_BYTES: the filesystem caps it.
+      maxNameLength: limits.maxNameLength,
       maxPathLength: limits.maxPathLength,
       maxPathDepth: limits.maxPathDepth,
       localRoots: [...SYSTEM_ROOTS],
