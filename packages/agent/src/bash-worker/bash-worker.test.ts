@@ -38,6 +38,28 @@ const MAX_FS_LOOP_GAP_MS = 300
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion
 const DOUBLING = 'x=a; for k in $(seq 1 26); do x="$x$x"; done; echo "${x:0:3}"'
 
+/**
+ * `scripts` run one after another on a fresh filesystem (`newFs`) in the worker, then in-process:
+ * each gives the same output, exit code and files changed both ways. The worker's results.
+ */
+async function sameBothWays(
+  scripts: string[],
+  newFs: () => ReturnType<typeof createFileSystem>,
+): Promise<Partial<ExecResult>[]> {
+  const run = async (inProcess: boolean) => {
+    const exec = createJustBashBackend(newFs(), {}, { inProcess })
+    const out: Partial<ExecResult>[] = []
+    for (const s of scripts) {
+      const { stdout, stderr, exitCode, filesChanged } = await exec.run(s, [])
+      out.push({ stdout, stderr, exitCode, filesChanged })
+    }
+    return out
+  }
+  const [worker, inProcess] = [await run(false), await run(true)]
+  for (let i = 0; i < scripts.length; i++) expect(worker[i], scripts[i]).toEqual(inProcess[i])
+  return worker
+}
+
 describe('the bash worker', () => {
   it('an fs-bound loop does not hold the event loop (in-process it holds it for the whole run)', async () => {
     const script = 'mkdir /d; for i in $(seq 1 300); do echo "line $i" > /d/f$i.txt; done; ls /d | wc -l'
@@ -119,17 +141,7 @@ describe('the bash worker', () => {
       // written through the real path, read again through the link.
       'mkdir /s; for n in a b c d e; do echo "$n" > /s/$n; done; ln -s /s /sl; ln -s /s/e /s/l; cat /sl/a /sl/b /sl/c /s/b /s/c /s/d /s/l; ls -l /sl/ | cut -c1-30; echo changed-content > /s/c; echo changed > /s/e; cat /sl/c /s/l; ls -l /sl/c | cut -c1-30',
     ]
-    const run = async (inProcess: boolean) => {
-      const exec = createJustBashBackend(createFileSystem(), {}, { inProcess })
-      const out: Partial<ExecResult>[] = []
-      for (const s of scripts) {
-        const { stdout, stderr, exitCode, filesChanged } = await exec.run(s, [])
-        out.push({ stdout, stderr, exitCode, filesChanged })
-      }
-      return out
-    }
-    const [worker, inProcess] = [await run(false), await run(true)]
-    for (let i = 0; i < scripts.length; i++) expect(worker[i], scripts[i]).toEqual(inProcess[i])
+    const worker = await sameBothWays(scripts, () => createFileSystem())
     expect(worker[1]).toMatchObject({
       exitCode: 1,
       stderr: 'bash: /nofolder/f.txt: No such file or directory\n',
@@ -156,17 +168,7 @@ describe('the bash worker', () => {
       // The workspace's bytes, file by file.
       'wc -c < /d/f2; for i in 1 2 3 4 5 6 7 8; do printf "%060d" $i > /d/f$i; echo "rc=$?"; done',
     ]
-    const run = async (inProcess: boolean) => {
-      const exec = createJustBashBackend(createFileSystem({ limits }), {}, { inProcess })
-      const out: Partial<ExecResult>[] = []
-      for (const s of scripts) {
-        const { stdout, stderr, exitCode, filesChanged } = await exec.run(s, [])
-        out.push({ stdout, stderr, exitCode, filesChanged })
-      }
-      return out
-    }
-    const [worker, inProcess] = [await run(false), await run(true)]
-    for (let i = 0; i < scripts.length; i++) expect(worker[i], scripts[i]).toEqual(inProcess[i])
+    const worker = await sameBothWays(scripts, () => createFileSystem({ limits }))
     // Each script met its limit, and nothing of the run said the script had gone on from a write.
     expect(worker.map((r) => r.stderr)).toEqual([
       'bash: /d/a-very-long-name: Name longer than 12 bytes\n',
