@@ -290,15 +290,21 @@ describe('bulk content messages', () => {
     }
   })
 
-  it("an overwrite without the doc builds on every announced change: a peer's edit is merged, not lost", async () => {
+  /** Two writers: `a` made `path` with `content`, `b` has read it (so its state is known to b). */
+  async function readByTwo(path: string, content: string) {
     const a = await connect(tokens.write)
-    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
-    await a.fs.writeTree([{ path: '/updmerge/f.txt', content: lines.join('') }])
+    await a.fs.writeTree([{ path, content }])
     await a.flush()
     const b = await connect(tokens.write)
-    await waitFor(() => b.fs.exists('/updmerge/f.txt'), 'the file on b')
+    await waitFor(() => b.fs.exists(path), 'the file on b')
+    expect(await b.fs.readFile(path)).toBe(content)
+    return { a, b }
+  }
+
+  it("an overwrite without the doc builds on every announced change: a peer's edit is merged, not lost", async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
     // b's state of the file is known (fetched with its read); a then edits the first line.
-    expect(await b.fs.readFile('/updmerge/f.txt')).toBe(lines.join(''))
+    const { a, b } = await readByTwo('/updmerge/f.txt', lines.join(''))
     const theirs = [`line 0 by a\n`, ...lines.slice(1)]
     await a.fs.writeFile('/updmerge/f.txt', theirs.join(''))
     await a.flush()
@@ -320,13 +326,8 @@ describe('bulk content messages', () => {
   })
 
   it("a 'before' version read off a state, then a peer's edit, then the write: built on the newer state", async () => {
-    const a = await connect(tokens.write)
     const lines = Array.from({ length: 10 }, (_, i) => `line ${i}\n`)
-    await a.fs.writeTree([{ path: '/updbefore/f.txt', content: lines.join('') }])
-    await a.flush()
-    const b = await connect(tokens.write)
-    await waitFor(() => b.fs.exists('/updbefore/f.txt'), 'the file on b')
-    expect(await b.fs.readFile('/updbefore/f.txt')).toBe(lines.join(''))
+    const { a, b } = await readByTwo('/updbefore/f.txt', lines.join(''))
     const theirs = ['line 0 by a\n', ...lines.slice(1)].join('')
     const ours = [...lines.slice(0, 9), 'line 9 by b\n'].join('')
     await b.fs.batch(async () => {
