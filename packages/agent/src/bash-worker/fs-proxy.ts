@@ -108,12 +108,13 @@ export function createStatPrefetch(
   readdir: (dir: string) => Promise<string[]> = async () => {
     throw new Error('no readdir')
   },
-  // Files' texts or bytes (the host's `readFile`, UTF-8, or `readFileBuffer`), for the read-ahead.
+  // Files' texts, bytes or byte strings (the host's `readFile`, UTF-8, `readFileBuffer` or
+  // `readFileBytes`), for the read-ahead.
   readMany?: (paths: string[], kind: ReadKind) => Promise<ReadResult[]>,
 ) {
   const listings = new Map<string, Listing>()
-  // Texts and bytes read ahead, each given out once (the next read of its path as that kind), then dropped.
-  const texts = new Map<string, string | Uint8Array>()
+  // What was read ahead, each given out once (the next read of its path as that kind), then dropped.
+  const texts = new Map<string, { kind: ReadKind; value: string | Uint8Array }>()
   const reading = new Map<string, Promise<void>>()
   const stats = new Map<string, Record<string, unknown>>()
   // Entries the run made itself (and folders seen as folders): what `exists` and `mkdir -p` need.
@@ -213,7 +214,7 @@ export function createStatPrefetch(
         return true
       },
       fetch: (paths) => readMany(paths, kind),
-      keep: (entry, value) => texts.set(entry, value),
+      keep: (entry, value) => texts.set(entry, { kind, value }),
     })
   }
 
@@ -276,9 +277,10 @@ export function createStatPrefetch(
       return ask()
     },
     /**
-     * `readFile` of `given` as UTF-8 text (`kind` 'text') or `readFileBuffer` ('bytes'): read
-     * ahead when the script reads the files of a listed folder one after another (`sed -i …
-     * dir/*`, `cat dir/*`, `grep -r`, `tar -c`), else `ask()`.
+     * `readFile` of `given` as UTF-8 text (`kind` 'text'), `readFileBuffer` ('bytes') or
+     * `readFileBytes` ('latin1'): read ahead when the script reads the files of a listed folder
+     * one after another (`sed -i … dir/*`, `grep -r`, `tar -c`, `cat dir/*`, `wc -l dir/*`),
+     * else `ask()`.
      */
     async read<T extends string | Uint8Array>(
       given: string,
@@ -290,9 +292,9 @@ export function createStatPrefetch(
       const known = texts.get(path)
       if (known === undefined) return ask()
       texts.delete(path)
-      // Read ahead as the other kind: asked again, as the script asks.
-      if (typeof known !== (kind === 'text' ? 'string' : 'object')) return ask()
-      return known as T
+      // Read ahead as another kind: asked again, as the script asks.
+      if (known.kind !== kind) return ask()
+      return known.value as T
     },
     /** A folder's listing (`readdir` names or dirents), kept for the prefetch; returned as is. */
     listed<T extends string | { name: string }>(given: string, entries: T[]): T[] {
@@ -666,15 +668,17 @@ export function createFsProxy(
                   : plain(path, options)
             : method === 'readFileBuffer'
               ? (path: string) => prefetch.read(path, 'bytes', () => plain(path) as Promise<Uint8Array>)
-              : FS_READ_METHODS.has(method)
-                ? plain
-                : FS_PATH_METHODS.has(method)
-                  ? pathChange(method as FsMethod)
-                  : (...args: unknown[]) => {
-                      // This run changes something: what was prefetched may no longer hold.
-                      prefetch.forget()
-                      return plain(...args)
-                    }
+              : method === 'readFileBytes'
+                ? (path: string) => prefetch.read(path, 'latin1', () => plain(path) as Promise<string>)
+                : FS_READ_METHODS.has(method)
+                  ? plain
+                  : FS_PATH_METHODS.has(method)
+                    ? pathChange(method as FsMethod)
+                    : (...args: unknown[]) => {
+                        // This run changes something: what was prefetched may no longer hold.
+                        prefetch.forget()
+                        return plain(...args)
+                      }
   }
   return {
     fs: fs as unknown as IFileSystem,

@@ -47,14 +47,18 @@ export const LSTAT_MANY = 'lstatMany'
 
 /**
  * The other host call that is not an IFileSystem method: `readMany(paths, kind)`, each path's
- * `readFile` (UTF-8, `kind` 'text') or `readFileBuffer` (`kind` 'bytes') in one message, in
+ * `readFile` (UTF-8, `kind` 'text'), `readFileBuffer` (`kind` 'bytes') or `readFileBytes` (`kind`
+ * 'latin1': just-bash's byte string, what `cat`, `wc`, `head`, `sort` read) in one message, in
  * order, up to READ_MANY_MAX_CHARS characters or bytes in all (the paths after the one that would
  * pass it are left out of the answer), for fs-proxy.ts's read-ahead.
  */
 export const READ_MANY = 'readMany'
 
-/** What `readMany` reads: texts (`readFile`, UTF-8) or bytes (`readFileBuffer`). */
-export type ReadKind = 'text' | 'bytes'
+/** What `readMany` reads: texts (`readFile`, UTF-8), bytes (`readFileBuffer`) or byte strings (`readFileBytes`). */
+export type ReadKind = 'text' | 'bytes' | 'latin1'
+
+/** The host method `readMany` calls for each kind. */
+export const READ_METHOD_OF = { text: 'readFile', bytes: 'readFileBuffer', latin1: 'readFileBytes' } as const
 
 /** Most paths one `readMany` may ask for. */
 export const READ_MANY_MAX = 256

@@ -31,6 +31,7 @@ import {
   READ_MANY,
   READ_MANY_MAX,
   READ_MANY_MAX_CHARS,
+  READ_METHOD_OF,
   type ReadResult,
   type RunMessage,
   type SyncReply,
@@ -173,13 +174,19 @@ function withFailedWrites(failed: readonly WireError[], outcome: ShellOutcome): 
 }
 
 /**
- * Each path's `readFile` (UTF-8) or `readFileBuffer` (`kind`), in order, until the answers hold
+ * Each path's `readFile` (UTF-8), `readFileBuffer` or `readFileBytes` (`kind`), in order, until the answers hold
  * READ_MANY_MAX_CHARS: a file whose size would pass it is not read unless it is the first (the
  * one the script asked for).
  */
 async function readMany(fs: IFileSystem, given: unknown, kind: unknown): Promise<ReadResult[]> {
   const paths = pathList(given, READ_MANY, READ_MANY_MAX)
-  if (kind !== 'text' && kind !== 'bytes') throw new Error('bash worker: readMany reads text or bytes')
+  if (kind !== 'text' && kind !== 'bytes' && kind !== 'latin1')
+    throw new Error('bash worker: readMany reads text, bytes or latin1')
+  const method = READ_METHOD_OF[kind]
+  const read = (
+    fs as unknown as Record<string, ((path: string) => Promise<string | Uint8Array>) | undefined>
+  )[method]
+  if (!read) throw new Error(`bash worker: readMany of ${kind}: the filesystem has no ${method}`)
   if (!(await inOneRealFolder(fs, paths))) return []
   const out: ReadResult[] = []
   let held = 0
@@ -192,7 +199,7 @@ async function readMany(fs: IFileSystem, given: unknown, kind: unknown): Promise
         continue
       }
       if (out.length > 0 && held + entry.size > READ_MANY_MAX_CHARS) break
-      const value = kind === 'text' ? await fs.readFile(path) : await fs.readFileBuffer(path)
+      const value = await read.call(fs, path)
       out.push({ ok: true, value })
       held += typeof value === 'string' ? value.length : value.byteLength
     } catch (error) {

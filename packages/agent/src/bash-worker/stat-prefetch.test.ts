@@ -223,4 +223,31 @@ describe('stat prefetch', () => {
     expect(await prefetch.read('/d/c', 'text', async () => 'host text')).toBe('host text')
     expect(kinds).toEqual(['bytes'])
   })
+
+  it('read-ahead of byte strings (`cat`, `wc`, `head`, `sort` of each file): given as byte strings only', async () => {
+    const kinds: string[] = []
+    const prefetch = createStatPrefetch(
+      async () => [],
+      undefined,
+      async (paths, kind) => {
+        kinds.push(kind)
+        return paths.map((p) => ({ ok: true, value: `bytes of ${p}` }))
+      },
+    )
+    prefetch.listed('/d', ['a', 'b', 'c', 'e'])
+    const host = (answer: string) => async () => answer
+    expect(await prefetch.read('/d/a', 'latin1', host('host a'))).toBe('host a')
+    expect(await prefetch.read('/d/b', 'latin1', host('host b'))).toBe('bytes of /d/b')
+    expect(kinds).toEqual(['latin1'])
+    // A byte string and a UTF-8 text are both strings: one read ahead as the other is asked again.
+    expect(await prefetch.read('/d/c', 'text', host('host text'))).toBe('host text')
+    expect(await prefetch.read('/d/c', 'latin1', host('host c'))).toBe('host c')
+    // And the other way round: what was read ahead as text is not given as a byte string.
+    prefetch.listed('/t', ['x', 'y', 'z'])
+    await prefetch.read('/t/x', 'text', host('x'))
+    expect(await prefetch.read('/t/y', 'text', host('host y'))).toBe('bytes of /t/y')
+    expect(await prefetch.read('/t/z', 'latin1', host('host z'))).toBe('host z')
+    expect(await prefetch.read('/d/e', 'latin1', host('host e'))).toBe('bytes of /d/e')
+    expect(kinds).toEqual(['latin1', 'text'])
+  })
 })
