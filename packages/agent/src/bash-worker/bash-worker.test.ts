@@ -139,6 +139,9 @@ describe('the bash worker', () => {
       'for i in 1 2 3; do printf "%s" "$i" > /r/f$i; done; wc -c /r/f1 /r/f2 /r/f3; echo "é" > /r/u; wc -c < /r/u; rm /r/f4; echo back > /r/f4; cat /r/f4; mv /r/f5 /r/g; echo again > /r/f5; cat /r/g /r/f5',
       // What was read ahead or stat'ed through a symlink (a linked folder, a linked file), then
       // written through the real path, read again through the link.
+      // Modes and mtimes changed without waiting (touch, chmod of a listed folder's files), also
+      // through a symlinked folder, and of a file removed and made again.
+      'mkdir /m; for i in 1 2 3; do echo $i > /m/f$i; done; ln -s /m /ml; chmod 700 /ml/*; stat -c "%a %n" /m/*; touch /ml/*; chmod 640 /m/*; stat -c "%a" /ml/f1; rm /m/f2; touch /m/f2; chmod 600 /m/f2; stat -c "%a %s" /m/f2; chmod 750 /m; stat -c %a /m /ml/; ls /m; chmod 1.5 /m/f1; echo "rc=$?"; touch -d "2001-02-03 04:05" /m/f3; ls -l /m/f3 | cut -c1-10',
       // Read ahead as byte strings (`cat`, `wc`, `head`, `sort`): non-UTF-8 bytes, a write between.
       'mkdir /b; printf "\\xff\\x00\\xe9 raw\\n" > /b/bin; for i in 1 2 3 4 5; do echo "l $i é" > /b/f$i; done; wc -l /b/*; head -n1 /b/* | od -c | head -3; echo new > /b/f4; cat /b/* | od -c | tail -4; for f in /b/*; do cat "$f"; done | wc -c; sort /b/f*; md5sum /b/*',
       'mkdir /s; for n in a b c d e; do echo "$n" > /s/$n; done; ln -s /s /sl; ln -s /s/e /s/l; cat /sl/a /sl/b /sl/c /s/b /s/c /s/d /s/l; ls -l /sl/ | cut -c1-30; echo changed-content > /s/c; echo changed > /s/e; cat /sl/c /s/l; ls -l /sl/c | cut -c1-30',

@@ -12,6 +12,8 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads'
 import type { IFileSystem } from 'just-bash'
 import {
+  FS_LISTING_METHODS,
+  FS_METADATA_METHODS,
   FS_PATH_METHODS,
   FS_READ_METHODS,
   FS_VOID_METHODS,
@@ -269,6 +271,8 @@ export function createStatPrefetch(
         if (path !== '/' && !listings.has(dir) && !stats.has(path)) await listOnSecondMiss(dir)
         const listing = listings.get(dir)
         if (path !== '/' && listing && !listing.index.has(name)) return false
+        // A regular file its folder's dirents named (not a symlink, whose target may be gone).
+        if (listing?.files.has(name)) return true
       }
       if (!stats.has(path) && method !== 'exists') await fill(path)
       const known = stats.get(path)
@@ -296,18 +300,24 @@ export function createStatPrefetch(
       if (known.kind !== kind) return ask()
       return known.value as T
     },
-    /** A folder's listing (`readdir` names or dirents), kept for the prefetch; returned as is. */
-    listed<T extends string | { name: string }>(given: string, entries: T[]): T[] {
+    /**
+     * A folder's listing (`readdir` names or dirents), kept for the prefetch; returned as is.
+     * `real`: the host says the folder's path is its real path (no symlink on the way).
+     */
+    listed<T extends string | { name: string }>(given: string, entries: T[], real = false): T[] {
       const files = new Set<string>()
       for (const e of entries)
         if (typeof e !== 'string' && (e as { isFile?: unknown }).isFile === true) {
           if ((e as { isSymbolicLink?: unknown }).isSymbolicLink !== true) files.add(e.name)
         }
+      const dir = resolveVirtualPath('/', given)
       keepListing(
-        resolveVirtualPath('/', given),
+        dir,
         entries.map((e) => (typeof e === 'string' ? e : e.name)),
         files,
       )
+      // A folder found at its real path: the run may write into it without waiting, as into one it made.
+      if (real) kinds.set(dir, 'folder')
       return entries
     },
     /** Whether `given` is known to be a folder (made by the run, or a stat said so): `mkdir -p` has nothing to do. */
@@ -363,6 +373,8 @@ export function createStatPrefetch(
         return
       }
       stats.delete(path)
+      // Its mode or mtime: what else is known of it (kind, size, its folder's names) still holds.
+      if (FS_METADATA_METHODS.has(method)) return
       if (method === 'mkdir') sizes.delete(path)
       const kind = method === 'mkdir' ? 'folder' : 'file'
       kinds.set(path, kind)
@@ -398,6 +410,11 @@ export function contentBytesAtMost(content: unknown): number | undefined {
 }
 
 type StatPrefetch = ReturnType<typeof createStatPrefetch>
+
+/** A `Date` with a time (what the host's `utimes` stores): an invalid one is asked, not posted. */
+function isValidDate(value: unknown): boolean {
+  return value instanceof Date && Number.isFinite(value.getTime())
+}
 
 /** `readFile`'s options when they ask for UTF-8 text (the only text the read-ahead holds). */
 function isUtf8(options: unknown): boolean {
@@ -464,6 +481,29 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
       spentRows += newRows
       spentCalls++
       return before + size
+    },
+    /**
+     * Whether `chmod(path, mode)` or `utimes(path, atime, mtime)` (path normalised) may go without
+     * waiting: the entry is one the run knows (made, wrote or listed as a regular file) in a real
+     * folder, and the arguments are ones the host takes, so only another party removing it
+     * meanwhile could make it fail.
+     */
+    takeMetadata(method: string, path: string, args: unknown[]): boolean {
+      if (stopped || !allowance || path === '/') return false
+      const cut = path.lastIndexOf('/')
+      const dir = cut === 0 ? '/' : path.slice(0, cut)
+      const topEnd = path.indexOf('/', 1)
+      if (localRoots.has(path.slice(1, topEnd === -1 ? undefined : topEnd)) || !known.isRealFolder(dir))
+        return false
+      const entry = known.entryOf(path)
+      if (entry !== 'file' && entry !== 'folder') return false
+      const valid =
+        method === 'chmod'
+          ? Number.isInteger(args[1])
+          : method === 'utimes' && isValidDate(args[1]) && isValidDate(args[2])
+      if (!valid || spentCalls - doneCalls >= AHEAD_MAX_CALLS) return false
+      spentCalls++
+      return true
     },
     /** What was posted so far, to note when a call is sent. */
     mark(): PostedSoFar {
@@ -613,12 +653,17 @@ export function createFsProxy(
       const write = method === 'writeFile' || method === 'appendFile' ? method : undefined
       const resolved = resolveVirtualPath('/', path)
       prefetch.changing(path)
-      // A write known to succeed: sent, and the script goes on (the host runs it before any later call).
-      const after = write && writeBehind.take(write, resolved, args[1])
+      // A write (or a change of mode or mtime) known to succeed: sent, and the script goes on
+      // (the host runs it before any later call).
+      const after = write
+        ? writeBehind.take(write, resolved, args[1])
+        : writeBehind.takeMetadata(method, resolved, args)
+          ? 'metadata'
+          : undefined
       if (after !== undefined) {
         postWithoutWaiting({ id: ++next, method, args })
         prefetch.changed(method, path, resolved)
-        prefetch.wrote(resolved, after)
+        if (after !== 'metadata') prefetch.wrote(resolved, after)
         // A loop of posted writes never waits for a message, so this thread would never turn its
         // event loop: every OUTBOX_MAX of them it does, and hears a stop (time limit, a failed write).
         if (++postedSinceTurn >= OUTBOX_MAX) {
@@ -658,9 +703,12 @@ export function createFsProxy(
     fs[method] =
       method === 'lstat' || method === 'stat' || method === 'exists'
         ? (path: string) => prefetch.answer(method, path, () => plain(path))
-        : method === 'readdir' || method === 'readdirWithFileTypes'
-          ? async (path: string) =>
-              prefetch.listed(path, (await plain(path)) as (string | { name: string })[])
+        : FS_LISTING_METHODS.has(method)
+          ? async (path: string) => {
+              const result = await send(method as FsMethod, [path])
+              const entries = result.value as (string | { name: string })[]
+              return prefetch.listed(path, entries, result.real === resolveVirtualPath('/', path))
+            }
           : method === 'readFile'
             ? (path: string, options?: unknown) =>
                 isUtf8(options)

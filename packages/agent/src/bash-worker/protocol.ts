@@ -94,9 +94,26 @@ export const FS_READ_METHODS: ReadonlySet<string> = new Set([
  * `fs-result`, the host's `realpath` after the call): when it is the path the worker asked for
  * (no symlink on the way), the worker updates what it knows of that folder instead of dropping
  * it all (fs-proxy.ts): a loop of `echo … > dir/fN`, or `tar -x`'s `mkdir -p` before each
- * file, then needs no message for its `exists` and `mkdir -p` calls.
+ * file, then needs no message for its `exists` and `mkdir -p` calls; `touch dir/*` and
+ * `chmod … dir/*` change one entry's metadata each and keep the folder's listing.
  */
-export const FS_PATH_METHODS: ReadonlySet<string> = new Set(['writeFile', 'appendFile', 'mkdir'])
+export const FS_PATH_METHODS: ReadonlySet<string> = new Set([
+  'writeFile',
+  'appendFile',
+  'mkdir',
+  'chmod',
+  'utimes',
+])
+
+/**
+ * Listings whose answer names the folder's real path too (`real`, as for FS_PATH_METHODS): a
+ * folder listed at its real path is known to be one with no symlink on the way, and the
+ * worker may then write into it without waiting (`touch dir/*`, `chmod … dir/*`).
+ */
+export const FS_LISTING_METHODS: ReadonlySet<string> = new Set(['readdir', 'readdirWithFileTypes'])
+
+/** FS_PATH_METHODS that change an entry's metadata only (mode, mtime): not its kind, size or name. */
+export const FS_METADATA_METHODS: ReadonlySet<string> = new Set(['chmod', 'utimes'])
 
 /**
  * Synchronous IFileSystem methods just-bash calls without using a result:

@@ -18,6 +18,7 @@ import type { CustomCommand, IFileSystem } from 'just-bash'
 import { createWorkerPool, WORKER_HEAP_MB } from './pool.js'
 import {
   type ExecutionLimits,
+  FS_LISTING_METHODS,
   FS_METHODS,
   FS_PATH_METHODS,
   FS_READ_METHODS,
@@ -297,7 +298,10 @@ export async function runInWorker(job: ShellJob): Promise<ShellOutcome> {
         const value = toPlain(method, await fsRecord[method](...args))
         // A posted write's path was known to be real: the worker does not wait to be told.
         if (isPosted) return // The worker went on: only a failure is answered.
-        const real = FS_PATH_METHODS.has(method) ? await realPathOf(job.fs, args[0]) : undefined
+        const real =
+          FS_PATH_METHODS.has(method) || FS_LISTING_METHODS.has(method)
+            ? await realPathOf(job.fs, args[0])
+            : undefined
         channel.port1.postMessage({
           type: 'fs-result',
           id,

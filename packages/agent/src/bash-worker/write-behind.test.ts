@@ -83,6 +83,54 @@ describe('write-behind: which writes go without waiting', () => {
     expect(short.take('writeFile', '/d/abcdefg', 'x')).toBe(1)
   })
 
+  it('a change of mode or mtime: of an entry the run knows, in a real folder, with arguments the host takes', () => {
+    const { known, writeBehind } = madeFolder(ALLOWANCE)
+    const when = new Date(2020, 0, 1)
+    known.changed('writeFile', '/d/a', '/d/a')
+    expect(writeBehind.takeMetadata('chmod', '/d/a', ['/d/a', 0o600])).toBe(true)
+    expect(writeBehind.takeMetadata('utimes', '/d/a', ['/d/a', when, when])).toBe(true)
+    expect(writeBehind.takeMetadata('chmod', '/d', ['/d', 0o755])).toBe(true) // a folder the run made
+    // Arguments the host would refuse or store wrongly: asked, so the shell sees its error.
+    expect(writeBehind.takeMetadata('chmod', '/d/a', ['/d/a', 1.5])).toBe(false)
+    expect(writeBehind.takeMetadata('chmod', '/d/a', ['/d/a', '644'])).toBe(false)
+    expect(writeBehind.takeMetadata('utimes', '/d/a', ['/d/a', when, new Date(Number.NaN)])).toBe(false)
+    expect(writeBehind.takeMetadata('utimes', '/d/a', ['/d/a', 0, 0])).toBe(false)
+    // Entries the run does not know as real: absent, named only, a symlink, in a folder not known real.
+    expect(writeBehind.takeMetadata('chmod', '/d/b', ['/d/b', 0o600])).toBe(false)
+    const dirents = [
+      { name: 'f', isFile: true, isDirectory: false, isSymbolicLink: false },
+      { name: 'l', isFile: true, isDirectory: false, isSymbolicLink: true },
+    ]
+    known.listed('/e', dirents)
+    expect(writeBehind.takeMetadata('chmod', '/e/f', ['/e/f', 0o600])).toBe(false) // /e may be a symlink
+    // Listed at its real path (the host said so): a folder as real as one the run made.
+    known.listed('/e', dirents, true)
+    expect(writeBehind.takeMetadata('chmod', '/e/f', ['/e/f', 0o600])).toBe(true)
+    expect(writeBehind.takeMetadata('chmod', '/e/l', ['/e/l', 0o600])).toBe(false)
+    known.listed('/e', ['f'], true)
+    expect(writeBehind.takeMetadata('chmod', '/e/f', ['/e/f', 0o600])).toBe(false) // kind unknown
+    known.changed('mkdir', '/tmp', '/tmp')
+    known.changed('writeFile', '/tmp/a', '/tmp/a')
+    expect(writeBehind.takeMetadata('chmod', '/tmp/a', ['/tmp/a', 0o600])).toBe(false)
+    expect(writeBehind.takeMetadata('chmod', '/', ['/', 0o755])).toBe(false)
+    expect(madeFolder(undefined).writeBehind.takeMetadata('chmod', '/d', ['/d', 0o755])).toBe(false)
+    writeBehind.stop()
+    expect(writeBehind.takeMetadata('chmod', '/d/a', ['/d/a', 0o600])).toBe(false)
+  })
+
+  it('a change of mode or mtime keeps what is known of its folder; through a symlink it drops all', () => {
+    const { known } = madeFolder(ALLOWANCE)
+    known.listed('/d', [{ name: 'f', isFile: true, isDirectory: false, isSymbolicLink: false }], true)
+    known.changing('/d/f')
+    known.changed('utimes', '/d/f', '/d/f')
+    expect(known.entryOf('/d/f')).toBe('file')
+    expect(known.entryOf('/d/g')).toBe('absent')
+    known.changing('/d/f')
+    known.changed('chmod', '/d/f', '/elsewhere/f')
+    expect(known.entryOf('/d/f')).toBeUndefined()
+    expect(known.isRealFolder('/d')).toBe(false)
+  })
+
   it('the host’s room after a call counts what was posted since that call was sent', () => {
     const { known, writeBehind } = madeFolder({ ...ALLOWANCE, rows: 3 })
     const sent = writeBehind.mark()
@@ -287,6 +335,38 @@ describe('write-behind: the messages', () => {
     expect(writes.slice(0, 6)).toEqual(['/d/f1', '/d/f1', '/d/f2', '/d/f2', '/d/f3', '/d/f3'])
   })
 
+  it('a posted change of mode that fails (a peer removed the file meanwhile) stops the script too', async () => {
+    const fs = createFileSystem()
+    const changed: string[] = []
+    const racing = new Proxy(fs, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (key !== 'chmod') return typeof value === 'function' ? value.bind(target) : value
+        return async (path: string, mode: number) => {
+          changed.push(path)
+          if (path === '/d/f3') {
+            await fs.rm(path)
+            throw new FsError('ENOENT', 'chmod', path)
+          }
+          return fs.chmod(path, mode)
+        }
+      },
+    })
+    const outcome = await runInWorker(
+      job(
+        racing as unknown as IFileSystem,
+        'mkdir /d; for i in 1 2 3 4 5; do echo "x$i" > /d/f$i; done; chmod 600 /d/*; cat /d/f1; echo after',
+      ),
+    )
+    expect(outcome.exitCode).toBe(1)
+    expect(outcome.stderr).toContain("ENOENT: no such file or directory, chmod '/d/f3'")
+    expect(outcome.stderr).toContain('bash: the script was stopped: a write it had gone on from failed')
+    expect(outcome.stdout).not.toContain('after')
+    // Posted: the host ran them in order, and the first ones took effect.
+    expect(changed.slice(0, 3)).toEqual(['/d/f1', '/d/f2', '/d/f3'])
+    expect((await fs.stat('/d/f1')).mode & 0o777).toBe(0o600)
+  })
+
   it('without write-behind the same failure is the shell’s own (a failed redirection ends the script)', async () => {
     const { fs } = failingAt('/d/f3')
     const { writeBehind: _, ...plain } = job(fs, 'mkdir /d; echo x > /d/f3; echo after')
@@ -316,6 +396,11 @@ describe('write-behind: a script sees what it sees in-process', () => {
     fc.constant('cat /p/*'),
     fc.constant('sed -i s/a/b/ /p/*'),
     fc.constant('for i in 1 2 3; do echo "$i" > /p/f$i; done'),
+    path.map((p) => `touch ${p}`),
+    fc.tuple(fc.constantFrom('600', '755', 'u+x'), path).map(([m, p]) => `chmod ${m} ${p}`),
+    fc.constant('chmod 640 /p/*'),
+    fc.constant('touch /p/* /q/*'),
+    fc.constant('stat -c "%a %n" /p/* /q/*'),
   )
 
   /** Every path under `/p` with its content (or kind). */
@@ -326,12 +411,17 @@ describe('write-behind: a script sees what it sees in-process', () => {
       .filter((p) => p === '/p' || p.startsWith('/p/') || p === '/q')
       .sort()) {
       const s = await fs.lstat(p)
-      out[p] = s.isSymbolicLink ? `-> ${await fs.readlink(p)}` : s.isDirectory ? 'dir' : await fs.readFile(p)
+      const mode = (s.mode & 0o7777).toString(8)
+      out[p] = s.isSymbolicLink
+        ? `-> ${await fs.readlink(p)}`
+        : s.isDirectory
+          ? `dir ${mode}`
+          : `${await fs.readFile(p)} ${mode}`
     }
     return out
   }
 
-  it('random scripts of writes, appends, reads, moves and removals: same output, same files', async () => {
+  it('random scripts of writes, appends, reads, moves, removals, touch and chmod: same output, same files and modes', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.array(step, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 3 }),
