@@ -197,7 +197,10 @@ export function createStatPrefetch(
       eligible: () => true,
       pick: (_listing, _name, entry) => !stats.has(entry) && !fetching.has(entry),
       fetch: lstatMany,
-      keep: (entry, value) => stats.set(entry, value as Record<string, unknown>),
+      keep: (entry, value) => {
+        stats.set(entry, value as Record<string, unknown>)
+        noteSize(entry, value, true)
+      },
     })
   }
 
@@ -218,6 +221,16 @@ export function createStatPrefetch(
       fetch: (paths) => readMany(paths, kind),
       keep: (entry, value) => texts.set(entry, { kind, value }),
     })
+  }
+
+  /**
+   * A stat the host gave of `path`: a regular file's size is known (an lstat's, or a stat's of a
+   * file the run wrote at that very path: no symlink that the stat would follow).
+   */
+  function noteSize(path: string, value: unknown, isLstat: boolean): void {
+    const stat = value as { isFile?: unknown; isSymbolicLink?: unknown; size?: unknown } | undefined
+    if (stat?.isFile !== true || typeof stat.size !== 'number') return
+    if (isLstat ? stat.isSymbolicLink !== true : kinds.get(path) === 'file') sizes.set(path, stat.size)
   }
 
   /** Keep `names` as the listing of `dir` (the most recent `LISTINGS_KEPT`). */
@@ -278,7 +291,13 @@ export function createStatPrefetch(
       const known = stats.get(path)
       if (known && (method === 'lstat' || known.isSymbolicLink !== true))
         return method === 'exists' ? true : { ...known }
-      return ask()
+      if (method === 'exists') return ask()
+      const started = generation
+      const value = await ask()
+      // Its size, for appends without waiting (`>> f` stats f first): unless the run changed
+      // something meanwhile, which the answer may predate.
+      if (generation === started) noteSize(path, value, method === 'lstat')
+      return value
     },
     /**
      * `readFile` of `given` as UTF-8 text (`kind` 'text'), `readFileBuffer` ('bytes') or

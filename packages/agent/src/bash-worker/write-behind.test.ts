@@ -83,6 +83,58 @@ describe('write-behind: which writes go without waiting', () => {
     expect(short.take('writeFile', '/d/abcdefg', 'x')).toBe(1)
   })
 
+  it('an append onto a file whose size the host told (a stat, as `>> f` asks first) goes without waiting', async () => {
+    const stat = (size: number, isSymbolicLink = false) => ({
+      isFile: true,
+      isDirectory: false,
+      isSymbolicLink,
+      size,
+    })
+    const { known, writeBehind } = madeFolder(ALLOWANCE)
+    known.changed('appendFile', '/d/a', '/d/a') // made by the run; its size unknown
+    expect(writeBehind.take('appendFile', '/d/a', 'xy')).toBeUndefined()
+    expect(await known.answer('stat', '/d/a', async () => stat(5))).toEqual(stat(5))
+    expect(writeBehind.take('appendFile', '/d/a', 'xy')).toBe(7)
+    known.wrote('/d/a', 7) // as the proxy notes a posted write
+    expect(writeBehind.take('appendFile', '/d/a', 'x'.repeat(94))).toBeUndefined() // 7 + 94 > 100
+    // The run changed something while the host answered: the size it tells may predate that.
+    let answer!: (value: unknown) => void
+    let asked!: () => void
+    const askedNow = new Promise<void>((done) => {
+      asked = done
+    })
+    const late = known.answer(
+      'stat',
+      '/d/a',
+      () =>
+        new Promise((done) => {
+          answer = done
+          asked()
+        }),
+    )
+    await askedNow
+    known.changing('/d/a')
+    answer(stat(1))
+    await late
+    expect(known.sizeOf('/d/a')).toBe(7)
+    // A stat follows symlinks: of a path the run did not write, its size may be another file's.
+    await known.answer('stat', '/d/b', async () => stat(1))
+    expect(known.sizeOf('/d/b')).toBeUndefined()
+    // An lstat is the entry's own; of a symlink it says nothing of a target.
+    await known.answer('lstat', '/d/c', async () => stat(3))
+    await known.answer('lstat', '/d/l', async () => stat(2, true))
+    expect([known.sizeOf('/d/c'), known.sizeOf('/d/l')]).toEqual([3, undefined])
+
+    // Stats fetched for a listing (from its second miss on) tell sizes too, a symlink's aside.
+    const fetched = createStatPrefetch(async (paths) =>
+      paths.map((p) => ({ ok: true as const, value: stat(p.length, p.endsWith('l')) })),
+    )
+    fetched.listed('/e', ['a', 'bb', 'l'], true)
+    await fetched.answer('lstat', '/e/a', async () => stat(0))
+    await fetched.answer('lstat', '/e/bb', async () => stat(0))
+    expect([fetched.sizeOf('/e/bb'), fetched.sizeOf('/e/l')]).toEqual([5, undefined])
+  })
+
   it('a change of mode or mtime: of an entry the run knows, in a real folder, with arguments the host takes', () => {
     const { known, writeBehind } = madeFolder(ALLOWANCE)
     const when = new Date(2020, 0, 1)
@@ -401,6 +453,7 @@ describe('write-behind: a script sees what it sees in-process', () => {
     fc.constant('chmod 640 /p/*'),
     fc.constant('touch /p/* /q/*'),
     fc.constant('stat -c "%a %n" /p/* /q/*'),
+    fc.constant('for f in /p/*; do echo z >> "$f"; done; wc -c /p/f0'),
   )
 
   /** Every path under `/p` with its content (or kind). */
