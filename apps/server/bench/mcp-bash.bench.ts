@@ -6,7 +6,8 @@
  * filesystem (the registry, bash in its worker thread, kept warm as an MCP
  * session keeps it), and the `bash` tool
  * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
- * Each round uses a fresh workspace; p50 over the rounds.
+ * Each round uses a fresh workspace; p50 over the rounds. A second table times other commands
+ * agents run often (cat, wc, grep -l, touch, chmod of the same files, an append loop), no goal.
  *
  * `--against <checkout>` also runs the /mcp scripts on that checkout's `yfs serve` (its
  * `apps/cli/bin/yfs.js`, dependencies installed), interleaved with this one's, 2 s of quiet
@@ -50,6 +51,17 @@ const STEPS: [string, string][] = [
   [`tar -x of ${N} files`, 'tar -cf /many.tar /many && mkdir -p /untar && tar -xf /many.tar -C /untar'],
 ]
 
+// Other commands agents run often, over the same files (no goal of their own; the table shows
+// where the bash tool stands beside just-bash on them).
+const MORE_STEPS: [string, string][] = [
+  [`cat of ${N} files`, 'cat /many/*.txt > /all.txt'],
+  [`wc -l of ${N} files`, 'wc -l /many/*.txt > /counts.txt'],
+  [`grep -l over ${N} files`, 'grep -l LINE /many/*.txt > /hits.txt'],
+  [`touch of ${N} files`, 'touch /many/*.txt'],
+  [`chmod of ${N} files`, 'chmod 600 /many/*.txt'],
+  ['300 appends to one file', 'for i in $(seq 1 300); do echo "x $i" >> /log.txt; done'],
+]
+
 type Runner = (script: string) => Promise<string>
 const times = new Map<string, number[]>()
 const record = (who: string, step: string, ms: number) => {
@@ -67,6 +79,16 @@ async function round(who: string, runner: Runner): Promise<void> {
   // Every step did its work: the last file went through echo, sed, cp and tar.
   const check = await runner(`cat /copy/f${N}.txt /untar/many/f${N}.txt`)
   if (check !== `LINE ${N}\nLINE ${N}\n`) throw new Error(`${who}: wrong result ${JSON.stringify(check)}`)
+  for (const [step, script] of MORE_STEPS) {
+    const start = performance.now()
+    const out = await runner(script)
+    record(who, step, performance.now() - start)
+    if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
+  }
+  const more = await runner(
+    `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt`,
+  )
+  if (more !== `${N}\n${N}\n300\n600\n`) throw new Error(`${who}: wrong result ${JSON.stringify(more)}`)
 }
 
 // As an MCP session does (the server's sessions below do it themselves): a warm worker per call.
@@ -164,11 +186,24 @@ for (const [step] of STEPS) {
   )
 }
 
+console.log(`\nOther common commands, same files, same rounds (p50 ms; no goal of their own)\n`)
+console.log(
+  '| script | just-bash, in process | just-bash with a signal | bash tool, in process | bash tool, server /mcp | /mcp ÷ just-bash |',
+)
+console.log('| --- | --- | --- | --- | --- | --- |')
+for (const [step] of MORE_STEPS) {
+  const base = p50('just-bash, in process', step)
+  const mcp = p50('bash tool, server /mcp', step)
+  console.log(
+    `| ${step} | ${fmt(base)} | ${fmt(p50('just-bash with a signal, in process', step))} | ${fmt(p50('bash tool, in process', step))} | ${fmt(mcp)} | ${(mcp / base).toFixed(2)}× |`,
+  )
+}
+
 if (other) {
   console.log(`\nThis build's /mcp against ${values.against} (same run, interleaved; p50 ms)\n`)
   console.log('| script | that build | this build | this ÷ that |')
   console.log('| --- | --- | --- | --- |')
-  for (const [step] of STEPS) {
+  for (const [step] of [...STEPS, ...MORE_STEPS]) {
     const that = p50('server /mcp, --against build', step)
     const now = p50('bash tool, server /mcp', step)
     console.log(`| ${step} | ${fmt(that)} | ${fmt(now)} | ${(now / that).toFixed(2)}× |`)
