@@ -76,7 +76,64 @@ export function updateProblem(update: Uint8Array): string | undefined {
  * content docs are held to this.
  */
 export function newDocUpdateProblem(update: Uint8Array): string | undefined {
-  return checkUpdate(update, true)
+  return isSelfContainedFirstUpdate(update) ? undefined : checkUpdate(update, true)
+}
+
+// Yjs v1 struct info bits (yjs's `BIT8`, `BIT7`, `BIT6`, `BITS5`) and content refs.
+const HAS_ORIGIN = 0x80
+const HAS_RIGHT_ORIGIN = 0x40
+const HAS_PARENT_SUB = 0x20
+const CONTENT_REF = 0x1f
+const REF_BINARY = 3
+const REF_STRING = 4
+const REF_ANY = 8
+
+/**
+ * True for the shape of a new file's first state as clients send it in bulk (core's
+ * `encodeNewContentDoc`, or a fresh doc's one transaction): one client from clock 0, each item
+ * without origins in a root type (a text's string, a map entry's bytes or values, an array's
+ * values), no deletions, nothing after. Nothing in such an update depends on anything else, so
+ * it applies completely to an empty doc; reading it here with the readers Yjs uses (lib0's)
+ * checks every byte, without the scratch doc (whose random client id alone costs ≈ 13 µs).
+ * Anything else, or anything that does not decode, is `false` and is checked in full: this only
+ * says yes where the full check says yes (a property test in sync-message.test.ts).
+ */
+export function isSelfContainedFirstUpdate(update: Uint8Array): boolean {
+  try {
+    const decoder = decoding.createDecoder(update)
+    if (decoding.readVarUint(decoder) !== 1) return false
+    const structs = decoding.readVarUint(decoder)
+    decoding.readVarUint(decoder) // the client
+    if (decoding.readVarUint(decoder) !== 0) return false // from clock 0
+    for (let i = 0; i < structs; i++) {
+      const info = decoding.readUint8(decoder)
+      if ((info & (HAS_ORIGIN | HAS_RIGHT_ORIGIN)) !== 0) return false
+      if (decoding.readVarUint(decoder) !== 1) return false // the parent is a root type, by name
+      decoding.readVarString(decoder)
+      if ((info & HAS_PARENT_SUB) !== 0) decoding.readVarString(decoder)
+      switch (info & CONTENT_REF) {
+        case REF_BINARY:
+          decoding.readVarUint8Array(decoder)
+          break
+        case REF_STRING:
+          // An empty item (length 0) is not what a client sends: checked in full.
+          if (decoding.readVarString(decoder).length === 0) return false
+          break
+        case REF_ANY: {
+          const values = decoding.readVarUint(decoder)
+          if (values === 0) return false
+          for (let k = 0; k < values; k++) decoding.readAny(decoder)
+          break
+        }
+        default:
+          return false
+      }
+    }
+    // No deletions, and nothing after them.
+    return decoding.readVarUint(decoder) === 0 && !decoding.hasContent(decoder)
+  } catch {
+    return false
+  }
 }
 
 function checkUpdate(update: Uint8Array, complete: boolean): string | undefined {
