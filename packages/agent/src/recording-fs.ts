@@ -63,8 +63,15 @@ export interface RecordingFs {
   owns(event: FsEvent): boolean
 }
 
-/** Runs before a mutating call with the paths it will change (as given, not normalised). */
-export type BeforeChange = (paths: string[]) => Promise<void>
+/**
+ * Runs before a mutating call with the paths it will change (as given, not normalised);
+ * `metadataOnly` when the call changes their mode or mtime only (`chmod`, `utimes`), not what
+ * they hold or where they are.
+ */
+export type BeforeChange = (paths: string[], metadataOnly: boolean) => Promise<void>
+
+/** Methods that change an entry's mode or mtime only. */
+const METADATA_ONLY = new Set(['chmod', 'utimes'])
 
 /**
  * Wrap `fs` so the change events of the calls made through it can be told apart.
@@ -119,10 +126,11 @@ class Recording implements RecordingFs {
     if (!argIndexes && !batch) return method.bind(target)
     const subtree = typeof prop !== 'string' || !SINGLE_PATH.has(prop)
     const follow = prop !== 'rm' && prop !== 'symlink'
+    const metadataOnly = typeof prop === 'string' && METADATA_ONLY.has(prop)
     return async (...args: unknown[]) => {
       const changed = batch ? batch(args) : strings(argIndexes!.map((i) => args[i]))
       for (const p of changed) this.#touch(paths.normalize(p), subtree)
-      if (this.#beforeChange) await this.#beforeChange(changed)
+      if (this.#beforeChange) await this.#beforeChange(changed, metadataOnly)
       try {
         return await method.apply(target, args)
       } finally {

@@ -4,6 +4,7 @@
  * logs what it created, moved and deleted with before/after versions.
  */
 import { attachActivityLog, createFileSystem } from '@yfs/core'
+import { typeInto } from '@yfs/core/testing'
 import { describe, expect, it } from 'vitest'
 import { createToolRegistry } from '../registry.js'
 
@@ -51,6 +52,58 @@ describe('call recorder', () => {
     expect(await fs.readFile('/d/g.txt')).toBe('g\n')
     expect(await fs.readFile('/m/h.txt')).toBe('h\n')
     expect(await fs.exists('/n')).toBe(false)
+  })
+
+  it('chmod and touch change no content: no version taken, nothing logged; a later write of the call is', async () => {
+    const fs = createFileSystem()
+    await fs.mkdir('/d')
+    await fs.writeFile('/d/a.txt', 'a\n')
+    await fs.writeFile('/d/b.txt', 'b\n')
+    // The newest versions (reading them records nothing), then a person's edit, not yet a version.
+    const newest = async () => [
+      (await fs.latestVersion('/d/a.txt'))?.id,
+      (await fs.latestVersion('/d/b.txt'))?.id,
+    ]
+    const before = await newest()
+    await typeInto(fs, '/d/a.txt', 'a', ' typed')
+    const tools = createToolRegistry(fs)
+    const r = await tools.execute('bash', { script: 'chmod 600 /d/*; touch /d/*' })
+    expect(r.isError, r.content[0]?.text).toBeFalsy()
+    // No "before" version was recorded for a change of mode or mtime (it would hold the person's
+    // edit), and the call logs no file.
+    expect(await newest()).toEqual(before)
+    expect((await fs.stat('/d/a.txt')).mode & 0o777).toBe(0o600)
+    const log = attachActivityLog(fs.doc)
+    expect(log.list({ session: tools.session }).flatMap((e) => e.files)).toEqual([])
+    // A call that changes the mode, then writes: its `before` holds the person's edit, and undo
+    // goes back to it.
+    const w = await tools.execute('bash', { script: 'chmod 640 /d/a.txt; echo agent > /d/a.txt' })
+    expect(w.isError, w.content[0]?.text).toBeFalsy()
+    const files = log.list({ session: tools.session }).flatMap((e) => e.files)
+    expect(files).toHaveLength(1)
+    expect(files[0]).toMatchObject({ path: '/d/a.txt' })
+    expect(files[0]!.before).toBeDefined()
+    expect(files[0]!.after).toBeDefined()
+    const undo = await createToolRegistry(fs).execute('undo', { session: tools.session })
+    expect(undo.isError, undo.content[0]?.text).toBeFalsy()
+    expect(await fs.readFile('/d/a.txt')).toBe('a typed\n')
+  })
+
+  it('a file changed through another path after its mode was changed is logged as edited', async () => {
+    const fs = createFileSystem()
+    await fs.writeFile('/f.txt', 'one\n')
+    await fs.symlink('/f.txt', '/link')
+    const tools = createToolRegistry(fs)
+    const r = await tools.execute('bash', { script: 'chmod 600 /f.txt; echo two > /link' })
+    expect(r.isError, r.content[0]?.text).toBeFalsy()
+    expect(await fs.readFile('/f.txt')).toBe('two\n')
+    const files = attachActivityLog(fs.doc)
+      .list({ session: tools.session })
+      .flatMap((e) => e.files)
+      .filter((f) => f.path === '/f.txt')
+    expect(files).toHaveLength(1)
+    expect(files[0]!.after).toBeDefined()
+    expect(files[0]!.after).not.toBe(files[0]!.before)
   })
 
   it('a failed call is logged with its code and no files', async () => {

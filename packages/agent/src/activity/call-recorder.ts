@@ -9,7 +9,11 @@
  * version in that person's name), and that version is the call's `before`.
  * After the call the newest recorded version is its `after`. So `before`/`after` are
  * exactly the content the call started from and left, which is what undo
- * merges against.
+ * merges against. A change of mode or mtime (`chmod`, `touch`) leaves the
+ * content as it is: it notes the newest version only, recording none (connected,
+ * `saveVersion` fetches and decodes the file's state); a later content change of
+ * the same call takes its `before` then. A file whose newest version is the same
+ * after the call is not logged, as before.
  *
  * Which change events belong to the call: those of paths it named (the
  * view's `owns`), those a bash run reported as its own (`adopt`), and, when
@@ -74,6 +78,9 @@ class CallRecording implements CallRecorder {
   readonly #target: YjsFileSystem
   readonly #before = new Map<FileId, Before>()
   readonly #looked = new Set<string>()
+  // Files whose mode or mtime the call changed before (or without) changing their content, with
+  // their newest version then.
+  readonly #metadataOnly = new Map<FileId, string | undefined>()
   readonly #startedAt = Date.now()
   readonly #recording: RecordingFs
   readonly #events: FsEvent[] = []
@@ -84,7 +91,7 @@ class CallRecording implements CallRecorder {
 
   constructor(fs: YjsFileSystem) {
     this.#target = fs
-    this.beforeChange = (given) => this.#noteBefore(given)
+    this.beforeChange = (given, metadataOnly) => this.#noteBefore(given, metadataOnly)
     this.#recording = createRecordingFs(fs, this.beforeChange)
     this.fs = this.#recording.fs
     this.#off = fs.watch((e) => {
@@ -105,14 +112,20 @@ class CallRecording implements CallRecorder {
     for (const e of list) this.#adopted.add(e)
   }
 
-  async #noteBefore(given: string[]): Promise<void> {
+  async #noteBefore(given: string[], metadataOnly: boolean): Promise<void> {
     const fs = this.#target
     for (const p of given) {
       const path = paths.resolve('/', p)
       if (this.#looked.has(path) || isLocalPath(path)) continue
-      this.#looked.add(path)
       const id = fs.index.lookup(path)
       const row = id === undefined ? undefined : fs.table.get(id)
+      // Its content stays: no version now; a later content change of this call takes it then.
+      if (metadataOnly) {
+        if (row && row.type === 'file' && !this.#before.has(row.id) && !this.#metadataOnly.has(row.id))
+          this.#metadataOnly.set(row.id, await versionAt(fs, path, false))
+        continue
+      }
+      this.#looked.add(path)
       if (!row || row.trashedAt !== null || this.#before.has(row.id)) continue
       const version = row.type === 'file' ? await versionAt(fs, path, true) : undefined
       this.#before.set(row.id, { path, type: row.type, ...(version ? { version } : {}) })
@@ -152,9 +165,11 @@ class CallRecording implements CallRecorder {
       if (was && now === undefined) change.deleted = true
       if (was && now !== undefined && now !== was.path) change.from = was.path
       if (type === 'file') {
-        if (was?.version) change.before = was.version
+        // Only its mode or mtime changed through the paths the call named: its version then.
+        const before = was?.version ?? (this.#before.has(id) ? undefined : this.#metadataOnly.get(id))
+        if (before) change.before = before
         const after = now === undefined ? undefined : await versionAt(fs, now, false)
-        if (after && after !== was?.version) change.after = after
+        if (after && after !== before) change.after = after
       }
       const edited = change.after !== undefined && !change.created
       if (!change.created && !change.deleted && !change.from && !edited) continue
