@@ -461,19 +461,22 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
   let doneCalls = 0
   let stopped = allowance === undefined
   const localRoots = new Set(allowance?.localRoots ?? [])
+  /** The name of `path` (normalised) when a call on it may be posted at all: in a real folder, not under a local root (`/tmp`). */
+  const postableName = (path: string): string | undefined => {
+    if (stopped || !allowance || path === '/') return undefined
+    const cut = path.lastIndexOf('/')
+    const topEnd = path.indexOf('/', 1)
+    if (localRoots.has(path.slice(1, topEnd === -1 ? undefined : topEnd))) return undefined
+    return known.isRealFolder(cut === 0 ? '/' : path.slice(0, cut)) ? path.slice(cut + 1) : undefined
+  }
   return {
     /**
      * Whether `method(path, content)` (path normalised) may go without waiting; when it may,
      * its bytes and row are counted and the result is the bytes the file holds at most after it.
      */
     take(method: 'writeFile' | 'appendFile', path: string, content: unknown): number | undefined {
-      if (stopped || !allowance || path === '/') return undefined
-      const cut = path.lastIndexOf('/')
-      const dir = cut === 0 ? '/' : path.slice(0, cut)
-      const name = path.slice(cut + 1)
-      const topEnd = path.indexOf('/', 1)
-      const top = path.slice(1, topEnd === -1 ? undefined : topEnd)
-      if (localRoots.has(top) || !known.isRealFolder(dir)) return undefined
+      const name = postableName(path)
+      if (name === undefined || !allowance) return undefined
       const entry = known.entryOf(path)
       if (entry === undefined || entry === 'folder') return undefined
       if (name.includes('\\') || name.includes('\0')) return undefined
@@ -508,12 +511,7 @@ export function createWriteBehind(allowance: WriteAllowance | undefined, known: 
      * meanwhile could make it fail.
      */
     takeMetadata(method: string, path: string, args: unknown[]): boolean {
-      if (stopped || !allowance || path === '/') return false
-      const cut = path.lastIndexOf('/')
-      const dir = cut === 0 ? '/' : path.slice(0, cut)
-      const topEnd = path.indexOf('/', 1)
-      if (localRoots.has(path.slice(1, topEnd === -1 ? undefined : topEnd)) || !known.isRealFolder(dir))
-        return false
+      if (postableName(path) === undefined) return false
       const entry = known.entryOf(path)
       if (entry !== 'file' && entry !== 'folder') return false
       const valid =
@@ -709,6 +707,34 @@ export function createFsProxy(
       }
       return result.value
     }
+  /** The worker's `method`: answered from what the run knows where it can, else asked of the host. */
+  const proxied = (method: FsMethod): ((...args: never[]) => unknown) => {
+    const plain = (...args: unknown[]) => call(method, args)
+    if (method === 'lstat' || method === 'stat' || method === 'exists')
+      return (path: string) => prefetch.answer(method, path, () => plain(path))
+    if (FS_LISTING_METHODS.has(method))
+      return async (path: string) => {
+        const result = await send(method, [path])
+        const entries = result.value as (string | { name: string })[]
+        return prefetch.listed(path, entries, result.real === resolveVirtualPath('/', path))
+      }
+    if (method === 'readFile')
+      return (path: string, options?: unknown) =>
+        isUtf8(options)
+          ? prefetch.read(path, 'text', () => plain(path, options) as Promise<string>)
+          : plain(path, options)
+    if (method === 'readFileBuffer')
+      return (path: string) => prefetch.read(path, 'bytes', () => plain(path) as Promise<Uint8Array>)
+    if (method === 'readFileBytes')
+      return (path: string) => prefetch.read(path, 'latin1', () => plain(path) as Promise<string>)
+    if (FS_READ_METHODS.has(method)) return plain
+    if (FS_PATH_METHODS.has(method)) return pathChange(method)
+    return (...args: unknown[]) => {
+      // This run changes something: what was prefetched may no longer hold.
+      prefetch.forget()
+      return plain(...args)
+    }
+  }
   for (const method of methods) {
     if ((FS_VOID_METHODS as readonly string[]).includes(method)) {
       fs[method] = (...args: unknown[]) => {
@@ -718,34 +744,7 @@ export function createFsProxy(
       }
       continue
     }
-    const plain = (...args: unknown[]) => call(method as FsMethod, args)
-    fs[method] =
-      method === 'lstat' || method === 'stat' || method === 'exists'
-        ? (path: string) => prefetch.answer(method, path, () => plain(path))
-        : FS_LISTING_METHODS.has(method)
-          ? async (path: string) => {
-              const result = await send(method as FsMethod, [path])
-              const entries = result.value as (string | { name: string })[]
-              return prefetch.listed(path, entries, result.real === resolveVirtualPath('/', path))
-            }
-          : method === 'readFile'
-            ? (path: string, options?: unknown) =>
-                isUtf8(options)
-                  ? prefetch.read(path, 'text', () => plain(path, options) as Promise<string>)
-                  : plain(path, options)
-            : method === 'readFileBuffer'
-              ? (path: string) => prefetch.read(path, 'bytes', () => plain(path) as Promise<Uint8Array>)
-              : method === 'readFileBytes'
-                ? (path: string) => prefetch.read(path, 'latin1', () => plain(path) as Promise<string>)
-                : FS_READ_METHODS.has(method)
-                  ? plain
-                  : FS_PATH_METHODS.has(method)
-                    ? pathChange(method as FsMethod)
-                    : (...args: unknown[]) => {
-                        // This run changes something: what was prefetched may no longer hold.
-                        prefetch.forget()
-                        return plain(...args)
-                      }
+    fs[method] = proxied(method as FsMethod)
   }
   return {
     fs: fs as unknown as IFileSystem,
