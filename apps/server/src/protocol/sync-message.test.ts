@@ -4,12 +4,14 @@ import * as encoding from 'lib0/encoding'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import {
+  decodesWithNothingToIntegrate,
   isEmptyUpdate,
   isSelfContainedFirstUpdate,
   isValidUpdate,
   newDocUpdateProblem,
   readFrameHeader,
   readHocuspocusUpdate,
+  updateProblem,
 } from './sync-message.js'
 
 function frame(docName: string, type: number, syncType?: number, payload?: Uint8Array): Uint8Array {
@@ -189,5 +191,110 @@ describe('a new document’s first update read without a scratch doc', () => {
     doc.getText('text').insert(0, 'b')
     expect(isSelfContainedFirstUpdate(Y.encodeStateAsUpdate(doc))).toBe(false)
     expect(newDocUpdateProblem(Y.encodeStateAsUpdate(doc))).toBeUndefined()
+  })
+})
+
+describe('a peer’s update read without a scratch doc', () => {
+  /** The full check, as the server made it before the shortcut: apply to an empty doc. */
+  function fullCheck(update: Uint8Array): string | undefined {
+    const doc = new Y.Doc({ gc: false })
+    try {
+      Y.applyUpdate(doc, update)
+      return undefined
+    } catch {
+      return 'not a Yjs update'
+    } finally {
+      doc.destroy()
+    }
+  }
+
+  const edit = fc.oneof(
+    fc.record({ kind: fc.constant('insert' as const), at: fc.nat(20), text: fc.string({ minLength: 1 }) }),
+    fc.record({ kind: fc.constant('delete' as const), at: fc.nat(20), n: fc.integer({ min: 1, max: 5 }) }),
+    fc.record({
+      kind: fc.constant('set' as const),
+      key: fc.constantFrom('a', 'b'),
+      value: fc.oneof(fc.string(), fc.integer(), fc.uint8Array({ maxLength: 4 })),
+    }),
+    fc.record({ kind: fc.constant('remove' as const), key: fc.constantFrom('a', 'b') }),
+    fc.record({
+      kind: fc.constant('push' as const),
+      values: fc.array(fc.oneof(fc.string(), fc.boolean()), { minLength: 1, maxLength: 3 }),
+    }),
+  )
+  type Edit = typeof edit extends fc.Arbitrary<infer T> ? T : never
+
+  function apply(doc: Y.Doc, edits: Edit[]): void {
+    doc.transact(() => {
+      const text = doc.getText('t')
+      for (const e of edits) {
+        if (e.kind === 'insert') text.insert(Math.min(e.at, text.length), e.text)
+        else if (e.kind === 'delete') {
+          const at = Math.min(e.at, text.length)
+          text.delete(at, Math.min(e.n, text.length - at))
+        } else if (e.kind === 'set') doc.getMap('m').set(e.key, e.value)
+        else if (e.kind === 'remove') doc.getMap('m').delete(e.key)
+        else doc.getArray('a').push(e.values)
+      }
+    })
+  }
+
+  /** Edits of two peers after a shared start: the update of what came after the start (some peers' or all). */
+  const laterUpdate = fc
+    .tuple(
+      fc.array(edit, { maxLength: 4 }),
+      fc.array(edit, { maxLength: 4 }),
+      fc.array(edit, { maxLength: 4 }),
+      fc.boolean(),
+    )
+    .map(([start, mine, theirs, fromStart]) => {
+      const a = new Y.Doc({ gc: false })
+      const b = new Y.Doc({ gc: false })
+      apply(a, start)
+      Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+      const sv = Y.encodeStateVector(a)
+      apply(a, mine)
+      apply(b, theirs)
+      Y.applyUpdate(a, Y.encodeStateAsUpdate(b))
+      return Y.encodeStateAsUpdate(a, fromStart ? undefined : sv)
+    })
+
+  const damaged = (update: Uint8Array) =>
+    fc.oneof(
+      fc.constant(update),
+      fc.nat({ max: Math.max(0, update.length - 1) }).map((at) => update.subarray(0, at)),
+      fc
+        .tuple(fc.nat({ max: Math.max(0, update.length - 1) }), fc.integer({ min: 0, max: 255 }))
+        .map(([at, byte]) => {
+          const copy = update.slice()
+          copy[at] = byte
+          return copy
+        }),
+      fc.uint8Array({ minLength: 1, maxLength: 3 }).map((tail) => new Uint8Array([...update, ...tail])),
+    )
+
+  it('gives the full check’s answer for any update: later edits of one or two peers, whole states, damaged bytes', () => {
+    let shortcut = 0
+    fc.assert(
+      fc.property(laterUpdate.chain(damaged), (update) => {
+        if (decodesWithNothingToIntegrate(update)) shortcut++
+        expect(updateProblem(update)).toBe(fullCheck(update))
+        expect(isValidUpdate(update)).toBe(fullCheck(update) === undefined)
+      }),
+      { numRuns: 3000 },
+    )
+    // Not vacuous: many cases took the shortcut.
+    expect(shortcut).toBeGreaterThan(50)
+  })
+
+  it('takes the shortcut for a provider’s later update of a text, not for a doc’s first one', () => {
+    const doc = new Y.Doc()
+    const updates: Uint8Array[] = []
+    doc.on('update', (u: Uint8Array) => updates.push(u))
+    doc.getText('t').insert(0, 'hello')
+    doc.getText('t').insert(5, ' world')
+    doc.getText('t').delete(0, 1)
+    expect(updates.map((u) => decodesWithNothingToIntegrate(u))).toEqual([false, true, true])
+    for (const u of updates) expect(updateProblem(u)).toBeUndefined()
   })
 })

@@ -65,7 +65,7 @@ export function isValidUpdate(update: Uint8Array): boolean {
 
 /** Why `update` is not a valid update (see `isValidUpdate`), or `undefined` when it is. */
 export function updateProblem(update: Uint8Array): string | undefined {
-  return checkUpdate(update, false)
+  return decodesWithNothingToIntegrate(update) ? undefined : checkUpdate(update, false)
 }
 
 /**
@@ -84,9 +84,81 @@ const HAS_ORIGIN = 0x80
 const HAS_RIGHT_ORIGIN = 0x40
 const HAS_PARENT_SUB = 0x20
 const CONTENT_REF = 0x1f
+const REF_DELETED = 1
 const REF_BINARY = 3
 const REF_STRING = 4
 const REF_ANY = 8
+
+/** Read one item's content of `ref` as Yjs reads it; `false` for a kind not read here (checked in full). */
+function readContent(decoder: decoding.Decoder, ref: number): boolean {
+  switch (ref) {
+    case REF_DELETED:
+      decoding.readVarUint(decoder)
+      return true
+    case REF_BINARY:
+      decoding.readVarUint8Array(decoder)
+      return true
+    case REF_STRING:
+      decoding.readVarString(decoder)
+      return true
+    case REF_ANY: {
+      const values = decoding.readVarUint(decoder)
+      for (let k = 0; k < values; k++) decoding.readAny(decoder)
+      return true
+    }
+    default:
+      return false
+  }
+}
+
+/**
+ * True for an update that decodes completely and whose every client starts past clock 0: applied
+ * to an empty doc, nothing of it integrates (each client's first change waits for the ones before
+ * it) and its deletions wait too, so decoding it, as Yjs's readers do, is the whole check. That is
+ * what a peer's edits are (a provider's updates, a main doc's rows after its first). Items whose
+ * content is not text, bytes, values or a deletion, and anything that does not decode, are
+ * `false`: checked in full (a property test in sync-message.test.ts).
+ */
+export function decodesWithNothingToIntegrate(update: Uint8Array): boolean {
+  try {
+    const decoder = decoding.createDecoder(update)
+    const clients = decoding.readVarUint(decoder)
+    for (let c = 0; c < clients; c++) {
+      const structs = decoding.readVarUint(decoder)
+      decoding.readVarUint(decoder) // the client
+      if (decoding.readVarUint(decoder) === 0) return false // from clock 0: it may integrate
+      for (let i = 0; i < structs; i++) {
+        const info = decoding.readUint8(decoder)
+        const origins = info & (HAS_ORIGIN | HAS_RIGHT_ORIGIN)
+        if ((info & HAS_ORIGIN) !== 0) readId(decoder)
+        if ((info & HAS_RIGHT_ORIGIN) !== 0) readId(decoder)
+        if (origins === 0) {
+          // The parent: a root type's name, or an item's id; then a map entry's key.
+          if (decoding.readVarUint(decoder) === 1) decoding.readVarString(decoder)
+          else readId(decoder)
+          if ((info & HAS_PARENT_SUB) !== 0) decoding.readVarString(decoder)
+        }
+        if (!readContent(decoder, info & CONTENT_REF)) return false
+      }
+    }
+    // The delete set: per client, its ranges (clock, length).
+    const deleting = decoding.readVarUint(decoder)
+    for (let c = 0; c < deleting; c++) {
+      decoding.readVarUint(decoder)
+      const ranges = decoding.readVarUint(decoder)
+      for (let r = 0; r < ranges; r++) readId(decoder)
+    }
+    return !decoding.hasContent(decoder)
+  } catch {
+    return false
+  }
+}
+
+/** Two varUints: an id (client, clock), or a deletion's range (clock, length). */
+function readId(decoder: decoding.Decoder): void {
+  decoding.readVarUint(decoder)
+  decoding.readVarUint(decoder)
+}
 
 /**
  * True for the shape of a new file's first state as clients send it in bulk (core's
