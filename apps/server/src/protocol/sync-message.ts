@@ -89,25 +89,27 @@ const REF_BINARY = 3
 const REF_STRING = 4
 const REF_ANY = 8
 
-/** Read one item's content of `ref` as Yjs reads it; `false` for a kind not read here (checked in full). */
-function readContent(decoder: decoding.Decoder, ref: number): boolean {
+/**
+ * Read one item's content of `ref` as Yjs reads it: its length in clock units (a string's UTF-16
+ * units, a deletion's length, the number of values, 1 for bytes), or -1 for a kind not read here
+ * (checked in full).
+ */
+function readContent(decoder: decoding.Decoder, ref: number): number {
   switch (ref) {
     case REF_DELETED:
-      decoding.readVarUint(decoder)
-      return true
+      return decoding.readVarUint(decoder)
     case REF_BINARY:
       decoding.readVarUint8Array(decoder)
-      return true
+      return 1
     case REF_STRING:
-      decoding.readVarString(decoder)
-      return true
+      return decoding.readVarString(decoder).length
     case REF_ANY: {
       const values = decoding.readVarUint(decoder)
       for (let k = 0; k < values; k++) decoding.readAny(decoder)
-      return true
+      return values
     }
     default:
-      return false
+      return -1
   }
 }
 
@@ -138,7 +140,7 @@ export function decodesWithNothingToIntegrate(update: Uint8Array): boolean {
           else readId(decoder)
           if ((info & HAS_PARENT_SUB) !== 0) decoding.readVarString(decoder)
         }
-        if (!readContent(decoder, info & CONTENT_REF)) return false
+        if (readContent(decoder, info & CONTENT_REF) < 0) return false
       }
     }
     // The delete set: per client, its ranges (clock, length).
@@ -183,23 +185,9 @@ export function isSelfContainedFirstUpdate(update: Uint8Array): boolean {
       if (decoding.readVarUint(decoder) !== 1) return false // the parent is a root type, by name
       decoding.readVarString(decoder)
       if ((info & HAS_PARENT_SUB) !== 0) decoding.readVarString(decoder)
-      switch (info & CONTENT_REF) {
-        case REF_BINARY:
-          decoding.readVarUint8Array(decoder)
-          break
-        case REF_STRING:
-          // An empty item (length 0) is not what a client sends: checked in full.
-          if (decoding.readVarString(decoder).length === 0) return false
-          break
-        case REF_ANY: {
-          const values = decoding.readVarUint(decoder)
-          if (values === 0) return false
-          for (let k = 0; k < values; k++) decoding.readAny(decoder)
-          break
-        }
-        default:
-          return false
-      }
+      // Text, bytes or values; an empty item (length 0) is not what a client sends: checked in full.
+      const ref = info & CONTENT_REF
+      if (ref === REF_DELETED || readContent(decoder, ref) <= 0) return false
     }
     // No deletions, and nothing after them.
     return decoding.readVarUint(decoder) === 0 && !decoding.hasContent(decoder)
