@@ -31,6 +31,20 @@ function host(entries: Record<string, object>, folders: Record<string, string[]>
   return { calls, listed, prefetch: createStatPrefetch(lstatMany, readdir) }
 }
 
+/** A prefetch whose host reads each file ahead as `contentOf` its path, noting the kinds asked for. */
+function readingHost(contentOf: (path: string) => string | Uint8Array) {
+  const kinds: string[] = []
+  const prefetch = createStatPrefetch(
+    async () => [],
+    undefined,
+    async (paths, kind) => {
+      kinds.push(kind)
+      return paths.map((p) => ({ ok: true, value: contentOf(p) }))
+    },
+  )
+  return { kinds, prefetch }
+}
+
 describe('stat prefetch', () => {
   const names = ['a', 'b', 'c', 'l']
   const entries = { '/d/a': file(1), '/d/b': file(2), '/d/c': file(3), '/d/l': link }
@@ -206,15 +220,7 @@ describe('stat prefetch', () => {
   })
 
   it('read-ahead of bytes (`tar -c`, `cp` of each file): given as bytes only', async () => {
-    const kinds: string[] = []
-    const prefetch = createStatPrefetch(
-      async () => [],
-      undefined,
-      async (paths, kind) => {
-        kinds.push(kind)
-        return paths.map((p) => ({ ok: true, value: new TextEncoder().encode(p) }))
-      },
-    )
+    const { kinds, prefetch } = readingHost((p) => new TextEncoder().encode(p))
     prefetch.listed('/d', ['a', 'b', 'c'])
     const bytes = (answer: string) => async () => new TextEncoder().encode(answer)
     expect(await prefetch.read('/d/a', 'bytes', bytes('host'))).toEqual(new TextEncoder().encode('host'))
@@ -225,15 +231,7 @@ describe('stat prefetch', () => {
   })
 
   it('read-ahead of byte strings (`cat`, `wc`, `head`, `sort` of each file): given as byte strings only', async () => {
-    const kinds: string[] = []
-    const prefetch = createStatPrefetch(
-      async () => [],
-      undefined,
-      async (paths, kind) => {
-        kinds.push(kind)
-        return paths.map((p) => ({ ok: true, value: `bytes of ${p}` }))
-      },
-    )
+    const { kinds, prefetch } = readingHost((p) => `bytes of ${p}`)
     prefetch.listed('/d', ['a', 'b', 'c', 'e'])
     const host = (answer: string) => async () => answer
     expect(await prefetch.read('/d/a', 'latin1', host('host a'))).toBe('host a')

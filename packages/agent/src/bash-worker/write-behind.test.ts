@@ -32,6 +32,25 @@ function madeFolder(allowance: WriteAllowance | undefined) {
   return { known, writeBehind: createWriteBehind(allowance, known) }
 }
 
+type Workspace = ReturnType<typeof createFileSystem>
+
+/** `fs` as a host whose `methods` are replaced (a slow disk, a peer acting meanwhile); its other members as they are. */
+function withMethods(
+  fs: Workspace,
+  methods: Record<string, (...args: never[]) => Promise<unknown>>,
+): IFileSystem {
+  return new Proxy(fs, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && Object.hasOwn(methods, key)) return methods[key]
+      const value = Reflect.get(target, key, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  }) as unknown as IFileSystem
+}
+
+/** Wait `ms`. */
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms))
+
 describe('write-behind: which writes go without waiting', () => {
   it('a new name in a folder the run made, then that file again; rows and bytes are counted', () => {
     const { known, writeBehind } = madeFolder({ ...ALLOWANCE, rows: 1, bytes: 10 })
@@ -274,18 +293,14 @@ describe('write-behind: the messages', () => {
   function failingAt(failing: string): { fs: IFileSystem; writes: string[] } {
     const fs = createFileSystem()
     const writes: string[] = []
-    const wrapped = new Proxy(fs, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver)
-        if (key !== 'writeFile') return typeof value === 'function' ? value.bind(target) : value
-        return async (path: string, content: string) => {
-          writes.push(path)
-          if (path === failing && content !== '') throw new FsError('ENOSPC', 'write', path)
-          return fs.writeFile(path, content)
-        }
+    const wrapped = withMethods(fs, {
+      writeFile: async (path: string, content: string) => {
+        writes.push(path)
+        if (path === failing && content !== '') throw new FsError('ENOSPC', 'write', path)
+        return fs.writeFile(path, content)
       },
     })
-    return { fs: wrapped as unknown as IFileSystem, writes }
+    return { fs: wrapped, writes }
   }
 
   const job = (fs: IFileSystem, script: string) => ({
@@ -309,20 +324,19 @@ describe('write-behind: the messages', () => {
 
   it('calls after posted writes wait for them, on a filesystem whose writes take a while', async () => {
     const fs = createFileSystem()
-    const slow = new Proxy(fs, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver)
-        if (typeof value !== 'function') return value
-        if (key !== 'writeFile' && key !== 'appendFile') return value.bind(target)
-        return async (...args: unknown[]) => {
-          await new Promise((done) => setTimeout(done, 2))
-          return value.apply(target, args)
-        }
+    const slow = withMethods(fs, {
+      writeFile: async (...args: Parameters<Workspace['writeFile']>) => {
+        await pause(2)
+        return fs.writeFile(...args)
+      },
+      appendFile: async (...args: Parameters<Workspace['appendFile']>) => {
+        await pause(2)
+        return fs.appendFile(...args)
       },
     })
     const script =
       'mkdir /d; for i in 1 2 3 4; do echo "v$i" > /d/f$i; done; cat /d/f4; ls /d | wc -l; ls \'/d/f*\'; echo /d/*; echo x >> /d/f1; cat /d/f1'
-    const outcome = await runInWorker(job(slow as unknown as IFileSystem, script))
+    const outcome = await runInWorker(job(slow, script))
     expect(outcome.stdout).toMatch(/^v4\n4\n(.|\n)*\/d\/f1 \/d\/f2 \/d\/f3 \/d\/f4\nv1\nx\n$/)
     const inProcess = await createJustBashBackend(createFileSystem(), {}, { inProcess: true }).run(script, [])
     expect(outcome).toMatchObject({ stdout: inProcess.stdout, stderr: '', exitCode: 0 })
@@ -344,25 +358,17 @@ describe('write-behind: the messages', () => {
     const fs = createFileSystem()
     let writes = 0
     // A host that takes a while per write: the worker runs far ahead of it.
-    const slow = new Proxy(fs, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver)
-        if (typeof value !== 'function') return value
-        if (key !== 'writeFile') return value.bind(target)
-        return async (...args: unknown[]) => {
-          writes++
-          await new Promise((done) => setTimeout(done, 1))
-          return value.apply(target, args)
-        }
+    const slow = withMethods(fs, {
+      writeFile: async (...args: Parameters<Workspace['writeFile']>) => {
+        writes++
+        await pause(1)
+        return fs.writeFile(...args)
       },
     })
     // A worker started and warm: the time limit is the loop's, not the thread's start.
     await runInWorker(job(fs as unknown as IFileSystem, 'true'))
     const outcome = await runInWorker({
-      ...job(
-        slow as unknown as IFileSystem,
-        'mkdir /d; i=0; while [ $i -lt 9000 ]; do i=$((i+1)); echo "$i" > /d/f$i; done; echo end',
-      ),
+      ...job(slow, 'mkdir /d; i=0; while [ $i -lt 9000 ]; do i=$((i+1)); echo "$i" > /d/f$i; done; echo end'),
       timeout: 300,
     })
     // just-bash stopped at its signal (it says so), and its thread was not ended while the host
@@ -390,23 +396,19 @@ describe('write-behind: the messages', () => {
   it('a posted change of mode that fails (a peer removed the file meanwhile) stops the script too', async () => {
     const fs = createFileSystem()
     const changed: string[] = []
-    const racing = new Proxy(fs, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver)
-        if (key !== 'chmod') return typeof value === 'function' ? value.bind(target) : value
-        return async (path: string, mode: number) => {
-          changed.push(path)
-          if (path === '/d/f3') {
-            await fs.rm(path)
-            throw new FsError('ENOENT', 'chmod', path)
-          }
-          return fs.chmod(path, mode)
+    const racing = withMethods(fs, {
+      chmod: async (path: string, mode: number) => {
+        changed.push(path)
+        if (path === '/d/f3') {
+          await fs.rm(path)
+          throw new FsError('ENOENT', 'chmod', path)
         }
+        return fs.chmod(path, mode)
       },
     })
     const outcome = await runInWorker(
       job(
-        racing as unknown as IFileSystem,
+        racing,
         'mkdir /d; for i in 1 2 3 4 5; do echo "x$i" > /d/f$i; done; chmod 600 /d/*; cat /d/f1; echo after',
       ),
     )
