@@ -142,6 +142,9 @@ describe('the bash worker', () => {
       // Modes and mtimes changed without waiting (touch, chmod of a listed folder's files), also
       // through a symlinked folder, and of a file removed and made again.
       'mkdir /m; for i in 1 2 3; do echo $i > /m/f$i; done; ln -s /m /ml; chmod 700 /ml/*; stat -c "%a %n" /m/*; touch /ml/*; chmod 640 /m/*; stat -c "%a" /ml/f1; rm /m/f2; touch /m/f2; chmod 600 /m/f2; stat -c "%a %s" /m/f2; chmod 750 /m; stat -c %a /m /ml/; ls /m; chmod 1.5 /m/f1; echo "rc=$?"; touch -d "2001-02-03 04:05" /m/f3; ls -l /m/f3 | cut -c1-10',
+      // A folder listed through a symlink, then written by its real path: the name is there
+      // (touch must not truncate it), as in-process.
+      'mkdir /y; ln -s /y /z; ls /z/ > /dev/null; echo 1 > /y/f1; test -e /z/f1; echo "e=$?"; touch /z/f1; cat /y/f1; cat /z/* > /dev/null; echo 2 > /y/f2; test -e /z/f2; echo "e=$?"',
       // Read ahead as byte strings (`cat`, `wc`, `head`, `sort`): non-UTF-8 bytes, a write between.
       'mkdir /b; printf "\\xff\\x00\\xe9 raw\\n" > /b/bin; for i in 1 2 3 4 5; do echo "l $i é" > /b/f$i; done; wc -l /b/*; head -n1 /b/* | od -c | head -3; echo new > /b/f4; cat /b/* | od -c | tail -4; for f in /b/*; do cat "$f"; done | wc -c; sort /b/f*; md5sum /b/*',
       'mkdir /s; for n in a b c d e; do echo "$n" > /s/$n; done; ln -s /s /sl; ln -s /s/e /s/l; cat /sl/a /sl/b /sl/c /s/b /s/c /s/d /s/l; ls -l /sl/ | cut -c1-30; echo changed-content > /s/c; echo changed > /s/e; cat /sl/c /s/l; ls -l /sl/c | cut -c1-30',

@@ -106,8 +106,9 @@ const LISTINGS_KEPT = 8
  */
 export function createStatPrefetch(
   lstatMany: (paths: string[]) => Promise<LstatResult[]>,
-  // A folder's names (the host's `readdir`), for `exists` in a folder nobody listed.
-  readdir: (dir: string) => Promise<string[]> = async () => {
+  // A folder's names (the host's `readdir`), for `exists` in a folder nobody listed, and whether
+  // the host found it at that very path (no symlink on the way).
+  readdir: (dir: string) => Promise<{ names: string[]; real: boolean }> = async () => {
     throw new Error('no readdir')
   },
   // Files' texts, bytes or byte strings (the host's `readFile`, UTF-8, `readFileBuffer` or
@@ -248,9 +249,12 @@ export function createStatPrefetch(
     if (misses !== 2) return
     const started = generation
     try {
-      const names = await readdir(dir)
+      const { names, real } = await readdir(dir)
       // A change of this run meanwhile: the names may predate it.
-      if (generation === started) keepListing(dir, names)
+      if (generation === started) {
+        keepListing(dir, names)
+        if (real) kinds.set(dir, 'folder')
+      }
     } catch {
       // Not a folder (or gone): each `exists` is asked on its own.
     }
@@ -283,7 +287,15 @@ export function createStatPrefetch(
         const { dir, name } = parentOf(path)
         if (path !== '/' && !listings.has(dir) && !stats.has(path)) await listOnSecondMiss(dir)
         const listing = listings.get(dir)
-        if (path !== '/' && listing && !listing.index.has(name)) return false
+        // A name its listing lacks is absent only in a real folder: through a symlinked one, the
+        // run may have made it by the real path, which adds it to that path's listing alone.
+        if (
+          path !== '/' &&
+          listing &&
+          !listing.index.has(name) &&
+          (dir === '/' || kinds.get(dir) === 'folder')
+        )
+          return false
         // A regular file its folder's dirents named (not a symlink, whose target may be gone).
         if (listing?.files.has(name)) return true
       }
@@ -635,7 +647,12 @@ export function createFsProxy(
     (await send(method, args)).value
   const prefetch = createStatPrefetch(
     (paths) => call(LSTAT_MANY, [paths]) as Promise<LstatResult[]>,
-    methods.includes('readdir') ? (dir) => call('readdir', [dir]) as Promise<string[]> : undefined,
+    methods.includes('readdir')
+      ? async (dir) => {
+          const result = await send('readdir', [dir])
+          return { names: result.value as string[], real: result.real === dir }
+        }
+      : undefined,
     methods.includes('readFile') && methods.includes('readFileBuffer')
       ? (paths, kind) => call(READ_MANY, [paths, kind]) as Promise<ReadResult[]>
       : undefined,

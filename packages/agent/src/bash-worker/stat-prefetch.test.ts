@@ -22,11 +22,12 @@ function host(entries: Record<string, object>, folders: Record<string, string[]>
         : { ok: false, error: { name: 'Error', message: 'ENOENT' } },
     )
   }
+  // Folders the host lists at their own path (no symlink on the way), except those under `/via-link`.
   const readdir = async (dir: string) => {
     listed.push(dir)
     const names = folders[dir]
     if (!names) throw new Error('ENOENT')
-    return [...names]
+    return { names: [...names], real: !dir.startsWith('/via-link') }
   }
   return { calls, listed, prefetch: createStatPrefetch(lstatMany, readdir) }
 }
@@ -135,6 +136,19 @@ describe('stat prefetch', () => {
     expect(listed).toEqual(['/new', '/none'])
   })
 
+  it('a listing through a symlinked folder answers no `exists` with false: the run may add the name by the real path', async () => {
+    const { listed, prefetch } = host({}, { '/via-link': ['old'] })
+    await prefetch.answer('exists', '/via-link/f1', ask(false))
+    expect(await prefetch.answer('exists', '/via-link/f2', ask('host 2'))).toBe('host 2')
+    expect(listed).toEqual(['/via-link'])
+    expect(await prefetch.answer('exists', '/via-link/f3', ask('host 3'))).toBe('host 3')
+    // A listing the script made through such a path, likewise.
+    prefetch.listed('/q', ['a'])
+    expect(await prefetch.answer('exists', '/q/b', ask('host b'))).toBe('host b')
+    prefetch.listed('/q', ['a'], true)
+    expect(await prefetch.answer('exists', '/q/b', ask('host b'))).toBe(false)
+  })
+
   it("the run's own write or mkdir at its real path updates what is known; through a symlink it drops all", async () => {
     const { prefetch } = host(entries)
     prefetch.listed('/d', names)
@@ -174,7 +188,7 @@ describe('stat prefetch', () => {
       async () => [],
       async () => {
         await gate
-        return []
+        return { names: [], real: true }
       },
     )
     await prefetch.answer('exists', '/f/a', ask(false))
