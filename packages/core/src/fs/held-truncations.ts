@@ -86,23 +86,42 @@ export function isHeld(ctx: FsContext, path: unknown): boolean {
   return id !== undefined && ctx.held.has(id)
 }
 
-/** Apply the held truncation of `id` now (the file is emptied for everyone). */
+// Truncations being applied, per filesystem: a look at the same file meanwhile waits for it (a
+// shell stats a folder's entries at once: `ls -l` with a symlink to a file just truncated).
+const applying = new WeakMap<FsContext, Map<FileId, Promise<void>>>()
+
+/** Apply the held truncation of `id` now (the file is emptied for everyone); or wait for it, being applied. */
 async function applyTruncation(ctx: FsContext, id: FileId): Promise<void> {
   const timer = ctx.held.get(id)
-  if (timer === undefined) return
+  if (timer === undefined) return applying.get(ctx)?.get(id)
   hostClearTimeout(timer)
   ctx.held.delete(id)
   const path = ctx.index.pathOf(id)
   // Gone meanwhile (a peer trashed or deleted it): nothing left to truncate.
   if (path === undefined) return
-  await writeFile(ctx, path, '')
+  let inFlight = applying.get(ctx)
+  if (!inFlight) {
+    inFlight = new Map()
+    applying.set(ctx, inFlight)
+  }
+  const running = inFlight
+  const run = writeFile(ctx, path, '').finally(() => {
+    if (running.get(id) === run) running.delete(id)
+  })
+  running.set(id, run)
+  await run
 }
 
-/** Before a call that looks at `path`: apply its held truncation, if any. */
+/** True when a truncation is held or being applied: a look must go through `beforeLook`. */
+export function hasTruncations(ctx: FsContext): boolean {
+  return ctx.held.size > 0 || (applying.get(ctx)?.size ?? 0) > 0
+}
+
+/** Before a call that looks at `path`: apply its held truncation, if any (or wait for it, being applied). */
 export async function beforeLook(ctx: FsContext, path: unknown): Promise<void> {
-  if (ctx.held.size === 0 || typeof path !== 'string') return
+  if (typeof path !== 'string' || !hasTruncations(ctx)) return
   const id = fileAt(ctx, path)
-  if (id !== undefined && ctx.held.has(id)) await applyTruncation(ctx, id)
+  if (id !== undefined) await applyTruncation(ctx, id)
 }
 
 /** Before any other change: apply every held truncation, in the order they were held. */

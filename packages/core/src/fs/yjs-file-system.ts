@@ -97,6 +97,7 @@ import {
   applyHeldTruncations,
   beforeLook,
   dropHeldTruncations,
+  hasTruncations,
   holdTruncation,
   isEmptyContent,
   isHeld,
@@ -337,7 +338,7 @@ export class YjsFileSystem implements IFileSystem {
 
   /** Run a call that looks at `path` after applying its held truncation, if any. */
   #look<T>(path: string, run: () => Promise<T>): Promise<T> {
-    if (this.#ctx.held.size === 0) return run()
+    if (!hasTruncations(this.#ctx)) return run()
     return beforeLook(this.#ctx, path).then(run)
   }
 

@@ -136,6 +136,22 @@ describe('held truncations: new Bash({ fs }) with nothing of ours around it', ()
     }
   })
 
+  it('looks at once (ls -l: the file and a symlink to it) all wait for the truncation being applied', async () => {
+    const fs = createFileSystem()
+    await fs.mkdir('/d')
+    await fs.writeFile('/d/f', 'two\n')
+    await fs.symlink('/d/f', '/d/l')
+    const bash = new Bash({ fs, cwd: '/' })
+    await bash.exec(': > /d/f')
+    // The first look starts applying the truncation; the others, through the link too, wait for it.
+    const looks = await Promise.all([fs.stat('/d/f'), fs.stat('/d/l'), fs.readFile('/d/l')])
+    expect(looks.map((s) => (typeof s === 'string' ? s.length : s.size))).toEqual([0, 0, 0])
+    // A shell's `ls -l` stats a folder's entries at once: both show the file empty.
+    await bash.exec('echo two > /d/f')
+    await bash.exec(': > /d/f')
+    expect((await bash.exec('ls -l /d | grep -c " 0 "')).stdout).toBe('2\n')
+  })
+
   it('a stat or another change of the file applies the truncation first', async () => {
     const { net, agent } = await twoReplicas()
     try {
