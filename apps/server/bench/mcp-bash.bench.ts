@@ -7,7 +7,8 @@
  * session keeps it), and the `bash` tool
  * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
  * Each round uses a fresh workspace; p50 over the rounds. A second table times other commands
- * agents run often (cat, wc, grep -l, touch, chmod of the same files, an append loop), no goal.
+ * agents run often (cat, wc, grep -l, touch, chmod of the same files, an append loop, a `sed -i` of
+ * one of them in a call of its own), no goal.
  *
  * `--against <checkout>` also runs the /mcp scripts on that checkout's `yfs serve` (its
  * `apps/cli/bin/yfs.js`, dependencies installed), interleaved with this one's, 2 s of quiet
@@ -60,6 +61,8 @@ const MORE_STEPS: [string, string][] = [
   [`touch of ${N} files`, 'touch /many/*.txt'],
   [`chmod of ${N} files`, 'chmod 600 /many/*.txt'],
   ['300 appends to one file', 'for i in $(seq 1 300); do echo "x $i" >> /log.txt; done'],
+  // An agent's edit of one file in a big folder, in a call of its own.
+  [`sed -i of one file of ${N}`, `sed -i 's/LINE/Line/' /many/f${Math.ceil(N / 2)}.txt`],
 ]
 
 type Runner = (script: string) => Promise<string>
@@ -86,9 +89,10 @@ async function round(who: string, runner: Runner): Promise<void> {
     if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
   }
   const more = await runner(
-    `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt`,
+    `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt; cat /many/f${Math.ceil(N / 2)}.txt`,
   )
-  if (more !== `${N}\n${N}\n300\n600\n`) throw new Error(`${who}: wrong result ${JSON.stringify(more)}`)
+  if (more !== `${N}\n${N}\n300\n600\nLine ${Math.ceil(N / 2)}\n`)
+    throw new Error(`${who}: wrong result ${JSON.stringify(more)}`)
 }
 
 // As an MCP session does (the server's sessions below do it themselves): a warm worker per call.

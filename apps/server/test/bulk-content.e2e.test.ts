@@ -216,7 +216,10 @@ describe('bulk content messages', () => {
 
     const fresh = await connect(tokens.write, { codecs: [markdownCodec] })
     expect(await fresh.fs.readFile('/notes/n7.md')).toBe(written)
-    // One read fetched the folder's other files with it, Markdown included, and opened no doc.
+    // The first read fetched that file alone, the second the folder's other files with it,
+    // Markdown included; no doc was opened.
+    expect(fresh.fs.index.plaintext.size).toBe(1)
+    expect(await fresh.fs.readFile('/notes/n8.md')).toBe(await md.fs.readFile('/notes/n8.md'))
     expect(fresh.openDocuments).toBe(0)
     expect(fresh.fs.index.plaintext.size).toBe(entries.length + 1)
     expect(await fresh.fs.readFile('/notes/plain.txt')).toBe('plain\n')
@@ -348,6 +351,64 @@ describe('bulk content messages', () => {
     expect(await b.fs.readFile('/updbefore/f.txt')).toBe(both)
     await b.flush()
     await waitFor(async () => (await a.fs.readFile('/updbefore/f.txt')) === both, 'the merge on a')
+  })
+
+  it("a batch fetches a folder's files from its second file there: one file's edit fetches that file alone", async () => {
+    const a = await connect(tokens.write)
+    const paths = Array.from({ length: 300 }, (_, i) => `/fetch1/f${i}.txt`)
+    await a.fs.writeTree(paths.map((path, i) => ({ path, content: `line ${i}\n` })))
+    await a.flush()
+    // The writer asks for states through its own channel (counted); it holds no doc between writes.
+    const asked: number[] = []
+    let channel: ReturnType<typeof createBulkChannel> | undefined
+    const writer = await connect(tokens.write, {
+      maxIdle: 0,
+      loadContent: (ids) => {
+        asked.push(ids.length)
+        return channel!.load(ids)
+      },
+    })
+    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    await waitFor(() => writer.fs.exists(paths[299]!), 'the files on the writer')
+    // As `sed -i` does it, each call its own batch (an agent's tool call).
+    const edit = (path: string) =>
+      writer.fs.batch(async () => {
+        await writer.fs.writeFile(path, (await writer.fs.readFile(path)).replace('line', 'LINE'))
+      })
+
+    // An agent's edit of one file in a call of its own: that file's state only, in each call,
+    // read then written (the write builds on the state the read fetched) or written blind.
+    await edit(paths[7]!)
+    await writer.fs.batch(() => writer.fs.writeFile(paths[8]!, 'changed\n'))
+    expect(asked).toEqual([1, 1])
+    expect(writer.openDocuments).toBe(0)
+    // Over the folder: the second file fetches the others (256 at most per request).
+    asked.length = 0
+    await writer.fs.batch(async () => {
+      for (const path of paths) {
+        const text = await writer.fs.readFile(path)
+        await writer.fs.writeFile(path, text.replace('line', 'LINE'))
+      }
+    })
+    expect(asked[0]).toBe(1)
+    expect(asked.length).toBeLessThanOrEqual(4)
+    expect(asked.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(299)
+    expect(writer.openDocuments).toBe(0)
+    await writer.flush()
+    const fresh = await connect(tokens.write)
+    expect(await fresh.fs.readFile(paths[7]!)).toBe('LINE 7\n')
+    expect(await fresh.fs.readFile(paths[8]!)).toBe('changed\n')
+    expect(await fresh.fs.readFile(paths[299]!)).toBe('LINE 299\n')
+
+    // A read of one file fetches it alone too; the second read in the folder fetches the rest.
+    const reader = await connect(tokens.write)
+    await waitFor(() => reader.fs.exists(paths[299]!), 'the files on the reader')
+    const cached = reader.fs.index.plaintext.size
+    expect(await reader.fs.readFile(paths[1]!)).toBe('LINE 1\n')
+    expect(reader.fs.index.plaintext.size).toBe(cached + 1)
+    expect(await reader.fs.readFile(paths[2]!)).toBe('LINE 2\n')
+    expect(reader.fs.index.plaintext.size).toBeGreaterThan(cached + 200)
+    expect(reader.openDocuments).toBe(0)
   })
 
   it("a batch's overwrites without the doc and a peer typing in the open doc keep every line's last edit (property)", async () => {

@@ -87,6 +87,12 @@ export interface BatchState {
   knownBytes: number
   /** Counts outermost batches: a known state is a write's base only in the batch it was had in. */
   epoch: number
+  /**
+   * Fetches so far per folder in the batch `fetchesEpoch` (fetch-folder.ts): the first
+   * fetches that file alone, the second its folder's files.
+   */
+  readonly folderFetches: Map<FileId, number>
+  fetchesEpoch: number
   /** Client ids for encoded docs, drawn in blocks. */
   clientIds: Uint32Array
   nextClientId: number
@@ -109,6 +115,8 @@ export function newBatchState(): BatchState {
     known: new Map(),
     knownBytes: 0,
     epoch: 0,
+    folderFetches: new Map(),
+    fetchesEpoch: 0,
     timer: undefined,
     sendAfterTask: false,
     clientIds: new Uint32Array(0),

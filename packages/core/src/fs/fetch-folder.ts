@@ -1,7 +1,11 @@
 /**
- * One `loadContent` call for a file and the other files of its folder that
- * this instance cannot serve without a round trip: a `grep -r` reads them
- * next, a `sed -i` overwrites them next.
+ * One `loadContent` call for a file and, from the second file of a folder a
+ * batch fetches, the other files of its folder that this instance cannot
+ * serve without a round trip: a `grep -r` reads them next, a `sed -i`
+ * overwrites them next. The first is fetched alone: an agent's edit of one
+ * file in a big folder must not fetch (and the server load) hundreds of
+ * states it will not use, and a write in a later batch fetches its base again
+ * (known-states.ts).
  *
  * - Texts go to the plaintext cache when the fetched state holds every change
  *   peers announced and its text has the row's size (the cache never serves
@@ -25,6 +29,8 @@ import { coveringState, rememberState } from './known-states.js'
 
 /** Files fetched per `loadContent` call. */
 const FETCH_BATCH = 256
+/** Folders whose fetches a batch counts (a batch over more starts counting again). */
+const FOLDERS_COUNTED = 4096
 
 /** What one fetch got: the states the server sent, by file. */
 export type FetchedStates = ReadonlyMap<FileId, Uint8Array>
@@ -32,17 +38,18 @@ export type FetchedStates = ReadonlyMap<FileId, Uint8Array>
 const NOTHING: FetchedStates = new Map()
 
 /**
- * Fetch `id` and up to `FETCH_BATCH` − 1 files of its folder whose docs are not open here:
- * for a read (`forWrite` false) those whose text is not cached, for a write those whose state
- * is not known either. Resolves with the states fetched (those of a fetch already running for
- * `id`, when there is one).
+ * Fetch `id` and, unless it is the first file of its folder this batch fetches, up to
+ * `FETCH_BATCH` − 1 files of its folder whose docs are not open here: for a read (`forWrite`
+ * false) those whose text is not cached, for a write those whose state is not known either.
+ * Resolves with the states fetched (those of a fetch already running for `id`, when there is one).
  */
 export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false): Promise<FetchedStates> {
   const running = ctx.fetching.get(id)
   if (running) return running
   const ids = [id]
   const parent = ctx.index.effectiveParent(id)
-  for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
+  const siblings = parent === undefined || firstInFolder(ctx, parent) ? [] : ctx.index.allChildren(parent)
+  for (const sibling of siblings) {
     if (ids.length >= FETCH_BATCH) break
     const row = ctx.table.get(sibling)
     if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
@@ -92,4 +99,16 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   } finally {
     for (const fileId of ids) if (ctx.fetching.get(fileId) === run) ctx.fetching.delete(fileId)
   }
+}
+
+/** True for the first file of folder `parent` fetched in the batch open now (or since the last one). */
+function firstInFolder(ctx: FsContext, parent: FileId): boolean {
+  const batch = ctx.batch
+  if (batch.fetchesEpoch !== batch.epoch || batch.folderFetches.size >= FOLDERS_COUNTED) {
+    batch.folderFetches.clear()
+    batch.fetchesEpoch = batch.epoch
+  }
+  const fetches = (batch.folderFetches.get(parent) ?? 0) + 1
+  batch.folderFetches.set(parent, fetches)
+  return fetches === 1
 }
