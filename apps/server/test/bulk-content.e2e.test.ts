@@ -216,10 +216,10 @@ describe('bulk content messages', () => {
 
     const fresh = await connect(tokens.write, { codecs: [markdownCodec] })
     expect(await fresh.fs.readFile('/notes/n7.md')).toBe(written)
-    // The first read fetched that file alone, the second the folder's other files with it,
+    // The first read fetched 16 of the folder's files, the first read of another the rest,
     // Markdown included; no doc was opened.
-    expect(fresh.fs.index.plaintext.size).toBe(1)
-    expect(await fresh.fs.readFile('/notes/n8.md')).toBe(await md.fs.readFile('/notes/n8.md'))
+    expect(fresh.fs.index.plaintext.size).toBe(16)
+    for (const e of entries) expect(await fresh.fs.readFile(e.path)).toBe(await md.fs.readFile(e.path))
     expect(fresh.openDocuments).toBe(0)
     expect(fresh.fs.index.plaintext.size).toBe(entries.length + 1)
     expect(await fresh.fs.readFile('/notes/plain.txt')).toBe('plain\n')
@@ -353,7 +353,7 @@ describe('bulk content messages', () => {
     await waitFor(async () => (await a.fs.readFile('/updbefore/f.txt')) === both, 'the merge on a')
   })
 
-  it("a batch fetches a folder's files from its second file there: one file's edit fetches that file alone", async () => {
+  it("a batch's first fetch in a folder takes a few of its files, the second the rest: one file's edit loads 16 states, not 256", async () => {
     const a = await connect(tokens.write)
     const paths = Array.from({ length: 300 }, (_, i) => `/fetch1/f${i}.txt`)
     await a.fs.writeTree(paths.map((path, i) => ({ path, content: `line ${i}\n` })))
@@ -376,13 +376,13 @@ describe('bulk content messages', () => {
         await writer.fs.writeFile(path, (await writer.fs.readFile(path)).replace('line', 'LINE'))
       })
 
-    // An agent's edit of one file in a call of its own: that file's state only, in each call,
-    // read then written (the write builds on the state the read fetched) or written blind.
+    // An agent's edit of one file in a call of its own: that file's state and 15 others, in each
+    // call, read then written (the write builds on the state the read fetched) or written blind.
     await edit(paths[7]!)
     await writer.fs.batch(() => writer.fs.writeFile(paths[8]!, 'changed\n'))
-    expect(asked).toEqual([1, 1])
+    expect(asked).toEqual([16, 16])
     expect(writer.openDocuments).toBe(0)
-    // Over the folder: the second file fetches the others (256 at most per request).
+    // Over the folder: the first file not fetched yet fetches the others (256 at most per request).
     asked.length = 0
     await writer.fs.batch(async () => {
       for (const path of paths) {
@@ -390,8 +390,8 @@ describe('bulk content messages', () => {
         await writer.fs.writeFile(path, text.replace('line', 'LINE'))
       }
     })
-    expect(asked[0]).toBe(1)
-    expect(asked.length).toBeLessThanOrEqual(4)
+    expect(asked[0]).toBe(16)
+    expect(asked.length).toBeLessThanOrEqual(3)
     expect(asked.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(299)
     expect(writer.openDocuments).toBe(0)
     await writer.flush()
@@ -400,13 +400,13 @@ describe('bulk content messages', () => {
     expect(await fresh.fs.readFile(paths[8]!)).toBe('changed\n')
     expect(await fresh.fs.readFile(paths[299]!)).toBe('LINE 299\n')
 
-    // A read of one file fetches it alone too; the second read in the folder fetches the rest.
+    // A read of one file fetches 16 too; the first read of a file not among them fetches the rest.
     const reader = await connect(tokens.write)
     await waitFor(() => reader.fs.exists(paths[299]!), 'the files on the reader')
     const cached = reader.fs.index.plaintext.size
     expect(await reader.fs.readFile(paths[1]!)).toBe('LINE 1\n')
-    expect(reader.fs.index.plaintext.size).toBe(cached + 1)
-    expect(await reader.fs.readFile(paths[2]!)).toBe('LINE 2\n')
+    expect(reader.fs.index.plaintext.size).toBe(cached + 16)
+    expect(await reader.fs.readFile(paths[250]!)).toBe('LINE 250\n')
     expect(reader.fs.index.plaintext.size).toBeGreaterThan(cached + 200)
     expect(reader.openDocuments).toBe(0)
   })

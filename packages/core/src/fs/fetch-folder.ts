@@ -1,11 +1,12 @@
 /**
- * One `loadContent` call for a file and, from the second file of a folder a
- * batch fetches, the other files of its folder that this instance cannot
- * serve without a round trip: a `grep -r` reads them next, a `sed -i`
- * overwrites them next. The first is fetched alone: an agent's edit of one
- * file in a big folder must not fetch (and the server load) hundreds of
- * states it will not use, and a write in a later batch fetches its base again
- * (known-states.ts).
+ * One `loadContent` call for a file and the other files of its folder that
+ * this instance cannot serve without a round trip: a `grep -r` reads them
+ * next, a `sed -i` overwrites them next. For the first file of a folder a
+ * batch fetches, only up to `FIRST_FETCH` of them (a small folder whole):
+ * an agent's edit of one file in a big folder must not fetch (and the server
+ * load) hundreds of states it will not use, and a write in a later batch
+ * fetches its base again (known-states.ts). From the second, up to
+ * `FETCH_BATCH`.
  *
  * - Texts go to the plaintext cache when the fetched state holds every change
  *   peers announced and its text has the row's size (the cache never serves
@@ -27,8 +28,10 @@ import { codecFor } from './content-codecs.js'
 import type { FsContext } from './fs-context.js'
 import { coveringState, rememberState } from './known-states.js'
 
-/** Files fetched per `loadContent` call. */
+/** Files fetched per `loadContent` call… */
 const FETCH_BATCH = 256
+/** …and for the first file of a folder a batch fetches: a small folder whole, a big one's first few. */
+const FIRST_FETCH = 16
 /** Folders whose fetches a batch counts (a batch over more starts counting again). */
 const FOLDERS_COUNTED = 4096
 
@@ -38,8 +41,8 @@ export type FetchedStates = ReadonlyMap<FileId, Uint8Array>
 const NOTHING: FetchedStates = new Map()
 
 /**
- * Fetch `id` and, unless it is the first file of its folder this batch fetches, up to
- * `FETCH_BATCH` − 1 files of its folder whose docs are not open here: for a read (`forWrite`
+ * Fetch `id` and up to `FETCH_BATCH` − 1 files of its folder (`FIRST_FETCH` − 1 for the first
+ * file of its folder this batch fetches) whose docs are not open here: for a read (`forWrite`
  * false) those whose text is not cached, for a write those whose state is not known either.
  * Resolves with the states fetched (those of a fetch already running for `id`, when there is one).
  */
@@ -48,9 +51,9 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   if (running) return running
   const ids = [id]
   const parent = ctx.index.effectiveParent(id)
-  const siblings = parent === undefined || firstInFolder(ctx, parent) ? [] : ctx.index.allChildren(parent)
-  for (const sibling of siblings) {
-    if (ids.length >= FETCH_BATCH) break
+  const max = parent === undefined ? 1 : firstInFolder(ctx, parent) ? FIRST_FETCH : FETCH_BATCH
+  for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
+    if (ids.length >= max) break
     const row = ctx.table.get(sibling)
     if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
       continue
