@@ -252,16 +252,52 @@ describe('a peer’s update read without a scratch doc', () => {
 
   it('gives the full check’s answer for any update: later edits of one or two peers, whole states, damaged bytes', () => {
     let shortcut = 0
+    let fromZero = 0
     fc.assert(
       fc.property(laterUpdate.chain(damaged), (update) => {
-        if (decodesWithNothingToIntegrate(update)) shortcut++
+        if (decodesWithNothingToIntegrate(update)) {
+          shortcut++
+          // A peer's first edits after the shared start, on the other's items.
+          if (Y.decodeUpdate(update).structs.some((s) => s.id.clock === 0)) fromZero++
+        }
         expect(updateProblem(update)).toBe(fullCheck(update, false))
         expect(isValidUpdate(update)).toBe(fullCheck(update, false) === undefined)
       }),
       { numRuns: 3000 },
     )
-    // Not vacuous: many cases took the shortcut.
+    // Not vacuous: many cases took the shortcut, some with a client from clock 0.
     expect(shortcut).toBeGreaterThan(50)
+    expect(fromZero).toBeGreaterThan(20)
+  })
+
+  it('takes the shortcut for an overwrite built in a scratch doc on a file’s state, not on an empty one', () => {
+    // As core's bulk update: the file's state in a fresh doc, the new text and a version, and
+    // the difference from the file's state (a new client from clock 0, among the file's items).
+    const overwrite = (before: string, after: string) => {
+      const file = new Y.Doc({ gc: false })
+      if (before) file.getText('text').insert(0, before)
+      file.getArray('versions').push([{ id: 'v1', size: before.length }])
+      const base = Y.encodeStateAsUpdate(file)
+      const scratch = new Y.Doc({ gc: false })
+      Y.applyUpdate(scratch, base)
+      scratch.transact(() => {
+        const text = scratch.getText('text')
+        text.delete(0, text.length)
+        text.insert(0, after)
+        scratch
+          .getArray('versions')
+          .push([{ id: 'v2', size: after.length, snapshot: new Uint8Array([1, 2]) }])
+      })
+      return Y.diffUpdate(Y.encodeStateAsUpdate(scratch), Y.encodeStateVectorFromUpdate(base))
+    }
+    const update = overwrite('line 1\nline 2\n', 'LINE 1\nline 2\n')
+    expect(Y.decodeUpdate(update).structs.some((s) => s.id.clock === 0)).toBe(true)
+    expect(decodesWithNothingToIntegrate(update)).toBe(true)
+    expect(updateProblem(update)).toBeUndefined()
+    // Onto an empty text the insert refers to nothing: it integrates, and gets the full check.
+    const ontoEmpty = overwrite('', 'new\n')
+    expect(decodesWithNothingToIntegrate(ontoEmpty)).toBe(false)
+    expect(updateProblem(ontoEmpty)).toBeUndefined()
   })
 
   it('takes the shortcut for a provider’s later update of a text, not for a doc’s first one', () => {

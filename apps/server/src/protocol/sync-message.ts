@@ -114,12 +114,16 @@ function readContent(decoder: decoding.Decoder, ref: number): number {
 }
 
 /**
- * True for an update that decodes completely and whose every client starts past clock 0: applied
- * to an empty doc, nothing of it integrates (each client's first change waits for the ones before
- * it) and its deletions wait too, so decoding it, as Yjs's readers do, is the whole check. That is
- * what a peer's edits are (a provider's updates, a main doc's rows after its first). Items whose
- * content is not text, bytes, values or a deletion, and anything that does not decode, are
- * `false`: checked in full (a property test in sync-message.test.ts).
+ * True for an update that decodes completely and of which nothing integrates when applied to an
+ * empty doc, so decoding it, as Yjs's readers do, is the whole check: each client starts past
+ * clock 0 (its first change waits for the ones before it), or starts at 0 with a first item that
+ * refers (origin, right origin or parent) to another client (it waits for that client's item:
+ * Yjs's `getMissing`). No first item of any client can then integrate before another has, so none
+ * does, and the deletions wait too. That is what a peer's edits are
+ * (a provider's updates, a main doc's rows after its first), and an overwrite built in a scratch
+ * doc on a file's state (a bulk update: a new client whose first insert sits among the file's
+ * items). Items whose content is not text, bytes, values or a deletion, and anything that does
+ * not decode, are `false`: checked in full (a property test in sync-message.test.ts).
  */
 export function decodesWithNothingToIntegrate(update: Uint8Array): boolean {
   try {
@@ -127,20 +131,24 @@ export function decodesWithNothingToIntegrate(update: Uint8Array): boolean {
     const clients = decoding.readVarUint(decoder)
     for (let c = 0; c < clients; c++) {
       const structs = decoding.readVarUint(decoder)
-      decoding.readVarUint(decoder) // the client
-      if (decoding.readVarUint(decoder) === 0) return false // from clock 0: it may integrate
+      const client = decoding.readVarUint(decoder)
+      const fromZero = decoding.readVarUint(decoder) === 0
       for (let i = 0; i < structs; i++) {
         const info = decoding.readUint8(decoder)
         const origins = info & (HAS_ORIGIN | HAS_RIGHT_ORIGIN)
-        if ((info & HAS_ORIGIN) !== 0) readId(decoder)
-        if ((info & HAS_RIGHT_ORIGIN) !== 0) readId(decoder)
+        // Another client this item refers to (-1: none), as `getMissing` looks for one.
+        let other = -1
+        if ((info & HAS_ORIGIN) !== 0) other = otherClient(decoder, client, other)
+        if ((info & HAS_RIGHT_ORIGIN) !== 0) other = otherClient(decoder, client, other)
         if (origins === 0) {
           // The parent: a root type's name, or an item's id; then a map entry's key.
           if (decoding.readVarUint(decoder) === 1) decoding.readVarString(decoder)
-          else readId(decoder)
+          else other = otherClient(decoder, client, other)
           if ((info & HAS_PARENT_SUB) !== 0) decoding.readVarString(decoder)
         }
         if (readContent(decoder, info & CONTENT_REF) < 0) return false
+        // From clock 0, a first item that refers to no other client may integrate.
+        if (fromZero && i === 0 && other < 0) return false
       }
     }
     // The delete set: per client, its ranges (clock, length).
@@ -160,6 +168,13 @@ export function decodesWithNothingToIntegrate(update: Uint8Array): boolean {
 function readId(decoder: decoding.Decoder): void {
   decoding.readVarUint(decoder)
   decoding.readVarUint(decoder)
+}
+
+/** Read an id: its client when it is not `client`, else `found` (the other client found so far). */
+function otherClient(decoder: decoding.Decoder, client: number, found: number): number {
+  const of = decoding.readVarUint(decoder)
+  decoding.readVarUint(decoder)
+  return found < 0 && of !== client ? of : found
 }
 
 /**
