@@ -495,7 +495,8 @@ describe('write-behind: a script sees what it sees in-process', () => {
           expect(results[0]).toEqual(results[1])
         },
       ),
-      { numRuns: 40 },
+      // WB_RUNS=4000 for a longer search (then pass --testTimeout).
+      { numRuns: Number(process.env.WB_RUNS ?? 40) },
     )
   })
 })

@@ -97,8 +97,9 @@ export interface BatchState {
   clientIds: Uint32Array
   nextClientId: number
   /**
-   * The last state decoded to be read (`decodedState`: an agent's "before" version), kept for
-   * the write that follows on the same state (`writeInScratchDoc`), which then decodes it no
+   * The last state decoded to be read (`decodedState`: an agent's "before" version) or written
+   * in a scratch doc (`writeInScratchDoc`), kept for the write that follows on the same state
+   * (`writeInScratchDoc`: the next append to a new file not sent yet), which then decodes it no
    * more. One doc at most.
    */
   decoded: { id: FileId; state: Uint8Array; doc: Y.Doc } | undefined

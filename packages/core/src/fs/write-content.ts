@@ -398,6 +398,7 @@ export function writeInScratchDoc(
 ): EncodedContent {
   const decoded = base && takeDecoded(ctx, id, base)
   const doc = decoded ?? new Y.Doc({ guid: id, gc: false })
+  let kept = false
   try {
     if (base && !decoded) Y.applyUpdate(doc, base)
     if (base && !value.bytes) {
@@ -407,17 +408,23 @@ export function writeInScratchDoc(
     let current: string | undefined
     if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
     const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write', current)
-    return {
+    const update = Y.encodeStateAsUpdate(doc)
+    const written: EncodedContent = {
       id,
-      update: Y.encodeStateAsUpdate(doc),
+      update,
       sv: contentVersionOf(doc),
       text,
       size,
       at: Y.snapshot(doc),
       version: listStoredVersions(doc).at(-1),
     }
+    // The next write on this state (`>>` again before the batch sends it, a file written twice
+    // in a batch) takes the doc instead of decoding the state again: O(n²) over an append loop.
+    keepDecoded(ctx, id, update, doc)
+    kept = true
+    return written
   } finally {
-    doc.destroy()
+    if (!kept) doc.destroy()
   }
 }
 
@@ -429,8 +436,6 @@ export function writeInScratchDoc(
 export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc {
   const kept = ctx.batch.decoded
   if (kept?.id === id && kept.state === state) return kept.doc
-  kept?.doc.destroy()
-  ctx.batch.decoded = undefined
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
     Y.applyUpdate(doc, state)
@@ -438,8 +443,14 @@ export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.D
     doc.destroy()
     throw error
   }
-  ctx.batch.decoded = { id, state, doc }
+  keepDecoded(ctx, id, state, doc)
   return doc
+}
+
+/** Keep `doc`, which holds exactly `state` of file `id`, as the one decoded state (see `decodedState`). */
+function keepDecoded(ctx: FsContext, id: FileId, state: Uint8Array, doc: Y.Doc): void {
+  ctx.batch.decoded?.doc.destroy()
+  ctx.batch.decoded = { id, state, doc }
 }
 
 /** The doc `decodedState` kept for `id` on this very `state`, now the caller's; else `undefined`. */
