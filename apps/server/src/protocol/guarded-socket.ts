@@ -58,6 +58,7 @@ import {
   readAwarenessUpdate,
 } from './awareness-guard.js'
 import type { ServerLimits } from './limits.js'
+import { createOwnUpdates } from './own-updates.js'
 import {
   CLOSE_FORBIDDEN,
   CLOSE_MALFORMED,
@@ -137,6 +138,8 @@ export class GuardedSocket extends EventEmitter {
   #authenticated = false
   #closed = false
   #authTimer: NodeJS.Timeout | undefined
+  /** The client's updates, so that Hocuspocus's copy of each back to it is dropped (own-updates.ts). */
+  readonly #own = createOwnUpdates()
 
   constructor(socket: WebSocket, options: SocketGuardOptions) {
     super()
@@ -167,6 +170,11 @@ export class GuardedSocket extends EventEmitter {
   binaryType = 'nodebuffer'
 
   send(data: Uint8Array, callback?: (error?: Error) => void): void {
+    if (this.#isEcho(data)) {
+      // As `ws` would, after the write: no error.
+      if (callback) queueMicrotask(() => callback())
+      return
+    }
     this.#observe(data)
     this.#socket.send(data, callback)
   }
@@ -227,6 +235,8 @@ export class GuardedSocket extends EventEmitter {
         throw new Refusal(CLOSE_TOO_MANY, 'too many messages before authentication')
     }
 
+    // The document's connection starts again or ends: what comes back after is not an echo.
+    if (type === AUTH || type === CLOSE) this.#own.forget(docName)
     switch (type) {
       case AUTH: {
         if (decoding.readVarUint(decoder) !== AUTH_TOKEN)
@@ -248,6 +258,7 @@ export class GuardedSocket extends EventEmitter {
         if (syncType !== SYNC_STEP2 && syncType !== SYNC_UPDATE)
           throw new Refusal(CLOSE_MALFORMED, 'unknown sync message')
         if (!isValidUpdate(payload)) throw new Refusal(CLOSE_MALFORMED, 'invalid update')
+        if (syncType === SYNC_UPDATE) this.#own.sent(docName, payload)
         return data
       }
       case STATELESS:
@@ -286,6 +297,19 @@ export class GuardedSocket extends EventEmitter {
     }
     if (this.#presenceBytes > maxAwarenessClients * maxAwarenessStateBytes)
       throw new Refusal(CLOSE_TOO_MANY, 'too much presence state')
+  }
+
+  /** A sync update frame carrying exactly an update this socket's client sent on that document. */
+  #isEcho(data: Uint8Array): boolean {
+    try {
+      const decoder = decoding.createDecoder(data)
+      const docName = decoding.readVarString(decoder)
+      if (decoding.readVarUint(decoder) !== SYNC || decoding.readVarUint(decoder) !== SYNC_UPDATE)
+        return false
+      return this.#own.isEcho(docName, decoding.readVarUint8Array(decoder))
+    } catch {
+      return false
+    }
   }
 
   /** Follow what Hocuspocus answers: authentication results and closed document connections. */
@@ -336,6 +360,7 @@ export class GuardedSocket extends EventEmitter {
   }
 
   #forget(docName: string): void {
+    this.#own.forget(docName)
     const doc = this.#docs.get(docName)
     if (!doc) return
     this.#endEarly(doc)
