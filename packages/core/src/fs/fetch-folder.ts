@@ -1,12 +1,12 @@
 /**
  * One `loadContent` call for a file and the other files of its folder that
  * this instance cannot serve without a round trip: a `grep -r` reads them
- * next, a `sed -i` overwrites them next. For the first file of a folder a
- * batch fetches, only up to `FIRST_FETCH` of them (a small folder whole):
- * an agent's edit of one file in a big folder must not fetch (and the server
- * load) hundreds of states it will not use, and a write in a later batch
- * fetches its base again (known-states.ts). From the second, up to
- * `FETCH_BATCH`.
+ * next, a `sed -i` overwrites them next. For the first file of a big folder
+ * a batch fetches, only `FIRST_FETCH` of them (a folder of up to
+ * `WHOLE_FOLDER` whole): an agent's edit of one file in a big folder must not
+ * fetch (and the server load) hundreds of states it will not use, and a write
+ * in a later batch fetches its base again (known-states.ts). From the second,
+ * up to `FETCH_BATCH`.
  *
  * - Texts go to the plaintext cache when the fetched state holds every change
  *   peers announced and its text has the row's size (the cache never serves
@@ -30,7 +30,12 @@ import { coveringState, rememberState } from './known-states.js'
 
 /** Files fetched per `loadContent` call… */
 const FETCH_BATCH = 256
-/** …and for the first file of a folder a batch fetches: a small folder whole, a big one's first few. */
+/**
+ * …and for the first file of a folder a batch fetches: a folder with at most `WHOLE_FOLDER`
+ * files to fetch whole (one request, as a `grep -r` over many small folders wants), a bigger one
+ * `FIRST_FETCH` only (an agent's edit of one file must not load hundreds of states).
+ */
+const WHOLE_FOLDER = 128
 const FIRST_FETCH = 16
 /** Folders whose fetches a batch counts (a batch over more starts counting again). */
 const FOLDERS_COUNTED = 4096
@@ -42,7 +47,7 @@ const NOTHING: FetchedStates = new Map()
 
 /**
  * Fetch `id` and up to `FETCH_BATCH` − 1 files of its folder (`FIRST_FETCH` − 1 for the first
- * file of its folder this batch fetches) whose docs are not open here: for a read (`forWrite`
+ * file of a big folder this batch fetches) whose docs are not open here: for a read (`forWrite`
  * false) those whose text is not cached, for a write those whose state is not known either.
  * Resolves with the states fetched (those of a fetch already running for `id`, when there is one).
  */
@@ -51,9 +56,9 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   if (running) return running
   const ids = [id]
   const parent = ctx.index.effectiveParent(id)
-  const max = parent === undefined ? 1 : firstInFolder(ctx, parent) ? FIRST_FETCH : FETCH_BATCH
+  const first = parent !== undefined && firstInFolder(ctx, parent)
   for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
-    if (ids.length >= max) break
+    if (ids.length >= FETCH_BATCH) break
     const row = ctx.table.get(sibling)
     if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
       continue
@@ -64,6 +69,8 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       : ctx.index.plaintext.lookup(sibling, row.size) === undefined
     if (needed) ids.push(sibling)
   }
+  // A big folder's first: the file and a few more (`ids[0]` is the file).
+  if (first && ids.length > WHOLE_FOLDER) ids.length = FIRST_FETCH
   const run = (async (): Promise<FetchedStates> => {
     let states: (Uint8Array | undefined)[]
     try {
