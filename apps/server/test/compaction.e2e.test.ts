@@ -1,6 +1,7 @@
 // Background compaction through the server: logs are merged every `compactEvery` appends and when
 // a document unloads with enough appends since its last compaction, while clients keep editing;
 // nothing is lost.
+import { connectWorkspace } from '@yfs/client'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { UNLOAD_COMPACT_MIN } from '../src/extensions/persistence.js'
@@ -69,4 +70,41 @@ it('unloading compacts a log only once it has enough appends since its last comp
   Y.applyUpdate(doc, (await t.store.load('few', 'few'))!)
   const words = Array.from({ length: below }, (_, i) => `a${below - 1 - i} `).join('')
   expect(doc.getText('text').toString()).toBe(`last ${words}`)
+})
+
+it('a document only ever read and written in bulk (never opened) is compacted when read with enough appends', async () => {
+  const ws = 'bulkcmp'
+  const writeToken = (await t.workspace(ws)).write
+  // No doc kept open between writes: every batch's overwrite goes as a bulk update on a fetched state.
+  const writer = await connectWorkspace({ url: t.url, workspace: ws, token: writeToken, fs: { maxIdle: 0 } })
+  try {
+    await writer.fs.writeTree([
+      { path: '/d/f.txt', content: 'v0\n' },
+      { path: '/d/g.txt', content: 'other\n' },
+    ])
+    await writer.flush()
+    const name = `${ws}/${writer.fs.index.lookup('/d/f.txt')}`
+    // Fewer appends than `compactEvery` (8 here): only the compaction on a bulk read can merge them.
+    const writes = UNLOAD_COMPACT_MIN + 2
+    for (let v = 1; v <= writes; v++) {
+      await writer.fs.batch(async () => writer.fs.writeFile('/d/f.txt', `v${v}\n`))
+      await writer.flush()
+    }
+    expect(writer.openDocuments).toBe(0)
+    // Without it a row per append (7). With it: the fetch after `UNLOAD_COMPACT_MIN` appends
+    // compacted those into one, and the later ones were appended after it.
+    await waitFor(
+      async () => (await t.store.logLength(ws, name)) === 1 + writes - UNLOAD_COMPACT_MIN + 1,
+      'compaction of a document read in bulk',
+    )
+    const fresh = await connectWorkspace({ url: t.url, workspace: ws, token: writeToken })
+    try {
+      expect(await fresh.fs.readFile('/d/f.txt')).toBe(`v${writes}\n`)
+      expect(await fresh.fs.history('/d/f.txt')).toHaveLength(writes + 1)
+    } finally {
+      await fresh.close()
+    }
+  } finally {
+    await writer.close()
+  }
 })

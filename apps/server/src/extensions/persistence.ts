@@ -21,8 +21,9 @@
  * the process that received them and are not stored again.
  *
  * Compaction: after `compactEvery` appends to a document, and when a
- * document is unloaded with at least `UNLOAD_COMPACT_MIN` appends since its
- * last compaction, its log is compacted in the background. Fewer rows are
+ * document is unloaded or read in bulk (`load`) with at least
+ * `UNLOAD_COMPACT_MIN` appends since its last compaction, its log is
+ * compacted in the background. Fewer rows are
  * not worth it: merging a log of two or three rows costs about what loading
  * it costs, and an agent's command that edits 1,000 files once unloads
  * 1,000 such documents (a tenth of the server's time under `sed -i`).
@@ -225,7 +226,18 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     extension,
     storeUpdate,
     storeMany,
-    load: (documentName) => store.load(workspaceOf(documentName), documentName),
+    async load(documentName) {
+      const workspace = workspaceOf(documentName)
+      const state = await store.load(workspace, documentName)
+      // Read without being opened (a bulk load): such a document is never unloaded, so its log is
+      // compacted here as an unload would, or every later load merges it again (a file that
+      // agents' calls overwrite in bulk gains a row per call).
+      if ((appends.get(documentName) ?? 0) >= UNLOAD_COMPACT_MIN) {
+        appends.delete(documentName)
+        compactor.schedule(workspace, documentName)
+      }
+      return state
+    },
     loadInto,
     async flush() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight])
