@@ -300,6 +300,23 @@ describe('a peer’s update read without a scratch doc', () => {
     expect(updateProblem(ontoEmpty)).toBeUndefined()
   })
 
+  it('an empty deletion range or item (which Yjs never writes) gets the full check, which refuses the range', () => {
+    // Found by the property (seed -1220274384): a pending deletion of length 0 is written again
+    // by Yjs, whose encoder refuses it; the shortcut had said valid.
+    const emptyRange = Uint8Array.from([1, 1, 0, 219, 191, 195, 2, 1, 35, 1, 1, 109, 1, 98, 1, 15, 0])
+    expect(decodesWithNothingToIntegrate(emptyRange)).toBe(false)
+    expect(updateProblem(emptyRange)).toBe(fullCheck(emptyRange, false))
+    expect(updateProblem(emptyRange)).toBe('not a Yjs update')
+    // The same with a range of length 1: valid, and only decoded.
+    const range = Uint8Array.from([1, 1, 0, 219, 191, 195, 2, 1, 35, 1, 1, 109, 1, 98, 1, 15, 1])
+    expect(decodesWithNothingToIntegrate(range)).toBe(true)
+    expect(updateProblem(range)).toBeUndefined()
+    // A deleted item of length 0 (Yjs writes none): checked in full.
+    const emptyItem = Uint8Array.from([1, 1, 0, 219, 191, 195, 2, 1, 35, 1, 1, 0, 0])
+    expect(decodesWithNothingToIntegrate(emptyItem)).toBe(false)
+    expect(updateProblem(emptyItem)).toBe(fullCheck(emptyItem, false))
+  })
+
   it('takes the shortcut for a provider’s later update of a text, not for a doc’s first one', () => {
     const doc = new Y.Doc()
     const updates: Uint8Array[] = []
