@@ -170,12 +170,23 @@ export class GuardedSocket extends EventEmitter {
   binaryType = 'nodebuffer'
 
   send(data: Uint8Array, callback?: (error?: Error) => void): void {
-    if (this.#isEcho(data)) {
-      // As `ws` would, after the write: no error.
-      if (callback) queueMicrotask(() => callback())
-      return
+    const decoder = decoding.createDecoder(data)
+    let docName: string | undefined
+    let type: number | undefined
+    try {
+      docName = decoding.readVarString(decoder)
+      type = decoding.readVarUint(decoder)
+    } catch {
+      // Not a frame the guard follows: sent as it is.
     }
-    this.#observe(data)
+    if (docName !== undefined && type !== undefined) {
+      if (type === SYNC && this.#isEcho(docName, decoder)) {
+        // As `ws` would, after the write: no error.
+        if (callback) queueMicrotask(() => callback())
+        return
+      }
+      this.#observe(docName, type, decoder)
+    }
     this.#socket.send(data, callback)
   }
 
@@ -299,30 +310,24 @@ export class GuardedSocket extends EventEmitter {
       throw new Refusal(CLOSE_TOO_MANY, 'too much presence state')
   }
 
-  /** A sync update frame carrying exactly an update this socket's client sent on that document. */
-  #isEcho(data: Uint8Array): boolean {
+  /**
+   * A sync frame (read past its header) that is a sync update carrying exactly an update this
+   * socket's client sent on `docName`.
+   */
+  #isEcho(docName: string, decoder: decoding.Decoder): boolean {
     try {
-      const decoder = decoding.createDecoder(data)
-      const docName = decoding.readVarString(decoder)
-      if (decoding.readVarUint(decoder) !== SYNC || decoding.readVarUint(decoder) !== SYNC_UPDATE)
-        return false
+      if (decoding.readVarUint(decoder) !== SYNC_UPDATE) return false
       return this.#own.isEcho(docName, decoding.readVarUint8Array(decoder))
     } catch {
       return false
     }
   }
 
-  /** Follow what Hocuspocus answers: authentication results and closed document connections. */
-  #observe(data: Uint8Array): void {
-    let docName: string
-    let type: number
-    const decoder = decoding.createDecoder(data)
-    try {
-      docName = decoding.readVarString(decoder)
-      type = decoding.readVarUint(decoder)
-    } catch {
-      return
-    }
+  /**
+   * Follow what Hocuspocus answers (a frame read past its header): authentication results and
+   * closed document connections.
+   */
+  #observe(docName: string, type: number, decoder: decoding.Decoder): void {
     if (type === CLOSE) {
       // Hocuspocus forgot the document connection: a new auth for it starts afresh.
       this.#forget(docName)
