@@ -163,6 +163,13 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     appends.set(documentName, count)
   }
 
+  /** Schedule a compaction of `documentName` when it has `UNLOAD_COMPACT_MIN` appends since its last. */
+  function compactIfWorthIt(workspace: string, documentName: string): void {
+    if ((appends.get(documentName) ?? 0) < UNLOAD_COMPACT_MIN) return
+    appends.delete(documentName)
+    compactor.schedule(workspace, documentName)
+  }
+
   async function storeMany(
     workspace: string,
     updates: readonly { name: string; update: Uint8Array }[],
@@ -215,10 +222,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     },
 
     async afterUnloadDocument({ documentName }: afterUnloadDocumentPayload) {
-      if ((appends.get(documentName) ?? 0) >= UNLOAD_COMPACT_MIN) {
-        appends.delete(documentName)
-        compactor.schedule(workspaceOf(documentName), documentName)
-      }
+      compactIfWorthIt(workspaceOf(documentName), documentName)
     },
   }
 
@@ -232,10 +236,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
       // Read without being opened (a bulk load): such a document is never unloaded, so its log is
       // compacted here as an unload would, or every later load merges it again (a file that
       // agents' calls overwrite in bulk gains a row per call).
-      if ((appends.get(documentName) ?? 0) >= UNLOAD_COMPACT_MIN) {
-        appends.delete(documentName)
-        compactor.schedule(workspace, documentName)
-      }
+      compactIfWorthIt(workspace, documentName)
       return state
     },
     loadInto,
