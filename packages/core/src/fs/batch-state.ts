@@ -88,10 +88,10 @@ export interface BatchState {
   /** Counts outermost batches: a known state is a write's base only in the batch it was had in. */
   epoch: number
   /**
-   * Fetches so far per folder in the batch `fetchesEpoch` (fetch-folder.ts): the first
-   * fetches that file alone, the second its folder's files.
+   * Folders the batch `fetchesEpoch` fetched from (fetch-folder.ts): the first fetch in a big
+   * folder takes a few of its files, the next ones up to a request's worth.
    */
-  readonly folderFetches: Map<FileId, number>
+  readonly foldersFetched: Set<FileId>
   fetchesEpoch: number
   /** Client ids for encoded docs, drawn in blocks. */
   clientIds: Uint32Array
@@ -116,7 +116,7 @@ export function newBatchState(): BatchState {
     known: new Map(),
     knownBytes: 0,
     epoch: 0,
-    folderFetches: new Map(),
+    foldersFetched: new Set(),
     fetchesEpoch: 0,
     timer: undefined,
     sendAfterTask: false,

@@ -37,7 +37,7 @@ const FETCH_BATCH = 256
  */
 const WHOLE_FOLDER = 128
 const FIRST_FETCH = 16
-/** Folders whose fetches a batch counts (a batch over more starts counting again). */
+/** Folders a batch remembers fetching from (a batch over more starts afresh). */
 const FOLDERS_COUNTED = 4096
 
 /** What one fetch got: the states the server sent, by file. */
@@ -114,11 +114,11 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
 /** True for the first file of folder `parent` fetched in the batch open now (or since the last one). */
 function firstInFolder(ctx: FsContext, parent: FileId): boolean {
   const batch = ctx.batch
-  if (batch.fetchesEpoch !== batch.epoch || batch.folderFetches.size >= FOLDERS_COUNTED) {
-    batch.folderFetches.clear()
+  if (batch.fetchesEpoch !== batch.epoch || batch.foldersFetched.size >= FOLDERS_COUNTED) {
+    batch.foldersFetched.clear()
     batch.fetchesEpoch = batch.epoch
   }
-  const fetches = (batch.folderFetches.get(parent) ?? 0) + 1
-  batch.folderFetches.set(parent, fetches)
-  return fetches === 1
+  if (batch.foldersFetched.has(parent)) return false
+  batch.foldersFetched.add(parent)
+  return true
 }

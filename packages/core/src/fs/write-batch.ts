@@ -22,8 +22,8 @@
  *   Opening a doc to overwrite it costs a provider's round trips per file (`sed -i`
  *   over a folder). Instead the write builds on the file's state as this instance
  *   knows it (stored or fetched here in this batch, `known`, while it holds every
- *   change announced for the file; else fetched, from the second such file with its folder's files, `loadContent`),
- *   in a scratch doc, and the difference is sent with the others as new files'
+ *   change announced for the file; else fetched with files of its folder, `loadContent`,
+ *   fetch-folder.ts), in a scratch doc, and the difference is sent with the others as new files'
  *   content is: same triggers, same row pinning, the same fallback through the
  *   pool's provider (applying the whole state there sends only what the server
  *   lacks). A refused or failed update pauses bulk updates for a minute.
