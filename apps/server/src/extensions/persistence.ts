@@ -40,6 +40,7 @@ import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import type { Compactor } from '../persistence/compactor.js'
 import type { DocumentStore } from '../persistence/document-store.js'
+import { repairLog } from '../persistence/salvage.js'
 import { rowUpdateProblem } from '../protocol/row-check.js'
 import { isEmptyUpdate, isValidUpdate, readHocuspocusUpdate } from '../protocol/sync-message.js'
 
@@ -182,9 +183,46 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     for (const { name } of nonEmpty) counted(workspace, name)
   }
 
+  /**
+   * Salvage the log of `documentName`, which did not load (`failure`): it is replaced by what of
+   * each row applies, the rows that do not are quarantined (persistence/salvage.ts), and the
+   * document loads again instead of refusing every client from now on.
+   */
+  async function salvage(workspace: string, documentName: string, failure: unknown): Promise<void> {
+    const result = await store.salvage(workspace, documentName, repairLog)
+    logger.error('stored updates quarantined', {
+      doc: documentName,
+      error: failure,
+      rows: result.rows,
+      quarantined: result.quarantined,
+      bytes: result.bytes,
+    })
+  }
+
+  /** The stored state of `documentName`, salvaged first when its rows do not merge. */
+  async function loadState(workspace: string, documentName: string): Promise<Uint8Array | undefined> {
+    try {
+      return await store.load(workspace, documentName)
+    } catch (error) {
+      // `Y.mergeUpdates` threw on a row (a failing database throws in the salvage too).
+      await salvage(workspace, documentName, error)
+      return store.load(workspace, documentName)
+    }
+  }
+
   async function loadInto(documentName: string, doc: Y.Doc): Promise<void> {
-    const state = await store.load(workspaceOf(documentName), documentName)
-    if (state) Y.applyUpdate(doc, state)
+    const workspace = workspaceOf(documentName)
+    const state = await loadState(workspace, documentName)
+    if (!state) return
+    try {
+      Y.applyUpdate(doc, state)
+    } catch (error) {
+      // Rows that merge but do not apply. What integrated before the error stays in `doc`;
+      // the salvaged state brings the rest (applying an update twice changes nothing).
+      await salvage(workspace, documentName, error)
+      const salvaged = await store.load(workspace, documentName)
+      if (salvaged) Y.applyUpdate(doc, salvaged)
+    }
   }
 
   const extension: Extension = {
@@ -232,7 +270,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     storeMany,
     async load(documentName) {
       const workspace = workspaceOf(documentName)
-      const state = await store.load(workspace, documentName)
+      const state = await loadState(workspace, documentName)
       // Read without being opened (a bulk load): such a document is never unloaded, so its log is
       // compacted here as an unload would, or every later load merges it again (a file that
       // agents' calls overwrite in bulk gains a row per call).

@@ -132,6 +132,66 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(sortedChars(await store.load('ws', 'ws/y'))).toBe(['y', '1', 'y', '2'].sort().join(''))
     })
 
+    it('salvages a log: its state from the repair, the bad rows quarantined, nothing of another doc touched', async () => {
+      const doc = new Y.Doc()
+      const good = [textUpdate(doc, 'a'), textUpdate(doc, 'b')]
+      const bad = Uint8Array.from([5, 200, 1])
+      await store.append('ws', 'ws/s', good[0]!)
+      await store.append('ws', 'ws/s', bad)
+      await store.append('ws', 'ws/s', good[1]!)
+      await store.append('ws', 'ws/other', textUpdate(new Y.Doc(), 'other'))
+      expect(await store.quarantined('ws', 'ws/s')).toEqual([])
+      const seen: Uint8Array[][] = []
+      const result = await store.salvage('ws', 'ws/s', (rows) => {
+        seen.push(rows.map((row) => new Uint8Array(row)))
+        return { state: Y.mergeUpdates([rows[0]!, rows[2]!]), bad: [{ index: 1, reason: 'does not apply' }] }
+      })
+      // The repair saw the log's rows in order.
+      expect(seen).toEqual([[good[0], bad, good[1]]])
+      expect(result).toMatchObject({ rows: 3, quarantined: 1 })
+      expect(result.bytes).toBeGreaterThan(0)
+      expect(await store.logLength('ws', 'ws/s')).toBe(1)
+      expect(textOf(await store.load('ws', 'ws/s'))).toBe('ab')
+      expect(await store.quarantined('ws', 'ws/s')).toEqual([{ data: bad, reason: 'does not apply' }])
+      expect(await store.logLength('ws', 'ws/other')).toBe(1)
+      expect(await store.quarantined('ws', 'ws/other')).toEqual([])
+      // Appends go on after it.
+      await store.append('ws', 'ws/s', textUpdate(doc, 'c'))
+      expect(textOf(await store.load('ws', 'ws/s'))).toBe('abc')
+    })
+
+    it('a salvage whose repair throws changes nothing; one of an empty log does nothing', async () => {
+      await store.append('ws', 'ws/t', textUpdate(new Y.Doc(), 'kept'))
+      await expect(
+        store.salvage('ws', 'ws/t', () => {
+          throw new Error('the salvaged state does not load')
+        }),
+      ).rejects.toThrow('does not load')
+      expect(await store.logLength('ws', 'ws/t')).toBe(1)
+      expect(textOf(await store.load('ws', 'ws/t'))).toBe('kept')
+      expect(await store.quarantined('ws', 'ws/t')).toEqual([])
+      let called = false
+      const none = await store.salvage('ws', 'ws/none', () => {
+        called = true
+        return { state: undefined, bad: [] }
+      })
+      expect(none).toEqual({ rows: 0, quarantined: 0, bytes: 0 })
+      expect(called).toBe(false)
+    })
+
+    it('a salvage that could read nothing leaves an empty log and every row quarantined', async () => {
+      await store.append('ws', 'ws/u', Uint8Array.from([5, 200, 1]))
+      const result = await store.salvage('ws', 'ws/u', () => ({
+        state: undefined,
+        bad: [{ index: 0, reason: 'x' }],
+      }))
+      expect(result).toEqual({ rows: 1, quarantined: 1, bytes: 0 })
+      expect(await store.load('ws', 'ws/u')).toBeUndefined()
+      expect(await store.quarantined('ws', 'ws/u')).toHaveLength(1)
+      // Quarantined rows belong to their workspace only.
+      expect(await store.quarantined('other', 'ws/u')).toEqual([])
+    })
+
     it('survives reopening (another handle sees committed appends)', async () => {
       await store.append('ws', 'ws', textUpdate(new Y.Doc(), 'durable'))
       const other = await peer()

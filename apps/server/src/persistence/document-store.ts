@@ -22,6 +22,7 @@
 
 import type { Requirement } from '@yfs/core'
 import { isValidWorkspaceId, workspaceIdProblem } from '@yfs/protocol'
+import type { LogRepair } from './salvage.js'
 
 /** What a token lets its holder do in its workspace. */
 export type Role = 'read' | 'write'
@@ -71,6 +72,22 @@ export interface CompactResult {
   bytes: number
 }
 
+export interface SalvageResult {
+  /** Log rows read (and replaced). */
+  rows: number
+  /** Of them, rows moved to the quarantine. */
+  quarantined: number
+  /** Bytes of the row that replaced them (0: none, nothing could be read). */
+  bytes: number
+}
+
+/** A row `salvage` set aside. */
+export interface QuarantinedRow {
+  data: Uint8Array
+  /** Why it did not apply (Yjs's message). */
+  reason: string
+}
+
 export interface DocumentStore {
   /** `'sqlite'` or `'postgres'`; for logs and health checks. */
   readonly kind: string
@@ -92,6 +109,21 @@ export interface DocumentStore {
 
   /** Merge the log of `name` into one row. Safe against concurrent appends and compactions. */
   compact(workspace: string, name: string): Promise<CompactResult>
+
+  /**
+   * Replace the log of `name` by `repair`'s state of its rows and move the rows it names bad to
+   * the quarantine (kept for inspection, never loaded): one transaction over the rows read in it,
+   * so an update appended meanwhile is kept, as with `compact`. For a log that does not load
+   * (salvage.ts); `repair` throwing changes nothing.
+   */
+  salvage(
+    workspace: string,
+    name: string,
+    repair: (rows: readonly Uint8Array[]) => LogRepair,
+  ): Promise<SalvageResult>
+
+  /** The quarantined rows of `name`, oldest first (what `salvage` set aside, and why). */
+  quarantined(workspace: string, name: string): Promise<QuarantinedRow[]>
 
   /**
    * Every stored document of `workspace` (full names), each as one update, read in one

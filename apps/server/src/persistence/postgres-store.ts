@@ -35,6 +35,7 @@ import {
   grantOf,
   ROLES,
   type Role,
+  type SalvageResult,
   StoreError,
   type TokenGrant,
 } from './document-store.js'
@@ -89,6 +90,22 @@ DROP POLICY IF EXISTS updates_by_workspace ON ${s}.updates;
 CREATE POLICY updates_by_workspace ON ${s}.updates
   USING (workspace = current_setting('app.workspace', true))
   WITH CHECK (workspace = current_setting('app.workspace', true));
+-- Rows a salvage set aside (salvage.ts): they did not load; kept for inspection, never loaded.
+CREATE TABLE IF NOT EXISTS ${s}.quarantined_updates (
+  id bigserial PRIMARY KEY,
+  workspace text NOT NULL,
+  doc text NOT NULL,
+  data bytea NOT NULL,
+  reason text NOT NULL,
+  quarantined_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS quarantined_by_doc ON ${s}.quarantined_updates (workspace, doc, id);
+ALTER TABLE ${s}.quarantined_updates ENABLE ROW LEVEL SECURITY;
+ALTER TABLE ${s}.quarantined_updates FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS quarantined_by_workspace ON ${s}.quarantined_updates;
+CREATE POLICY quarantined_by_workspace ON ${s}.quarantined_updates
+  USING (workspace = current_setting('app.workspace', true))
+  WITH CHECK (workspace = current_setting('app.workspace', true));
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role.slice(1, -1)}') THEN
     CREATE ROLE ${role} NOLOGIN NOSUPERUSER NOBYPASSRLS;
@@ -97,6 +114,8 @@ END $$;
 GRANT USAGE ON SCHEMA ${s} TO ${role};
 GRANT SELECT, INSERT, DELETE ON ${s}.workspaces, ${s}.tokens, ${s}.updates TO ${role};
 GRANT USAGE ON SEQUENCE ${s}.updates_id_seq TO ${role};
+GRANT SELECT, INSERT ON ${s}.quarantined_updates TO ${role};
+GRANT USAGE ON SEQUENCE ${s}.quarantined_updates_id_seq TO ${role};
 `
 }
 
@@ -245,6 +264,52 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           throw error
         }
       })
+    },
+
+    async salvage(workspace, name, repair): Promise<SalvageResult> {
+      return withWorkspace(workspace, async (client) => {
+        await client.query('BEGIN')
+        try {
+          // The lock compaction takes: neither reads rows the other is replacing.
+          await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [workspace, name])
+          const { rows } = await client.query<{ id: string; data: Buffer }>(
+            `SELECT id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+            [workspace, name],
+          )
+          if (rows.length === 0) {
+            await client.query('COMMIT')
+            return { rows: 0, quarantined: 0, bytes: 0 }
+          }
+          const { state, bad } = repair(rows.map((row) => new Uint8Array(row.data)))
+          if (state)
+            await client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
+              workspace,
+              name,
+              Buffer.from(state.buffer, state.byteOffset, state.byteLength),
+            ])
+          for (const { index, reason } of bad)
+            await client.query(
+              `INSERT INTO ${s}.quarantined_updates (workspace, doc, data, reason) VALUES ($1, $2, $3, $4)`,
+              [workspace, name, rows[index]!.data, reason],
+            )
+          await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
+          await client.query('COMMIT')
+          return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined)
+          throw error
+        }
+      })
+    },
+
+    async quarantined(workspace, name) {
+      const { rows } = await withWorkspace(workspace, (client) =>
+        client.query<{ data: Buffer; reason: string }>(
+          `SELECT data, reason FROM ${s}.quarantined_updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+          [workspace, name],
+        ),
+      )
+      return rows.map((row) => ({ data: new Uint8Array(row.data), reason: row.reason }))
     },
 
     async snapshotWorkspace(workspace) {

@@ -24,11 +24,13 @@ import {
   grantOf,
   ROLES,
   type Role,
+  type SalvageResult,
   type StoredDocument,
   StoreError,
   type TokenGrant,
 } from './document-store.js'
 import { mergeByDoc } from './merge-by-doc.js'
+import type { LogRepair } from './salvage.js'
 import { createTokenSecret, hashToken } from './tokens.js'
 
 export interface SqliteStoreOptions {
@@ -57,6 +59,16 @@ CREATE TABLE IF NOT EXISTS updates (
   data BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS updates_by_doc ON updates (workspace, doc, id);
+-- Rows a salvage set aside (salvage.ts): they did not load; kept for inspection, never loaded.
+CREATE TABLE IF NOT EXISTS quarantined_updates (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workspace TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  data BLOB NOT NULL,
+  reason TEXT NOT NULL,
+  quarantined_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS quarantined_by_doc ON quarantined_updates (workspace, doc, id);
 `
 
 interface UpdateRow {
@@ -126,6 +138,27 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     return { merged: rows.length, bytes: merged.byteLength }
   })
 
+  const insertQuarantined = db.prepare<[string, string, Buffer, string, number]>(
+    'INSERT INTO quarantined_updates (workspace, doc, data, reason, quarantined_at) VALUES (?, ?, ?, ?, ?)',
+  )
+  const selectQuarantined = db.prepare<[string, string], { data: Buffer; reason: string }>(
+    'SELECT data, reason FROM quarantined_updates WHERE workspace = ? AND doc = ? ORDER BY id',
+  )
+
+  const salvageTx = db.transaction(
+    (workspace: string, name: string, repair: (rows: readonly Uint8Array[]) => LogRepair): SalvageResult => {
+      const rows = selectUpdates.all(workspace, name)
+      if (rows.length === 0) return { rows: 0, quarantined: 0, bytes: 0 }
+      const { state, bad } = repair(rows.map((row) => row.data))
+      if (state) insertUpdate.run(workspace, name, bufferOf(state))
+      const now = Date.now()
+      for (const { index, reason } of bad)
+        insertQuarantined.run(workspace, name, rows[index]!.data, reason, now)
+      for (const row of rows) deleteUpdate.run(row.id)
+      return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
+    },
+  )
+
   const restoreTx = db.transaction((workspace: string, documents: readonly StoredDocument[]) => {
     insertWorkspace.run(workspace, Date.now())
     if (hasUpdates.get(workspace)) {
@@ -168,6 +201,18 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     async compact(workspace, name) {
       open()
       return compactTx.immediate(workspace, name)
+    },
+
+    async salvage(workspace, name, repair) {
+      open()
+      return salvageTx.immediate(workspace, name, repair)
+    },
+
+    async quarantined(workspace, name) {
+      open()
+      return selectQuarantined
+        .all(workspace, name)
+        .map((row) => ({ data: new Uint8Array(row.data), reason: row.reason }))
     },
 
     async snapshotWorkspace(workspace) {

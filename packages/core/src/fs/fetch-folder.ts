@@ -83,10 +83,16 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       const state = states[k]
       const row = ctx.table.get(fileId)
       if (!state || row?.type !== 'file') return
-      fetched.set(fileId, state)
       const doc = new Y.Doc({ guid: fileId, gc: false })
       try {
-        Y.applyUpdate(doc, state)
+        try {
+          Y.applyUpdate(doc, state)
+        } catch {
+          // A stored state this Yjs cannot apply (a server log holding bytes from before its
+          // checks): left out, so the file's doc is opened instead, whose server salvages the log.
+          return
+        }
+        fetched.set(fileId, state)
         const sv = Y.encodeStateVector(doc)
         // Newer than anything known of it: a write of this instance since is in its pending update.
         if (!ctx.batch.updates.has(fileId)) rememberState(ctx, fileId, state, contentVersionOf(doc))

@@ -1,0 +1,111 @@
+// A stored log the server cannot load (bytes written before a check existed: an empty deletion
+// range, refused since 724b6cd; or bytes that are no update at all) is salvaged when the document
+// is next read, through either path: a document opened by a client (Hocuspocus) and a bulk read
+// of files. Clients get everything that applies, the bad rows go to the quarantine, an error is
+// logged once, and later opens load the rewritten log as any other.
+import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
+import { asFileId } from '@yfs/core'
+import { contentDocName } from '@yfs/protocol'
+import { Bash } from 'just-bash'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { createLogger } from '../src/logger.js'
+import { startTestServer, type TestServer, waitFor } from './helpers.js'
+
+const EMPTY_RANGE = Uint8Array.from([1, 1, 0, 219, 191, 195, 2, 1, 35, 1, 1, 109, 1, 98, 1, 15, 0])
+const TRUNCATED = Uint8Array.from([5, 200, 1])
+
+let t: TestServer
+let token: string
+const lines: string[] = []
+const open: WorkspaceConnection[] = []
+const connect = async (workspace: string) => {
+  const c = await connectWorkspace({ url: t.url, workspace, token, timeoutMs: 8000 })
+  open.push(c)
+  return c
+}
+const quarantineLogs = () =>
+  lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.event === 'stored updates quarantined')
+
+beforeAll(async () => {
+  t = await startTestServer({ logger: createLogger({ level: 'warn', write: (line) => lines.push(line) }) })
+  token = (await t.workspace('salvage')).write
+  const writer = await connect('salvage')
+  await writer.fs.mkdir('/docs')
+  await writer.fs.writeFile('/docs/a.txt', 'alpha\n')
+  await writer.fs.writeFile('/docs/b.txt', 'beta\n')
+  await writer.flush()
+  await writer.close()
+  open.length = 0
+  await waitFor(() => t.server.hocuspocus.documents.size === 0, 'the workspace unloaded')
+})
+afterAll(async () => {
+  for (const c of open) await c.close()
+  await t.close()
+})
+
+it('a main doc whose log merges but does not apply opens, with its files, after a salvage', async () => {
+  await t.store.append('salvage', 'salvage', EMPTY_RANGE)
+  const rowsBefore = await t.store.logLength('salvage', 'salvage')
+  const reader = await connect('salvage')
+  expect((await reader.fs.readdir('/docs')).sort()).toEqual(['a.txt', 'b.txt'])
+  expect(await reader.fs.readFile('/docs/a.txt')).toBe('alpha\n')
+  // The log is one row now; the bad one is kept aside with Yjs's reason.
+  expect(rowsBefore).toBeGreaterThan(1)
+  expect(await t.store.logLength('salvage', 'salvage')).toBe(1)
+  const quarantined = await t.store.quarantined('salvage', 'salvage')
+  expect(quarantined).toEqual([{ data: EMPTY_RANGE, reason: expect.any(String) }])
+  expect(quarantineLogs()).toEqual([
+    expect.objectContaining({ level: 'error', doc: 'salvage', quarantined: 1, rows: rowsBefore }),
+  ])
+  // The workspace works as before: a write reaches a second client.
+  await reader.fs.writeFile('/docs/c.txt', 'gamma\n')
+  await reader.flush()
+  const other = await connect('salvage')
+  await waitFor(
+    async () => (await other.fs.exists('/docs/c.txt')) === true,
+    'the new file at a second client',
+  )
+  expect(await other.fs.readFile('/docs/c.txt')).toBe('gamma\n')
+  expect(quarantineLogs()).toHaveLength(1)
+})
+
+it('a file whose log does not even merge reads through the bulk path after a salvage', async () => {
+  const reader = await connect('salvage')
+  const id = asFileId(reader.fs.index.lookup('/docs/b.txt')!)
+  const name = contentDocName('salvage', id)
+  await t.store.append('salvage', name, TRUNCATED)
+  const fresh = await connect('salvage')
+  // A read of a file whose doc nobody holds open: a bulk load (its log merged on the server).
+  expect(await fresh.fs.readFile('/docs/b.txt')).toBe('beta\n')
+  expect(await t.store.quarantined('salvage', name)).toEqual([
+    { data: TRUNCATED, reason: expect.any(String) },
+  ])
+  expect(quarantineLogs().at(-1)).toEqual(expect.objectContaining({ doc: name, quarantined: 1 }))
+  // An edit of it is kept like any other.
+  await fresh.fs.writeFile('/docs/b.txt', 'beta 2\n')
+  await fresh.flush()
+  const again = await connect('salvage')
+  expect(await again.fs.readFile('/docs/b.txt')).toBe('beta 2\n')
+})
+
+it('a file whose log merges but does not apply: the bulk read leaves it out, its doc opens and is salvaged', async () => {
+  const writer = await connect('salvage')
+  await writer.fs.writeFile('/docs/d.txt', 'delta\n')
+  await writer.flush()
+  const id = asFileId(writer.fs.index.lookup('/docs/d.txt')!)
+  const name = contentDocName('salvage', id)
+  await t.store.append('salvage', name, EMPTY_RANGE)
+  const fresh = await connect('salvage')
+  // The merged state reaches the client, which cannot apply it: it opens the doc instead.
+  expect(await fresh.fs.readFile('/docs/d.txt')).toBe('delta\n')
+  expect(await t.store.quarantined('salvage', name)).toEqual([
+    { data: EMPTY_RANGE, reason: expect.any(String) },
+  ])
+  expect(await t.store.logLength('salvage', name)).toBe(1)
+  // A grep over the folder from another fresh client (one bulk read of its files) finds it too.
+  const other = await connect('salvage')
+  const grep = await new Bash({ fs: other.fs, cwd: '/' }).exec('grep -rl delta /docs')
+  expect(grep.stdout).toBe('/docs/d.txt\n')
+})
