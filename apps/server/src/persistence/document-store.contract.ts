@@ -192,6 +192,20 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(await store.quarantined('other', 'ws/u')).toEqual([])
     })
 
+    it('a snapshot of a workspace with rows that do not merge holds what of them applies', async () => {
+      const doc = new Y.Doc()
+      await store.append('ws', 'ws/v', textUpdate(doc, 'a'))
+      await store.append('ws', 'ws/v', Uint8Array.from([5, 200, 1]))
+      await store.append('ws', 'ws/v', textUpdate(doc, 'b'))
+      await store.append('ws', 'ws/w', Uint8Array.from([5, 200, 1]))
+      await store.append('ws', 'ws/w', Uint8Array.from([5, 200, 1]))
+      const snapshot = await store.snapshotWorkspace('ws')
+      expect(snapshot.map((d) => d.name)).toEqual(['ws/v'])
+      expect(textOf(snapshot[0]!.state)).toBe('ab')
+      // Read only: the log is as it was.
+      expect(await store.logLength('ws', 'ws/v')).toBe(3)
+    })
+
     it('survives reopening (another handle sees committed appends)', async () => {
       await store.append('ws', 'ws', textUpdate(new Y.Doc(), 'durable'))
       const other = await peer()
