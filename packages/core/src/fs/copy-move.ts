@@ -180,9 +180,12 @@ async function move(
     try {
       if (!readBinary(handle.doc)) {
         const text = readText(ctx, handle.doc, row.name)
-        toCodec.write(handle.doc, text, FS_ORIGIN)
+        // The converted content and its version in one transaction: one update for peers.
+        handle.doc.transact(() => {
+          toCodec.write(handle.doc, text, FS_ORIGIN)
+          recordFileVersion(ctx, handle.doc, name, contentSize(ctx, handle.doc, name), 'write')
+        }, FS_ORIGIN)
         ctx.index.plaintext.delete(loc.id)
-        recordFileVersion(ctx, handle.doc, name, contentSize(ctx, handle.doc, name), 'write')
       }
     } finally {
       handle.release()

@@ -248,12 +248,18 @@ export async function appendFile(
       const missing = existingBytes ? undefined : missingCodec(ctx, doc, row.name)
       if (missing !== undefined) throw noCodec(ctx, 'open', target.id, row.name, missing)
       if (!existingBytes && value.text !== undefined && codec === textCodec) {
-        // A true append: concurrent appends from two peers both survive.
+        // A true append: concurrent appends from two peers both survive. The text and its version
+        // in one transaction, as `writeIntoDoc` writes: one update for peers and the server.
         const ytext = doc.getText('text')
-        doc.transact(() => ytext.insert(ytext.length, value.text!), FS_ORIGIN)
-        size = utf8Length(ytext.toString())
-        ctx.index.plaintext.set(target.id, ytext.toString(), size)
-        recordFileVersion(ctx, doc, row.name, size, 'write')
+        let text = ''
+        size = 0
+        doc.transact(() => {
+          ytext.insert(ytext.length, value.text!)
+          text = ytext.toString()
+          size = utf8Length(text)
+          recordFileVersion(ctx, doc, row.name, size, 'write')
+        }, FS_ORIGIN)
+        ctx.index.plaintext.set(target.id, text, size)
       } else {
         const before = existingBytes ?? encodeUtf8(readText(ctx, doc, row.name))
         const add = value.bytes ?? encodeUtf8(value.text ?? '')

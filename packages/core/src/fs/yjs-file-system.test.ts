@@ -284,6 +284,26 @@ describe('content', () => {
     // The edit plus its history entry; rewriting the 1.6 KB file would be far larger.
     expect(updates[0]!.byteLength).toBeLessThan(300)
   })
+  it('an append is one update (the text and its version), and its text is read back from the cache', async () => {
+    const fs = createFileSystem()
+    await fs.writeFile('/log.txt', 'a\n')
+    const id = fs.index.lookup('/log.txt')!
+    const handle = await fs.pool.acquire(id)
+    const updates: Uint8Array[] = []
+    handle.doc.on('update', (u: Uint8Array) => updates.push(u))
+    const versionsBefore = (await fs.history('/log.txt')).length
+    await fs.appendFile('/log.txt', 'b\n')
+    expect(updates.length).toBe(1)
+    // A peer applying that one update has the text and the version.
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(handle.doc, Y.encodeStateVector(peer)))
+    expect(peer.getText('text').toString()).toBe('a\nb\n')
+    expect((await fs.history('/log.txt')).length).toBe(versionsBefore + 1)
+    expect(fs.index.plaintext.lookup(id, 4)).toBe('a\nb\n')
+    handle.release()
+    expect(await fs.readFile('/log.txt')).toBe('a\nb\n')
+  })
+
   it('an editor edit straight on the doc updates the row size', async () => {
     const fs = createFileSystem()
     await fs.writeFile('/e.txt', 'abc')

@@ -30,6 +30,8 @@ describe('createReplicaNetwork', () => {
     await b!.appendFile('/f.txt', 'three\n')
     net.send(1)
     net.evict(1)
+    // A learns of B's change (its row; the content update waits, parked, for the doc to open).
+    net.receive(0)
     // Reopened on A: the hub's state (with B's append) plus A's own unsent append.
     expect(await a!.readFile('/f.txt')).toMatch(/^one\n(two\nthree\n|three\ntwo\n)$/)
     await net.syncAll()
