@@ -7,6 +7,7 @@
 
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { createFileSystem, openCommandScope } from '@yfs/core'
+import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -224,6 +225,118 @@ describe('write batches through a client', () => {
     // Read from the cache: no doc was opened again (the replaced empty state announced nothing).
     expect([...a.fs.pool.loaded()]).toEqual([])
   }, 60_000)
+
+  it("a batch's changes to an open doc reach the server as one update, before the rows; a peer gets all", async () => {
+    const a = await connect()
+    const peer = await connect()
+    await a.fs.writeFile('/open.log', 'start\n')
+    await a.flush()
+    const id = a.fs.index.lookup('/open.log')!
+    const name = `batches/${id}`
+    const handle = await a.fs.pool.acquire(id)
+    try {
+      await waitFor(async () => (await peer.fs.exists('/open.log')) === true, 'the file at the peer')
+      const before = await t.store.logLength('batches', name)
+      // A shell command (one batch) appending 100 times to the open doc.
+      const scope = openCommandScope(a.fs)
+      try {
+        const run = await new Bash({ fs: scope.fs, cwd: '/' }).exec(
+          'for i in $(seq 1 100); do echo "x $i" >> /open.log; done',
+        )
+        expect(run.stderr).toBe('')
+        // Held meanwhile, and read back here at once.
+        expect((await a.fs.readFile('/open.log')).split('\n')).toHaveLength(102)
+      } finally {
+        await scope.close()
+      }
+      await a.flush()
+      // One stored update per batch step (50 ms each at most), not one per append.
+      const added = (await t.store.logLength('batches', name)) - before
+      expect(added).toBeGreaterThanOrEqual(1)
+      expect(added).toBeLessThan(20)
+      const expected = `start\n${Array.from({ length: 100 }, (_, i) => `x ${i + 1}\n`).join('')}`
+      await waitFor(
+        async () => (await peer.fs.readFile('/open.log')) === expected,
+        'every append at the peer',
+      )
+      // Outside a batch each write is sent at once, as before.
+      const single = await t.store.logLength('batches', name)
+      await a.fs.appendFile('/open.log', 'alone\n')
+      await a.flush()
+      expect(await t.store.logLength('batches', name)).toBe(single + 1)
+    } finally {
+      handle.release()
+    }
+    // A doc closed with changes held (fs.batch still open) sends them first: nothing is lost.
+    const h2 = await a.fs.pool.acquire(id)
+    await a.fs.batch(async () => {
+      await a.fs.appendFile('/open.log', 'in batch\n')
+      h2.release()
+      a.fs.pool.evictIdle(true)
+    })
+    await a.flush()
+    const fresh = await connect()
+    expect(await fresh.fs.readFile('/open.log')).toMatch(/alone\nin batch\n$/)
+  }, 60_000)
+
+  it('two clients appending to the same open doc, in batches and alone, interleaved, converge with every line once (property)', async () => {
+    const a = await connect()
+    const b = await connect()
+    let run = 0
+    const op = fc.record({
+      batch: fc.boolean(),
+      lines: fc.integer({ min: 1, max: 6 }),
+      pause: fc.integer({ min: 0, max: 60 }),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 6 }), fc.array(op, { maxLength: 6 }), async (opsA, opsB) => {
+        const path = `/prop${run++}.log`
+        await a.fs.writeFile(path, '')
+        await a.flush()
+        await waitFor(async () => (await b.fs.exists(path)) === true, 'the file at b')
+        const id = a.fs.index.lookup(path)!
+        const handles = [await a.fs.pool.acquire(id), await b.fs.pool.acquire(id)]
+        const expected: string[] = []
+        const play = async (c: WorkspaceConnection, who: string, ops: typeof opsA) => {
+          for (const [k, o] of ops.entries()) {
+            const lines = Array.from({ length: o.lines }, (_, j) => `${who}${k}.${j}\n`)
+            expected.push(...lines)
+            const write = async () => {
+              for (const line of lines) await c.fs.appendFile(path, line)
+            }
+            if (o.batch)
+              await c.fs.batch(async () => {
+                await write()
+                await new Promise((r) => setTimeout(r, o.pause))
+              })
+            else await write()
+          }
+        }
+        try {
+          await Promise.all([play(a, 'a', opsA), play(b, 'b', opsB)])
+          await a.flush()
+          await b.flush()
+          const sorted = [...expected].sort().join('')
+          const linesOf = async (c: WorkspaceConnection) =>
+            (await c.fs.readFile(path))
+              .split(/(?<=\n)/)
+              .filter(Boolean)
+              .sort()
+              .join('')
+          await waitFor(
+            async () => (await linesOf(a)) === sorted && (await linesOf(b)) === sorted,
+            'both converge',
+          )
+          expect(await a.fs.readFile(path)).toBe(await b.fs.readFile(path))
+        } finally {
+          for (const h of handles) h.release()
+        }
+      }),
+      { numRuns: 12, seed: 25 },
+    )
+    const fresh = await connect()
+    expect((await fresh.fs.readFile('/prop0.log')).length).toBe((await a.fs.readFile('/prop0.log')).length)
+  }, 120_000)
 
   it('a connection opens documents one after another without end (its early-frame budget is freed)', async () => {
     const a = await connect()

@@ -58,6 +58,7 @@ import { createBulkChannel } from './bulk-channel.js'
 import { watchClosingDocs } from './closing-docs.js'
 import { ConnectError } from './connect-error.js'
 import { holdSync } from './held-sync.js'
+import { createHeldUpdates } from './held-updates.js'
 import { captureHostContext } from './host-context.js'
 import { forgetProvider } from './internals/hocuspocus-provider.js'
 import type { DocPersistence, PersistDoc } from './persistence.js'
@@ -196,6 +197,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     WebSocketPolyfill: options.WebSocket ?? (await defaultWebSocket()),
   })
   const providers = new Set<HocuspocusProvider>()
+  // Open content docs' changes during a write batch, sent as one update per doc (held-updates.ts).
+  const heldUpdates = createHeldUpdates(host)
   const closing = watchClosingDocs(socket)
   // Documents the server refused (and why), until it accepts them: flush() fails at once for them.
   const refusals = new WeakMap<HocuspocusProvider, ConnectError>()
@@ -243,6 +246,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   }
   const drop = (provider: HocuspocusProvider) => {
     if (!providers.delete(provider)) return
+    heldUpdates.release(provider)
     // Offline, the provider's CLOSE would wait in the socket's queue and reach the server after the
     // reconnect, closing whichever connection of that name exists then; the new socket has none to close.
     if (socket.status !== WebSocketStatus.Connected) forgetProvider(socket, provider)
@@ -283,6 +287,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
    * server has them. A re-open of the doc meanwhile takes the copy over (one provider per name).
    */
   const close = (provider: HocuspocusProvider, doc: Y.Doc, watched: boolean) => {
+    // Held changes are sent first, so they count as unacknowledged below.
+    heldUpdates.release(provider)
     const acknowledged =
       (provider.unsyncedChanges === 0 && provider.isSynced) ||
       // An empty doc (one that could not open offline, say) has nothing for the server.
@@ -390,6 +396,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     // A write outside a batch goes to the bulk store only online and without a local copy: offline,
     // or with one, it opens its doc, whose provider (and store) keep it until the server has it.
     bulkStoreReady: () => !options.persist && socket.status === WebSocketStatus.Connected,
+    holdContentUpdates: () => heldUpdates.hold(),
     online: () => socket.status === WebSocketStatus.Connected,
     // A read token: fail writes at once (EACCES) instead of leaving them unacknowledged forever.
     readOnly: options.fs?.readOnly ?? main.authorizedScope === 'readonly',
@@ -410,10 +417,14 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
           if (destroyed) return undefined
           const provider = open(name, doc, options.contentAwareness)
           // As for the main doc: the stored copy is not sent back, nor the server asked for all of it.
+          // Held in write batches once the local copy has loaded (until then held-sync holds all).
           if (store) {
             const release = holdSync(provider)
-            store.whenLoaded.then(release, release)
-          }
+            store.whenLoaded.then(() => {
+              release()
+              if (providers.has(provider)) heldUpdates.attach(provider)
+            }, release)
+          } else heldUpdates.attach(provider)
           const stopWatching =
             store && unacked && !fs?.readOnly ? watchLocalChanges(unacked, doc, provider, store) : undefined
           attached = { provider, stopWatching }
@@ -485,6 +496,8 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       const deadline = Date.now() + flushTimeoutMs
       // Activity entries queued for the end of this turn are changes made so far too.
       if (fs) flushQueuedActivity(fs.doc)
+      // As are open docs' changes held in a batch still open.
+      heldUpdates.send()
       // New files' content on its way to the bulk store, and the rows that wait for it.
       if (fs) await withTimeout(fs.storePending(), Math.max(1, deadline - Date.now()), 'flush timeout')
       // Providers come and go while we wait: loop until one pass finds all acknowledged.
@@ -518,6 +531,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
       searcher.destroy()
       statusListeners.clear()
       for (const provider of [...providers]) drop(provider)
+      heldUpdates.destroy()
       socket.off('status', notify)
       closing.destroy()
       socket.destroy()

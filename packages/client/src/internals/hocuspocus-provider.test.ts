@@ -1,5 +1,6 @@
 // Learning test for the members of @hocuspocus/provider that @yfs/client uses beyond its public API
-// (internals/hocuspocus-provider.ts): `boundDocumentUpdateHandler`, `startSync` and
+// (internals/hocuspocus-provider.ts): `boundDocumentUpdateHandler` (taken off the document, and
+// called to send a held update), `startSync` and
 // `configuration.providerMap`. Against a real Hocuspocus server on a real socket, each is checked to
 // do what the adapter relies on, so a Hocuspocus release that changes one fails here, by name.
 import { createServer } from 'node:http'
@@ -14,6 +15,7 @@ import {
   deferStartSync,
   forgetProvider,
   resumeForwardingUpdates,
+  sendDocumentUpdate,
   stopForwardingUpdates,
 } from './hocuspocus-provider.js'
 
@@ -78,6 +80,27 @@ describe('@hocuspocus/provider members @yfs/client relies on', () => {
       // The held change is not in it (updates are deltas): a sync step brings it, as held-sync does.
       provider.startSync()
       await waitFor(() => serverText('forwarding') === 'held sent', 'both changes after a sync step')
+    } finally {
+      provider.destroy()
+      socket.destroy()
+    }
+  })
+
+  it('boundDocumentUpdateHandler called with an update sends it as a local change, counted until acknowledged', async () => {
+    const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket })
+    const provider = open(socket, 'sent-later')
+    try {
+      await waitFor(() => provider.isSynced, 'sync')
+      stopForwardingUpdates(provider)
+      const updates: Uint8Array[] = []
+      provider.document.on('update', (u: Uint8Array) => updates.push(u))
+      provider.document.getText('t').insert(0, 'one ')
+      provider.document.getText('t').insert(4, 'two')
+      expect(updates).toHaveLength(2)
+      sendDocumentUpdate(provider, Y.mergeUpdates(updates))
+      expect(provider.unsyncedChanges).toBe(1)
+      await waitFor(() => provider.unsyncedChanges === 0, 'the acknowledgement')
+      expect(serverText('sent-later')).toBe('one two')
     } finally {
       provider.destroy()
       socket.destroy()

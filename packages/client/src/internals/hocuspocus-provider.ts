@@ -8,6 +8,8 @@
  *   its document. Holding a provider's sync while a local copy loads
  *   (held-sync.ts) takes it off the document and puts it back; the provider has
  *   no pause/resume.
+ *   Held updates (held-updates.ts) are sent later through it, as the provider sends
+ *   any local update: counted in `unsyncedChanges` until the server acknowledges them.
  * - `provider.startSync`: called by the provider when its socket opens; held
  *   sync shadows it with an own property until the copy has loaded.
  * - `socket.configuration.providerMap`: the socket's providers by document
@@ -25,6 +27,12 @@ export function stopForwardingUpdates(provider: HocuspocusProvider): void {
 /** Forward `provider`'s document updates again (after `stopForwardingUpdates`). */
 export function resumeForwardingUpdates(provider: HocuspocusProvider): void {
   provider.document.on('update', provider.boundDocumentUpdateHandler)
+}
+
+/** Send `update` of `provider`'s document to the server as the provider sends a local change. */
+export function sendDocumentUpdate(provider: HocuspocusProvider, update: Uint8Array): void {
+  // Any origin but the provider itself: the provider skips updates it applied from the server.
+  provider.boundDocumentUpdateHandler(update, null)
 }
 
 /**

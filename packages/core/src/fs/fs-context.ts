@@ -79,6 +79,13 @@ export interface CreateFileSystemOptions {
    */
   updateContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
   /**
+   * With `connect`: hold the local updates of open content docs until the returned function is
+   * called (a client sends each doc's held changes as one update then). A write batch takes this
+   * hold while it is open and releases it before its rows (write-batch.ts): a loop writing an
+   * open file sends one update per batch, not one per write.
+   */
+  holdContentUpdates?: () => () => void
+  /**
    * With `connect`: whether the server can be reached now (default: always). Offline, a new
    * file this instance stored without opening its doc opens from the state it stored, instead
    * of waiting for a sync that cannot happen (as it would, had its doc stayed loaded).
@@ -143,6 +150,7 @@ export interface FsContext {
   readonly storeContent: CreateFileSystemOptions['storeContent']
   readonly updateContent: CreateFileSystemOptions['updateContent']
   readonly bulkStoreReady: () => boolean
+  readonly holdContentUpdates: CreateFileSystemOptions['holdContentUpdates']
   readonly online: () => boolean
   readonly loadContent: CreateFileSystemOptions['loadContent']
   /** Ids being fetched by loadContent, so concurrent reads share one request. */

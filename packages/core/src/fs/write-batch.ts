@@ -17,6 +17,9 @@
  *   cache meanwhile. Content first, row last: the file's row is pinned (held
  *   even past the batch's end) until its content is stored. A store the server
  *   refuses or that fails is retried file by file through the pool's provider.
+ * - **Changes to content docs open here** go through each doc's provider; on a client that
+ *   can hold them (`holdContentUpdates`), a doc's changes in a batch go as one update when the
+ *   batch ends, before its rows, or in steps (@yfs/client held-updates.ts).
  * - **Overwrites of existing files whose docs are not open here**, in a batch, with
  *   a server's bulk update (`updateContent`).
  *   Opening a doc to overwrite it costs a provider's round trips per file (`sed -i`
@@ -59,6 +62,7 @@ const UPDATES_PAUSE_MS = 60_000
 /** Open a batch on `ctx`; the returned function ends it (stores what it holds) and resolves once stored. */
 export function openBatch(ctx: FsContext): () => Promise<void> {
   const release = ctx.table.hold()
+  const releaseContent = ctx.holdContentUpdates?.()
   if (ctx.batch.depth === 0) ctx.batch.epoch++
   ctx.batch.depth++
   let ended = false
@@ -69,6 +73,8 @@ export function openBatch(ctx: FsContext): () => Promise<void> {
     try {
       await storePendingContent(ctx)
     } finally {
+      // Content first, rows last: open docs' held changes go before the rows that announce them.
+      releaseContent?.()
       release()
     }
   }

@@ -201,6 +201,7 @@ export class YjsFileSystem implements IFileSystem {
       // Builds on states fetched with loadContent: both or neither.
       updateContent: options.connect && options.loadContent ? options.updateContent : undefined,
       bulkStoreReady: options.bulkStoreReady ?? (() => true),
+      holdContentUpdates: options.connect ? options.holdContentUpdates : undefined,
       online: options.online ?? (() => true),
       loadContent: options.connect ? options.loadContent : undefined,
       fetching: new Map(),
