@@ -90,7 +90,8 @@ describe('@hocuspocus/provider members @yfs/client relies on', () => {
     const socket = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket })
     const provider = open(socket, 'sent-later')
     try {
-      await waitFor(() => provider.isSynced, 'sync')
+      // Synced, and the handshake's own messages acknowledged.
+      await waitFor(() => provider.isSynced && provider.unsyncedChanges === 0, 'sync')
       stopForwardingUpdates(provider)
       const updates: Uint8Array[] = []
       provider.document.on('update', (u: Uint8Array) => updates.push(u))
