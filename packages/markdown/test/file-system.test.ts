@@ -53,6 +53,23 @@ describe('Markdown files in YjsFileSystem', () => {
     expect((await docOf(fs, '/again.markdown')).getXmlFragment(RICHTEXT_KEY).toArray()).toEqual(before)
   })
 
+  it('a converting rename changes the doc in one update: the new kind and its version together', async () => {
+    const fs = make()
+    await fs.writeFile('/one.txt', NOTE)
+    const h = await fs.pool.acquire(fs.index.lookup('/one.txt')!)
+    const updates: Uint8Array[] = []
+    h.doc.on('update', (u: Uint8Array) => updates.push(u))
+    const versions = (await fs.history('/one.txt')).length
+    await fs.mv('/one.txt', '/one.md')
+    expect(updates).toHaveLength(1)
+    expect((await fs.history('/one.md')).length).toBe(versions + 1)
+    // A peer applying that one update holds the rich text.
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(h.doc))
+    expect(peer.getXmlFragment(RICHTEXT_KEY).length).toBe(2)
+    h.release()
+  })
+
   it('heals a file whose active keys are empty while the other kind holds content', async () => {
     const fs = make()
     await fs.writeFile('/crashed.txt', '# Title\n\nbody\n')
