@@ -9,7 +9,7 @@ import { contentDocName } from '@yfs/protocol'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createLogger } from '../src/logger.js'
-import { startTestServer, type TestServer, waitFor } from './helpers.js'
+import { ADMIN_TOKEN, startTestServer, type TestServer, waitFor } from './helpers.js'
 
 const EMPTY_RANGE = Uint8Array.from([1, 1, 0, 219, 191, 195, 2, 1, 35, 1, 1, 109, 1, 98, 1, 15, 0])
 const TRUNCATED = Uint8Array.from([5, 200, 1])
@@ -55,7 +55,9 @@ it('a main doc whose log merges but does not apply opens, with its files, after 
   expect(rowsBefore).toBeGreaterThan(1)
   expect(await t.store.logLength('salvage', 'salvage')).toBe(1)
   const quarantined = await t.store.quarantined('salvage', 'salvage')
-  expect(quarantined).toEqual([{ data: EMPTY_RANGE, reason: expect.any(String) }])
+  expect(quarantined).toEqual([
+    { doc: 'salvage', data: EMPTY_RANGE, reason: expect.any(String), at: expect.any(Number) },
+  ])
   expect(quarantineLogs()).toEqual([
     expect.objectContaining({ level: 'error', doc: 'salvage', quarantined: 1, rows: rowsBefore }),
   ])
@@ -80,7 +82,7 @@ it('a file whose log does not even merge reads through the bulk path after a sal
   // A read of a file whose doc nobody holds open: a bulk load (its log merged on the server).
   expect(await fresh.fs.readFile('/docs/b.txt')).toBe('beta\n')
   expect(await t.store.quarantined('salvage', name)).toEqual([
-    { data: TRUNCATED, reason: expect.any(String) },
+    { doc: name, data: TRUNCATED, reason: expect.any(String), at: expect.any(Number) },
   ])
   expect(quarantineLogs().at(-1)).toEqual(expect.objectContaining({ doc: name, quarantined: 1 }))
   // An edit of it is kept like any other.
@@ -101,11 +103,36 @@ it('a file whose log merges but does not apply: the bulk read leaves it out, its
   // The merged state reaches the client, which cannot apply it: it opens the doc instead.
   expect(await fresh.fs.readFile('/docs/d.txt')).toBe('delta\n')
   expect(await t.store.quarantined('salvage', name)).toEqual([
-    { data: EMPTY_RANGE, reason: expect.any(String) },
+    { doc: name, data: EMPTY_RANGE, reason: expect.any(String), at: expect.any(Number) },
   ])
   expect(await t.store.logLength('salvage', name)).toBe(1)
   // A grep over the folder from another fresh client (one bulk read of its files) finds it too.
   const other = await connect('salvage')
   const grep = await new Bash({ fs: other.fs, cwd: '/' }).exec('grep -rl delta /docs')
   expect(grep.stdout).toBe('/docs/d.txt\n')
+})
+
+it('the admin API lists what was quarantined, per workspace', async () => {
+  const base = `http://127.0.0.1:${t.port}`
+  const get = (path: string, token: string | null = ADMIN_TOKEN) =>
+    fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+  const res = await get('/api/workspaces/salvage/quarantine')
+  expect(res.status).toBe(200)
+  const { rows } = (await res.json()) as {
+    rows: { doc: string; reason: string; at: string; bytes: number; data: string }[]
+  }
+  // The main doc's row, then the two files', oldest first.
+  expect(rows.map((r) => r.doc)[0]).toBe('salvage')
+  expect(rows).toHaveLength(3)
+  expect(rows.map((r) => r.bytes)).toEqual([
+    EMPTY_RANGE.byteLength,
+    TRUNCATED.byteLength,
+    EMPTY_RANGE.byteLength,
+  ])
+  expect(Buffer.from(rows[1]!.data, 'base64')).toEqual(Buffer.from(TRUNCATED))
+  expect(Number.isNaN(Date.parse(rows[0]!.at))).toBe(false)
+  expect(rows.every((r) => r.reason.length > 0)).toBe(true)
+  expect((await get('/api/workspaces/nope/quarantine')).status).toBe(404)
+  expect((await get('/api/workspaces/salvage/quarantine', null)).status).toBe(401)
+  expect((await get('/api/workspaces/salvage/quarantine', token)).status).toBe(401)
 })

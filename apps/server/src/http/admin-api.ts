@@ -9,6 +9,10 @@
  *                                                             using the token are logged as, when their MCP
  *                                                             client gives none)
  *   DELETE /api/tokens                     {"token"}        → 200 {revoked: boolean}
+ *   GET    /api/workspaces/:id/quarantine                   → 200 {rows: [{doc, reason, at, bytes, data}]}
+ *                                                             (404: no workspace. Stored updates a salvage set
+ *                                                             aside, persistence/salvage.ts; `data` in base64,
+ *                                                             `at` an ISO date)
  *
  * Without a configured admin token every route answers 404. Token values
  * appear only in the response that creates them, never in logs.
@@ -67,6 +71,19 @@ export function createAdminApi(options: AdminApiOptions) {
       const token = await store.createToken(workspace, role as Role, name as string | undefined)
       logger.info('token created', { workspace, role, ...(name !== undefined ? { name } : {}) })
       return sendJson(response, 201, { token, workspace, role, ...(name !== undefined ? { name } : {}) })
+    }
+    const quarantine = /^\/api\/workspaces\/([^/]+)\/quarantine$/.exec(path)
+    if (quarantine && method === 'GET') {
+      const workspace = decodeURIComponent(quarantine[1]!)
+      if (!(await store.hasWorkspace(workspace))) throw new HttpError(404, `no such workspace '${workspace}'`)
+      const rows = (await store.quarantined(workspace)).map((row) => ({
+        doc: row.doc,
+        reason: row.reason,
+        at: new Date(row.at).toISOString(),
+        bytes: row.data.byteLength,
+        data: Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength).toString('base64'),
+      }))
+      return sendJson(response, 200, { rows })
     }
     if (path === '/api/tokens' && method === 'DELETE') {
       const { token } = await readJson(request)

@@ -152,7 +152,12 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(result.bytes).toBeGreaterThan(0)
       expect(await store.logLength('ws', 'ws/s')).toBe(1)
       expect(textOf(await store.load('ws', 'ws/s'))).toBe('ab')
-      expect(await store.quarantined('ws', 'ws/s')).toEqual([{ data: bad, reason: 'does not apply' }])
+      const before = Date.now()
+      expect(await store.quarantined('ws', 'ws/s')).toEqual([
+        { doc: 'ws/s', data: bad, reason: 'does not apply', at: expect.any(Number) },
+      ])
+      expect((await store.quarantined('ws', 'ws/s'))[0]!.at).toBeLessThanOrEqual(before)
+      expect((await store.quarantined('ws', 'ws/s'))[0]!.at).toBeGreaterThan(before - 60_000)
       expect(await store.logLength('ws', 'ws/other')).toBe(1)
       expect(await store.quarantined('ws', 'ws/other')).toEqual([])
       // Appends go on after it.
@@ -190,6 +195,14 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(await store.quarantined('ws', 'ws/u')).toHaveLength(1)
       // Quarantined rows belong to their workspace only.
       expect(await store.quarantined('other', 'ws/u')).toEqual([])
+      // All of a workspace's, oldest first.
+      await store.append('ws', 'ws/u2', Uint8Array.from([5, 200, 2]))
+      await store.salvage('ws', 'ws/u2', () => ({ state: undefined, bad: [{ index: 0, reason: 'y' }] }))
+      expect((await store.quarantined('ws')).map((q) => [q.doc, q.reason])).toEqual([
+        ['ws/u', 'x'],
+        ['ws/u2', 'y'],
+      ])
+      expect(await store.quarantined('other')).toEqual([])
     })
 
     it('a snapshot of a workspace with rows that do not merge holds what of them applies', async () => {

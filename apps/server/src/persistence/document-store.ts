@@ -83,9 +83,13 @@ export interface SalvageResult {
 
 /** A row `salvage` set aside. */
 export interface QuarantinedRow {
+  /** The document it was in (full name). */
+  doc: string
   data: Uint8Array
   /** Why it did not apply (Yjs's message). */
   reason: string
+  /** When it was set aside (ms since the epoch). */
+  at: number
 }
 
 export interface DocumentStore {
@@ -122,8 +126,8 @@ export interface DocumentStore {
     repair: (rows: readonly Uint8Array[]) => LogRepair,
   ): Promise<SalvageResult>
 
-  /** The quarantined rows of `name`, oldest first (what `salvage` set aside, and why). */
-  quarantined(workspace: string, name: string): Promise<QuarantinedRow[]>
+  /** The quarantined rows of `workspace` (of document `name` only, when given), oldest first: what `salvage` set aside, and why. */
+  quarantined(workspace: string, name?: string): Promise<QuarantinedRow[]>
 
   /**
    * Every stored document of `workspace` (full names), each as one update, read in one

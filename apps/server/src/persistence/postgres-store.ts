@@ -304,12 +304,18 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async quarantined(workspace, name) {
       const { rows } = await withWorkspace(workspace, (client) =>
-        client.query<{ data: Buffer; reason: string }>(
-          `SELECT data, reason FROM ${s}.quarantined_updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
-          [workspace, name],
+        client.query<{ doc: string; data: Buffer; reason: string; at: string }>(
+          `SELECT doc, data, reason, (extract(epoch FROM quarantined_at) * 1000)::bigint AS at
+           FROM ${s}.quarantined_updates WHERE workspace = $1 AND ($2::text IS NULL OR doc = $2) ORDER BY id`,
+          [workspace, name ?? null],
         ),
       )
-      return rows.map((row) => ({ data: new Uint8Array(row.data), reason: row.reason }))
+      return rows.map((row) => ({
+        doc: row.doc,
+        data: new Uint8Array(row.data),
+        reason: row.reason,
+        at: Number(row.at),
+      }))
     },
 
     async snapshotWorkspace(workspace) {

@@ -141,8 +141,12 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   const insertQuarantined = db.prepare<[string, string, Buffer, string, number]>(
     'INSERT INTO quarantined_updates (workspace, doc, data, reason, quarantined_at) VALUES (?, ?, ?, ?, ?)',
   )
-  const selectQuarantined = db.prepare<[string, string], { data: Buffer; reason: string }>(
-    'SELECT data, reason FROM quarantined_updates WHERE workspace = ? AND doc = ? ORDER BY id',
+  type QuarantineRow = { doc: string; data: Buffer; reason: string; quarantined_at: number }
+  const selectQuarantined = db.prepare<[string, string], QuarantineRow>(
+    'SELECT doc, data, reason, quarantined_at FROM quarantined_updates WHERE workspace = ? AND doc = ? ORDER BY id',
+  )
+  const selectWorkspaceQuarantined = db.prepare<[string], QuarantineRow>(
+    'SELECT doc, data, reason, quarantined_at FROM quarantined_updates WHERE workspace = ? ORDER BY id',
   )
 
   const salvageTx = db.transaction(
@@ -210,9 +214,16 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
 
     async quarantined(workspace, name) {
       open()
-      return selectQuarantined
-        .all(workspace, name)
-        .map((row) => ({ data: new Uint8Array(row.data), reason: row.reason }))
+      const rows =
+        name === undefined
+          ? selectWorkspaceQuarantined.all(workspace)
+          : selectQuarantined.all(workspace, name)
+      return rows.map((row) => ({
+        doc: row.doc,
+        data: new Uint8Array(row.data),
+        reason: row.reason,
+        at: row.quarantined_at,
+      }))
     },
 
     async snapshotWorkspace(workspace) {
