@@ -28,6 +28,18 @@ const quarantineLogs = () =>
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .filter((l) => l.event === 'stored updates quarantined')
 
+/** Append `bytes` to the stored log of the file at `path` (found through `c`); resolves with its doc's name. */
+const appendToLog = async (c: WorkspaceConnection, path: string, bytes: Uint8Array) => {
+  const name = contentDocName('salvage', asFileId(c.fs.index.lookup(path)!))
+  await t.store.append('salvage', name, bytes)
+  return name
+}
+/** `bytes` alone went to the quarantine of `name`. */
+const expectQuarantinedAlone = async (name: string, bytes: Uint8Array) =>
+  expect(await t.store.quarantined('salvage', name)).toEqual([
+    { doc: name, data: bytes, reason: expect.any(String), at: expect.any(Number) },
+  ])
+
 beforeAll(async () => {
   t = await startTestServer({ logger: createLogger({ level: 'warn', write: (line) => lines.push(line) }) })
   token = (await t.workspace('salvage')).write
@@ -54,10 +66,7 @@ it('a main doc whose log merges but does not apply opens, with its files, after 
   // The log is one row now; the bad one is kept aside with Yjs's reason.
   expect(rowsBefore).toBeGreaterThan(1)
   expect(await t.store.logLength('salvage', 'salvage')).toBe(1)
-  const quarantined = await t.store.quarantined('salvage', 'salvage')
-  expect(quarantined).toEqual([
-    { doc: 'salvage', data: EMPTY_RANGE, reason: expect.any(String), at: expect.any(Number) },
-  ])
+  await expectQuarantinedAlone('salvage', EMPTY_RANGE)
   expect(quarantineLogs()).toEqual([
     expect.objectContaining({ level: 'error', doc: 'salvage', quarantined: 1, rows: rowsBefore }),
   ])
@@ -74,16 +83,11 @@ it('a main doc whose log merges but does not apply opens, with its files, after 
 })
 
 it('a file whose log does not even merge reads through the bulk path after a salvage', async () => {
-  const reader = await connect('salvage')
-  const id = asFileId(reader.fs.index.lookup('/docs/b.txt')!)
-  const name = contentDocName('salvage', id)
-  await t.store.append('salvage', name, TRUNCATED)
+  const name = await appendToLog(await connect('salvage'), '/docs/b.txt', TRUNCATED)
   const fresh = await connect('salvage')
   // A read of a file whose doc nobody holds open: a bulk load (its log merged on the server).
   expect(await fresh.fs.readFile('/docs/b.txt')).toBe('beta\n')
-  expect(await t.store.quarantined('salvage', name)).toEqual([
-    { doc: name, data: TRUNCATED, reason: expect.any(String), at: expect.any(Number) },
-  ])
+  await expectQuarantinedAlone(name, TRUNCATED)
   expect(quarantineLogs().at(-1)).toEqual(expect.objectContaining({ doc: name, quarantined: 1 }))
   // An edit of it is kept like any other.
   await fresh.fs.writeFile('/docs/b.txt', 'beta 2\n')
@@ -96,15 +100,11 @@ it('a file whose log merges but does not apply: the bulk read leaves it out, its
   const writer = await connect('salvage')
   await writer.fs.writeFile('/docs/d.txt', 'delta\n')
   await writer.flush()
-  const id = asFileId(writer.fs.index.lookup('/docs/d.txt')!)
-  const name = contentDocName('salvage', id)
-  await t.store.append('salvage', name, EMPTY_RANGE)
+  const name = await appendToLog(writer, '/docs/d.txt', EMPTY_RANGE)
   const fresh = await connect('salvage')
   // The merged state reaches the client, which cannot apply it: it opens the doc instead.
   expect(await fresh.fs.readFile('/docs/d.txt')).toBe('delta\n')
-  expect(await t.store.quarantined('salvage', name)).toEqual([
-    { doc: name, data: EMPTY_RANGE, reason: expect.any(String), at: expect.any(Number) },
-  ])
+  await expectQuarantinedAlone(name, EMPTY_RANGE)
   expect(await t.store.logLength('salvage', name)).toBe(1)
   // A grep over the folder from another fresh client (one bulk read of its files) finds it too.
   const other = await connect('salvage')

@@ -186,9 +186,13 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   /**
    * Salvage the log of `documentName`, which did not load (`failure`): it is replaced by what of
    * each row applies, the rows that do not are quarantined (persistence/salvage.ts), and the
-   * document loads again instead of refusing every client from now on.
+   * document loads again instead of refusing every client from now on. Resolves with its state.
    */
-  async function salvage(workspace: string, documentName: string, failure: unknown): Promise<void> {
+  async function salvage(
+    workspace: string,
+    documentName: string,
+    failure: unknown,
+  ): Promise<Uint8Array | undefined> {
     const result = await store.salvage(workspace, documentName, repairLog)
     logger.error('stored updates quarantined', {
       doc: documentName,
@@ -197,6 +201,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
       quarantined: result.quarantined,
       bytes: result.bytes,
     })
+    return store.load(workspace, documentName)
   }
 
   /** The stored state of `documentName`, salvaged first when its rows do not merge. */
@@ -205,8 +210,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
       return await store.load(workspace, documentName)
     } catch (error) {
       // `Y.mergeUpdates` threw on a row (a failing database throws in the salvage too).
-      await salvage(workspace, documentName, error)
-      return store.load(workspace, documentName)
+      return salvage(workspace, documentName, error)
     }
   }
 
@@ -219,8 +223,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     } catch (error) {
       // Rows that merge but do not apply. What integrated before the error stays in `doc`;
       // the salvaged state brings the rest (applying an update twice changes nothing).
-      await salvage(workspace, documentName, error)
-      const salvaged = await store.load(workspace, documentName)
+      const salvaged = await salvage(workspace, documentName, error)
       if (salvaged) Y.applyUpdate(doc, salvaged)
     }
   }

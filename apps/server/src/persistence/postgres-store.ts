@@ -61,6 +61,16 @@ function ident(name: string, what: string): string {
   return `"${name}"`
 }
 
+/** Row-level security on `table`, forced (the owner too): a row is seen and written only under its workspace's setting. */
+function workspaceRowSecurity(s: string, table: string, policy: string): string {
+  return `ALTER TABLE ${s}.${table} ENABLE ROW LEVEL SECURITY;
+ALTER TABLE ${s}.${table} FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS ${policy} ON ${s}.${table};
+CREATE POLICY ${policy} ON ${s}.${table}
+  USING (workspace = current_setting('app.workspace', true))
+  WITH CHECK (workspace = current_setting('app.workspace', true));`
+}
+
 function schemaSql(s: string, role: string): string {
   return `
 CREATE SCHEMA IF NOT EXISTS ${s};
@@ -84,12 +94,7 @@ CREATE TABLE IF NOT EXISTS ${s}.updates (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS updates_by_doc ON ${s}.updates (workspace, doc, id);
-ALTER TABLE ${s}.updates ENABLE ROW LEVEL SECURITY;
-ALTER TABLE ${s}.updates FORCE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS updates_by_workspace ON ${s}.updates;
-CREATE POLICY updates_by_workspace ON ${s}.updates
-  USING (workspace = current_setting('app.workspace', true))
-  WITH CHECK (workspace = current_setting('app.workspace', true));
+${workspaceRowSecurity(s, 'updates', 'updates_by_workspace')}
 -- Rows a salvage set aside (salvage.ts): they did not load; kept for inspection, never loaded.
 CREATE TABLE IF NOT EXISTS ${s}.quarantined_updates (
   id bigserial PRIMARY KEY,
@@ -100,12 +105,7 @@ CREATE TABLE IF NOT EXISTS ${s}.quarantined_updates (
   quarantined_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS quarantined_by_doc ON ${s}.quarantined_updates (workspace, doc, id);
-ALTER TABLE ${s}.quarantined_updates ENABLE ROW LEVEL SECURITY;
-ALTER TABLE ${s}.quarantined_updates FORCE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS quarantined_by_workspace ON ${s}.quarantined_updates;
-CREATE POLICY quarantined_by_workspace ON ${s}.quarantined_updates
-  USING (workspace = current_setting('app.workspace', true))
-  WITH CHECK (workspace = current_setting('app.workspace', true));
+${workspaceRowSecurity(s, 'quarantined_updates', 'quarantined_by_workspace')}
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role.slice(1, -1)}') THEN
     CREATE ROLE ${role} NOLOGIN NOSUPERUSER NOBYPASSRLS;
@@ -178,6 +178,51 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     }
   }
 
+  /**
+   * Run `fn` on the log rows of `name` in one transaction, holding the document's advisory lock:
+   * compactions and salvages of one document run one at a time, and each deletes exactly the ids
+   * it read (an append meanwhile is kept).
+   */
+  async function withLockedLog<T>(
+    workspace: string,
+    name: string,
+    fn: (client: pg.PoolClient, rows: { id: string; data: Buffer }[]) => Promise<T>,
+  ): Promise<T> {
+    return withWorkspace(workspace, async (client) => {
+      await client.query('BEGIN')
+      try {
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [workspace, name])
+        const { rows } = await client.query<{ id: string; data: Buffer }>(
+          `SELECT id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+          [workspace, name],
+        )
+        const result = await fn(client, rows)
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined)
+        throw error
+      }
+    })
+  }
+
+  /** Replace `rows` of the log of `name` by one row holding `state` (none: the log is left empty). */
+  async function replaceLog(
+    client: pg.PoolClient,
+    workspace: string,
+    name: string,
+    rows: readonly { id: string }[],
+    state: Uint8Array | undefined,
+  ): Promise<void> {
+    if (state)
+      await client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
+        workspace,
+        name,
+        Buffer.from(state.buffer, state.byteOffset, state.byteLength),
+      ])
+    await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
+  }
+
   async function query<R extends pg.QueryResultRow>(
     sql: string,
     params: unknown[],
@@ -238,67 +283,25 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async compact(workspace, name): Promise<CompactResult> {
-      return withWorkspace(workspace, async (client) => {
-        await client.query('BEGIN')
-        try {
-          await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [workspace, name])
-          const { rows } = await client.query<{ id: string; data: Buffer }>(
-            `SELECT id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
-            [workspace, name],
-          )
-          if (rows.length <= 1) {
-            await client.query('COMMIT')
-            return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
-          }
-          const merged = Y.mergeUpdates(rows.map((row) => row.data))
-          await client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
-            workspace,
-            name,
-            Buffer.from(merged.buffer, merged.byteOffset, merged.byteLength),
-          ])
-          await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
-          await client.query('COMMIT')
-          return { merged: rows.length, bytes: merged.byteLength }
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined)
-          throw error
-        }
+      return withLockedLog(workspace, name, async (client, rows) => {
+        if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
+        const merged = Y.mergeUpdates(rows.map((row) => row.data))
+        await replaceLog(client, workspace, name, rows, merged)
+        return { merged: rows.length, bytes: merged.byteLength }
       })
     },
 
     async salvage(workspace, name, repair): Promise<SalvageResult> {
-      return withWorkspace(workspace, async (client) => {
-        await client.query('BEGIN')
-        try {
-          // The lock compaction takes: neither reads rows the other is replacing.
-          await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [workspace, name])
-          const { rows } = await client.query<{ id: string; data: Buffer }>(
-            `SELECT id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
-            [workspace, name],
+      return withLockedLog(workspace, name, async (client, rows) => {
+        if (rows.length === 0) return { rows: 0, quarantined: 0, bytes: 0 }
+        const { state, bad } = repair(rows.map((row) => new Uint8Array(row.data)))
+        for (const { index, reason } of bad)
+          await client.query(
+            `INSERT INTO ${s}.quarantined_updates (workspace, doc, data, reason) VALUES ($1, $2, $3, $4)`,
+            [workspace, name, rows[index]!.data, reason],
           )
-          if (rows.length === 0) {
-            await client.query('COMMIT')
-            return { rows: 0, quarantined: 0, bytes: 0 }
-          }
-          const { state, bad } = repair(rows.map((row) => new Uint8Array(row.data)))
-          if (state)
-            await client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
-              workspace,
-              name,
-              Buffer.from(state.buffer, state.byteOffset, state.byteLength),
-            ])
-          for (const { index, reason } of bad)
-            await client.query(
-              `INSERT INTO ${s}.quarantined_updates (workspace, doc, data, reason) VALUES ($1, $2, $3, $4)`,
-              [workspace, name, rows[index]!.data, reason],
-            )
-          await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
-          await client.query('COMMIT')
-          return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined)
-          throw error
-        }
+        await replaceLog(client, workspace, name, rows, state)
+        return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
       })
     },
 

@@ -39,7 +39,12 @@ export function repairLog(rows: readonly Uint8Array[]): LogRepair {
     const state = Y.encodeStateAsUpdate(doc)
     if (isEmptyUpdate(state)) return { state: undefined, bad }
     // What replaces the log must load: checked on a fresh doc before any row is touched.
-    Y.applyUpdate(new Y.Doc({ gc: false }), state)
+    const check = new Y.Doc({ gc: false })
+    try {
+      Y.applyUpdate(check, state)
+    } finally {
+      check.destroy()
+    }
     return { state, bad }
   } finally {
     doc.destroy()

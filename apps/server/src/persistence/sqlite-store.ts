@@ -129,24 +129,30 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     },
   )
 
+  /** Replace `rows` of the log of `name` by one row holding `state` (none: the log is left empty). */
+  const replaceLog = (workspace: string, name: string, rows: readonly UpdateRow[], state?: Uint8Array) => {
+    if (state) insertUpdate.run(workspace, name, bufferOf(state))
+    for (const row of rows) deleteUpdate.run(row.id)
+  }
+
   const compactTx = db.transaction((workspace: string, name: string): CompactResult => {
     const rows = selectUpdates.all(workspace, name)
     if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
     const merged = Y.mergeUpdates(rows.map((row) => row.data))
-    insertUpdate.run(workspace, name, Buffer.from(merged))
-    for (const row of rows) deleteUpdate.run(row.id)
+    replaceLog(workspace, name, rows, merged)
     return { merged: rows.length, bytes: merged.byteLength }
   })
 
   const insertQuarantined = db.prepare<[string, string, Buffer, string, number]>(
     'INSERT INTO quarantined_updates (workspace, doc, data, reason, quarantined_at) VALUES (?, ?, ?, ?, ?)',
   )
-  type QuarantineRow = { doc: string; data: Buffer; reason: string; quarantined_at: number }
-  const selectQuarantined = db.prepare<[string, string], QuarantineRow>(
-    'SELECT doc, data, reason, quarantined_at FROM quarantined_updates WHERE workspace = ? AND doc = ? ORDER BY id',
-  )
-  const selectWorkspaceQuarantined = db.prepare<[string], QuarantineRow>(
-    'SELECT doc, data, reason, quarantined_at FROM quarantined_updates WHERE workspace = ? ORDER BY id',
+  // One document's rows, or (doc NULL) all of the workspace's.
+  const selectQuarantined = db.prepare<
+    [{ workspace: string; doc: string | null }],
+    { doc: string; data: Buffer; reason: string; quarantined_at: number }
+  >(
+    `SELECT doc, data, reason, quarantined_at FROM quarantined_updates
+     WHERE workspace = @workspace AND (@doc IS NULL OR doc = @doc) ORDER BY id`,
   )
 
   const salvageTx = db.transaction(
@@ -154,11 +160,10 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
       const rows = selectUpdates.all(workspace, name)
       if (rows.length === 0) return { rows: 0, quarantined: 0, bytes: 0 }
       const { state, bad } = repair(rows.map((row) => row.data))
-      if (state) insertUpdate.run(workspace, name, bufferOf(state))
       const now = Date.now()
       for (const { index, reason } of bad)
         insertQuarantined.run(workspace, name, rows[index]!.data, reason, now)
-      for (const row of rows) deleteUpdate.run(row.id)
+      replaceLog(workspace, name, rows, state)
       return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
     },
   )
@@ -214,11 +219,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
 
     async quarantined(workspace, name) {
       open()
-      const rows =
-        name === undefined
-          ? selectWorkspaceQuarantined.all(workspace)
-          : selectQuarantined.all(workspace, name)
-      return rows.map((row) => ({
+      return selectQuarantined.all({ workspace, doc: name ?? null }).map((row) => ({
         doc: row.doc,
         data: new Uint8Array(row.data),
         reason: row.reason,
