@@ -69,7 +69,8 @@ export function createHeldUpdates(host: HostRunner, maxHoldMs = 50): HeldUpdates
       stopForwardingUpdates(provider)
       const onUpdate = (update: Uint8Array, origin: unknown) => {
         if (origin === provider) return
-        if (holds === 0 && !held.has(provider)) return host(() => sendDocumentUpdate(provider, update))
+        // Nothing is held while no batch holds: the last release sent it all.
+        if (holds === 0) return host(() => sendDocumentUpdate(provider, update))
         const list = held.get(provider)
         if (list) list.push(update)
         else held.set(provider, [update])
