@@ -64,6 +64,17 @@ describe('a writer does not get its own updates back', () => {
       for (const u of aSent) expect(bGot.some((g) => same(g, u))).toBe(true)
       expect(aGot.filter((g) => aSent.some((u) => same(g, u)))).toEqual([])
 
+      // A large update too (a batch's rows: 90 KB for 1,000 new files), in one transaction.
+      aDoc.transact(() => {
+        for (let i = 0; i < 2_000; i++) aDoc.getMap('notes').set(`row${i}`, { name: `f${i}.txt`, size: i })
+      })
+      await synced(aProvider)
+      await waitFor(() => bProvider.document.getMap('notes').size === 2_020, "a's rows on b")
+      const large = aSent.at(-1)!
+      expect(large.byteLength).toBeGreaterThan(64 * 1024)
+      expect(bGot.some((g) => same(g, large))).toBe(true)
+      expect(aGot.filter((g) => aSent.some((u) => same(g, u)))).toEqual([])
+
       // The peer's updates still reach the writer.
       bProvider.document.getMap('notes').set('from-b', 'hello')
       await waitFor(() => aDoc.getMap('notes').get('from-b') === 'hello', "b's note on a")
