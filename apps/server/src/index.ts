@@ -22,6 +22,11 @@ export type { PostgresStoreOptions } from './persistence/postgres-store.js'
 export { createPostgresStore } from './persistence/postgres-store.js'
 export type { SqliteStoreOptions } from './persistence/sqlite-store.js'
 export { createSqliteStore } from './persistence/sqlite-store.js'
+export {
+  createUpdateMerger,
+  type UpdateMerger,
+  type UpdateMergerOptions,
+} from './persistence/update-merger.js'
 export { containUnhandledRejections } from './process-guards.js'
 export type { ServerStats, YfsServer } from './server.js'
 export { createServer } from './server.js'

@@ -5,6 +5,7 @@ import * as Y from 'yjs'
 import { dropSchema, POSTGRES_URL, postgresAvailable, testSchema } from '../../test/services.js'
 import { describeDocumentStoreContract } from './document-store.contract.js'
 import { createPostgresStore } from './postgres-store.js'
+import { createUpdateMerger } from './update-merger.js'
 
 const up = await postgresAvailable()
 
@@ -15,6 +16,19 @@ if (up) {
       store: await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
       openPeer: () => createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
       cleanup: () => dropSchema(schema),
+    }
+  })
+  // Every merge on the merger's thread: a compaction keeps the document's lock while it merges.
+  describeDocumentStoreContract('postgres, every merge off the event loop', async () => {
+    const schema = testSchema()
+    const mergers = [createUpdateMerger({ minBytes: 0 }), createUpdateMerger({ minBytes: 0 })]
+    return {
+      store: await createPostgresStore({ url: POSTGRES_URL, schema, max: 4, merger: mergers[0] }),
+      openPeer: () => createPostgresStore({ url: POSTGRES_URL, schema, max: 4, merger: mergers[1] }),
+      cleanup: async () => {
+        for (const m of mergers) await m.close()
+        await dropSchema(schema)
+      },
     }
   })
 }

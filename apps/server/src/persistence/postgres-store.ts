@@ -26,7 +26,6 @@
  * late) is never deleted unread.
  */
 import pg from 'pg'
-import * as Y from 'yjs'
 import {
   assertWorkspaceId,
   type CompactResult,
@@ -42,6 +41,7 @@ import {
 import { mergeByDoc } from './merge-by-doc.js'
 import { createPostgresPlaintext, createTrigramIndex, plaintextSchemaSql } from './postgres-plaintext.js'
 import { createTokenSecret, hashToken } from './tokens.js'
+import { createUpdateMerger, type UpdateMerger } from './update-merger.js'
 
 export interface PostgresStoreOptions {
   /** Connection string, e.g. `postgres://postgres@127.0.0.1:5432/test`. */
@@ -52,6 +52,8 @@ export interface PostgresStoreOptions {
   role?: string
   /** Pool size. Default 10. */
   max?: number
+  /** Merges logs (large ones off the event loop, update-merger.ts). Default: one of its own, closed with the store. */
+  merger?: UpdateMerger
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/
@@ -159,6 +161,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw new Error(`postgres role ${role} is not subject to row-level security`)
   }
 
+  const merger = options.merger ?? createUpdateMerger()
   // Which workspace each pooled connection's app.workspace is set to.
   const current = new WeakMap<pg.PoolClient, string>()
   let closed = false
@@ -269,7 +272,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       )
       if (rows.length === 0) return undefined
       if (rows.length === 1) return new Uint8Array(rows[0]!.data)
-      return Y.mergeUpdates(rows.map((row) => row.data))
+      return merger.merge(rows.map((row) => row.data))
     },
 
     async logLength(workspace, name) {
@@ -285,7 +288,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async compact(workspace, name): Promise<CompactResult> {
       return withLockedLog(workspace, name, async (client, rows) => {
         if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
-        const merged = Y.mergeUpdates(rows.map((row) => row.data))
+        // The document's lock is held while the merge runs off this thread.
+        const merged = await merger.merge(rows.map((row) => row.data))
         await replaceLog(client, workspace, name, rows, merged)
         return { merged: rows.length, bytes: merged.byteLength }
       })
@@ -426,6 +430,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       if (closed) return
       closed = true
       await pool.end()
+      if (!options.merger) await merger.close()
     },
   }
 }

@@ -15,7 +15,6 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import * as Y from 'yjs'
 import {
   assertWorkspaceId,
   type CompactResult,
@@ -32,12 +31,15 @@ import {
 import { mergeByDoc } from './merge-by-doc.js'
 import type { LogRepair } from './salvage.js'
 import { createTokenSecret, hashToken } from './tokens.js'
+import { createUpdateMerger, type UpdateMerger } from './update-merger.js'
 
 export interface SqliteStoreOptions {
   /** Database file; `:memory:` for a throwaway store. Parent folders are created. */
   file: string
   /** SQLite `synchronous` pragma. Default `NORMAL` (crash-safe in WAL mode). */
   synchronous?: 'NORMAL' | 'FULL'
+  /** Merges logs (large ones off the event loop, update-merger.ts). Default: one of its own, closed with the store. */
+  merger?: UpdateMerger
 }
 
 const SCHEMA = `
@@ -85,6 +87,7 @@ function bufferOf(update: Uint8Array): Buffer {
 export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true })
   const db = new Database(options.file)
+  const merger = options.merger ?? createUpdateMerger()
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`)
   db.pragma('busy_timeout = 10000')
@@ -135,13 +138,21 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     for (const row of rows) deleteUpdate.run(row.id)
   }
 
-  const compactTx = db.transaction((workspace: string, name: string): CompactResult => {
-    const rows = selectUpdates.all(workspace, name)
-    if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
-    const merged = Y.mergeUpdates(rows.map((row) => row.data))
-    replaceLog(workspace, name, rows, merged)
-    return { merged: rows.length, bytes: merged.byteLength }
-  })
+  const countUpTo = db.prepare<[string, string, number], { n: number }>(
+    'SELECT count(*) AS n FROM updates WHERE workspace = ? AND doc = ? AND id <= ?',
+  )
+  /**
+   * Replace `rows` (read before a merge that ran off this thread) by `merged`, unless one of them
+   * is gone meanwhile (another compaction or a salvage replaced it): then nothing. Ids only grow
+   * (AUTOINCREMENT), so the rows up to the last one read are exactly those read while none is gone.
+   */
+  const replaceIfUnchangedTx = db.transaction(
+    (workspace: string, name: string, rows: readonly UpdateRow[], merged: Uint8Array): CompactResult => {
+      if (countUpTo.get(workspace, name, rows.at(-1)!.id)?.n !== rows.length) return { merged: 0, bytes: 0 }
+      replaceLog(workspace, name, rows, merged)
+      return { merged: rows.length, bytes: merged.byteLength }
+    },
+  )
 
   const insertQuarantined = db.prepare<[string, string, Buffer, string, number]>(
     'INSERT INTO quarantined_updates (workspace, doc, data, reason, quarantined_at) VALUES (?, ?, ?, ?, ?)',
@@ -199,7 +210,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
       const rows = selectUpdates.all(workspace, name)
       if (rows.length === 0) return undefined
       if (rows.length === 1) return new Uint8Array(rows[0]!.data)
-      return Y.mergeUpdates(rows.map((row) => row.data))
+      return merger.merge(rows.map((row) => row.data))
     },
 
     async logLength(workspace, name) {
@@ -209,7 +220,11 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
 
     async compact(workspace, name) {
       open()
-      return compactTx.immediate(workspace, name)
+      const rows = selectUpdates.all(workspace, name)
+      if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
+      const merged = await merger.merge(rows.map((row) => row.data))
+      open()
+      return replaceIfUnchangedTx.immediate(workspace, name, rows, merged)
     },
 
     async salvage(workspace, name, repair) {
@@ -280,6 +295,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
       if (closed) return
       closed = true
       db.close()
+      if (!options.merger) await merger.close()
     },
   }
 }
