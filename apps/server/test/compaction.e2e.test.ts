@@ -108,3 +108,43 @@ it('a document only ever read and written in bulk (never opened) is compacted wh
     await writer.close()
   }
 })
+
+it('a large document is compacted once the bytes appended since reach an eighth of its size, not every `compactEvery` rows', async () => {
+  const ws = 'large'
+  const client = createTestClient(t.url, (await t.workspace(ws)).write)
+  const barrier = createTestClient(t.url, (await t.workspace('barrier')).write)
+  try {
+    const main = client.open(ws)
+    await synced(main)
+    const text = main.document.getText('text')
+    const append = async (s: string) => {
+      text.insert(text.length, s)
+      await synced(main)
+    }
+    // 400 KiB, then 7 small rows: compacted by its count (its size was not known), and sized so.
+    await append('x'.repeat(400 * 1024))
+    for (let i = 0; i < 7; i++) await append(`${i},`)
+    await waitFor(async () => (await t.store.logLength(ws, ws)) === 1, 'the first compaction')
+    // 20 small rows: more than `compactEvery` (8), far less than an eighth of 400 KiB.
+    for (let i = 0; i < 20; i++) await append(`s${i},`)
+    // Compactions run in the order scheduled: once another document's is done, any of this one's ran.
+    const other = barrier.open('barrier')
+    await synced(other)
+    for (let i = 0; i < 8; i++) {
+      other.document.getText('text').insert(0, `${i}`)
+      await synced(other)
+    }
+    await waitFor(async () => (await t.store.logLength('barrier', 'barrier')) === 1, 'the barrier compaction')
+    expect(await t.store.logLength(ws, ws)).toBe(21)
+    // Rows of 8 KiB: once an eighth of the document (51 KiB) is appended since, compacted (the
+    // rows after that one stay, at most one here).
+    for (let i = 0; i < 8; i++) await append('y'.repeat(8 * 1024))
+    await waitFor(async () => (await t.store.logLength(ws, ws)) <= 2, 'the compaction by bytes')
+    const doc = new Y.Doc()
+    Y.applyUpdate(doc, (await t.store.load(ws, ws))!)
+    expect(doc.getText('text').toString()).toBe(text.toString())
+  } finally {
+    client.destroy()
+    barrier.destroy()
+  }
+})

@@ -27,7 +27,15 @@
  * not worth it: merging a log of two or three rows costs about what loading
  * it costs, and an agent's command that edits 1,000 files once unloads
  * 1,000 such documents (a tenth of the server's time under `sed -i`).
- * Their appends keep counting across loads until they are.
+ * Their appends keep counting across loads until they are. Either way only
+ * once the bytes appended since are at least `COMPACT_TAIL_SHARE` of the
+ * document's size as last loaded: a compaction rewrites the whole state, and
+ * the main doc of a 100,000-file workspace (8 MiB) was rewritten for every
+ * 256 small rows (an agent's calls and their activity entries), 160 times
+ * the bytes it folded. So the bytes a compaction writes stay within a
+ * constant factor of the bytes appended, and a large document's log holds
+ * at most an eighth of its size in rows (merged off the event loop:
+ * update-merger.ts). Small documents compact as before.
  */
 import type {
   afterUnloadDocumentPayload,
@@ -105,11 +113,25 @@ export const UNLOAD_COMPACT_MIN = 4
 /** Documents whose appends are counted at most (the oldest counts are dropped: compaction is an optimisation). */
 const MAX_COUNTED_DOCS = 100_000
 
+/** A compaction waits for appended bytes of at least this share of the document's size (see the module comment). */
+export const COMPACT_TAIL_SHARE = 1 / 8
+
+/** Documents smaller than this compact by their count of appends alone. */
+const SIZED_DOC_MIN_BYTES = 64 * 1024
+
+/** Appends to a document since its last scheduled compaction. */
+interface Tail {
+  count: number
+  bytes: number
+}
+
 export function createPersistence(options: PersistenceOptions): Persistence {
   const { store, compactor, logger } = options
   const compactEvery = options.compactEvery ?? 256
   // Appends per document since its last scheduled compaction.
-  const appends = new Map<string, number>()
+  const appends = new Map<string, Tail>()
+  // Each document's size as last loaded here (its state's bytes, with what was compacted since).
+  const sizes = new Map<string, number>()
   const inFlight = new Set<Promise<void>>()
 
   // Sockets that sent a refused update: their later messages are dropped too.
@@ -138,7 +160,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
       if (problem !== undefined) return refuse(problem)
     }
     await tracked(store.append(workspace, documentName, update))
-    counted(workspace, documentName)
+    counted(workspace, documentName, update.byteLength)
     return undefined
   }
 
@@ -152,23 +174,36 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     }
   }
 
-  /** Count appends to `documentName`; schedule a compaction every `compactEvery`. */
-  function counted(workspace: string, documentName: string): void {
-    const count = (appends.get(documentName) ?? 0) + 1
-    if (count >= compactEvery) {
-      appends.delete(documentName)
-      compactor.schedule(workspace, documentName)
-      return
+  /** Count an append to `documentName`; schedule a compaction every `compactEvery` (see the module comment). */
+  function counted(workspace: string, documentName: string, bytes: number): void {
+    let tail = appends.get(documentName)
+    if (!tail) {
+      if (appends.size >= MAX_COUNTED_DOCS) appends.delete(appends.keys().next().value!)
+      tail = { count: 0, bytes: 0 }
+      appends.set(documentName, tail)
     }
-    if (count === 1 && appends.size >= MAX_COUNTED_DOCS) appends.delete(appends.keys().next().value!)
-    appends.set(documentName, count)
+    tail.count++
+    tail.bytes += bytes
+    if (tail.count >= compactEvery) compactIfLongEnough(workspace, documentName, compactEvery)
   }
 
-  /** Schedule a compaction of `documentName` when it has `UNLOAD_COMPACT_MIN` appends since its last. */
-  function compactIfWorthIt(workspace: string, documentName: string): void {
-    if ((appends.get(documentName) ?? 0) < UNLOAD_COMPACT_MIN) return
+  /** Schedule a compaction of `documentName` when it has `minCount` appends and enough bytes since its last. */
+  function compactIfLongEnough(workspace: string, documentName: string, minCount: number): void {
+    const tail = appends.get(documentName)
+    if (!tail || tail.count < minCount) return
+    const size = sizes.get(documentName)
+    if (size !== undefined && tail.bytes < size * COMPACT_TAIL_SHARE) return
     appends.delete(documentName)
-    compactor.schedule(workspace, documentName)
+    if (size !== undefined) sizes.set(documentName, size + tail.bytes)
+    // The compacted state's size: a document that grew large while loaded is sized from then on.
+    compactor.schedule(workspace, documentName, (result) => {
+      if (result.bytes > 0) noteSize(documentName, result.bytes)
+    })
+  }
+
+  /** Schedule a compaction of `documentName` when it has `UNLOAD_COMPACT_MIN` appends since its last (and bytes). */
+  function compactIfWorthIt(workspace: string, documentName: string): void {
+    compactIfLongEnough(workspace, documentName, UNLOAD_COMPACT_MIN)
   }
 
   async function storeMany(
@@ -180,7 +215,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     const nonEmpty = updates.filter(({ update }) => !isEmptyUpdate(update))
     if (nonEmpty.length === 0) return
     await tracked(store.appendMany(workspace, nonEmpty))
-    for (const { name } of nonEmpty) counted(workspace, name)
+    for (const { name, update } of nonEmpty) counted(workspace, name, update.byteLength)
   }
 
   /**
@@ -206,12 +241,25 @@ export function createPersistence(options: PersistenceOptions): Persistence {
 
   /** The stored state of `documentName`, salvaged first when its rows do not merge. */
   async function loadState(workspace: string, documentName: string): Promise<Uint8Array | undefined> {
+    let state: Uint8Array | undefined
     try {
-      return await store.load(workspace, documentName)
+      state = await store.load(workspace, documentName)
     } catch (error) {
       // `Y.mergeUpdates` threw on a row (a failing database throws in the salvage too).
-      return salvage(workspace, documentName, error)
+      state = await salvage(workspace, documentName, error)
     }
+    noteSize(documentName, state?.byteLength ?? 0)
+    return state
+  }
+
+  /** Remember a large document's size (small ones compact by their count alone). */
+  function noteSize(documentName: string, bytes: number): void {
+    if (bytes < SIZED_DOC_MIN_BYTES) {
+      sizes.delete(documentName)
+      return
+    }
+    if (!sizes.has(documentName) && sizes.size >= MAX_COUNTED_DOCS) sizes.delete(sizes.keys().next().value!)
+    sizes.set(documentName, bytes)
   }
 
   async function loadInto(documentName: string, doc: Y.Doc): Promise<void> {
