@@ -62,6 +62,16 @@ describe('update merger', () => {
     }
   })
 
+  it('a worker that cannot start is no failure: its merges and every later one run inline', async () => {
+    merger = createUpdateMerger({ minBytes: 0, yjs: '/nonexistent/yjs.cjs' })
+    const updates = log(50)
+    const expected = Buffer.from(Y.mergeUpdates(updates))
+    expect(Buffer.from(await merger.merge(updates)).equals(expected)).toBe(true)
+    expect(Buffer.from(await merger.merge(updates)).equals(expected)).toBe(true)
+    // A merge error is still Yjs's.
+    await expect(merger.merge([updates[0]!, new Uint8Array([255, 255, 255, 255, 255, 1])])).rejects.toThrow()
+  })
+
   it('a merge still waiting when the merger closes rejects', async () => {
     merger = createUpdateMerger({ minBytes: 0 })
     const pending = merger.merge(log(2000, 40))

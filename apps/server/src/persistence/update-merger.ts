@@ -12,9 +12,10 @@
  *
  * The worker is started on first use and not kept alive by itself (`unref`):
  * it never holds the process open. A merge that throws there rejects with
- * Yjs's message (callers salvage the log, as for an inline merge); a worker
- * that dies fails what it was merging and is started again for the next.
- * The worker runs the same `yjs` as this thread (resolved here, by path).
+ * Yjs's message (callers salvage the log, as for an inline merge). A worker
+ * that cannot start or dies is no reason to fail a load (a failed load would
+ * be salvaged): what it was merging is merged inline, and so is everything
+ * after. The worker runs the same `yjs` as this thread (resolved here, by path).
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
@@ -30,6 +31,8 @@ export interface UpdateMerger {
 export interface UpdateMergerOptions {
   /** Logs of at most this many bytes are merged inline. Default 256 KiB. */
   minBytes?: number
+  /** Path of the `yjs` module the worker loads. Default: this thread's. */
+  yjs?: string
 }
 
 export const MERGE_OFF_THREAD_BYTES = 256 * 1024
@@ -50,6 +53,12 @@ parentPort.on('message', ({ id, updates }) => {
 })
 `
 
+interface Waiting {
+  updates: readonly Uint8Array[]
+  resolve: (merged: Uint8Array) => void
+  reject: (error: Error) => void
+}
+
 interface Reply {
   id: number
   merged?: Uint8Array
@@ -58,18 +67,31 @@ interface Reply {
 
 export function createUpdateMerger(options: UpdateMergerOptions = {}): UpdateMerger {
   const minBytes = options.minBytes ?? MERGE_OFF_THREAD_BYTES
-  const waiting = new Map<number, { resolve: (merged: Uint8Array) => void; reject: (error: Error) => void }>()
+  const waiting = new Map<number, Waiting>()
   let worker: Worker | undefined
   let nextId = 0
   let closed = false
+  // The worker could not start or died: every merge inline from then on.
+  let inline = false
 
-  const failAll = (error: Error) => {
-    for (const { reject } of waiting.values()) reject(error)
+  const mergeInline = (updates: readonly Uint8Array[]) => Y.mergeUpdates(updates as Uint8Array[])
+
+  /** The worker is gone: what it was merging is merged here. */
+  const takeBack = () => {
+    inline = true
+    worker = undefined
+    for (const { updates, resolve, reject } of waiting.values()) {
+      try {
+        resolve(mergeInline(updates))
+      } catch (error) {
+        reject(error as Error)
+      }
+    }
     waiting.clear()
   }
 
   const start = (): Worker => {
-    const yjs = createRequire(import.meta.url).resolve('yjs')
+    const yjs = options.yjs ?? createRequire(import.meta.url).resolve('yjs')
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { yjs } })
     w.unref()
     w.on('message', (reply: Reply) => {
@@ -80,10 +102,11 @@ export function createUpdateMerger(options: UpdateMergerOptions = {}): UpdateMer
       else entry.resolve(reply.merged!)
       if (waiting.size === 0) w.unref()
     })
-    w.on('error', (error) => failAll(error))
-    w.on('exit', (code) => {
-      if (worker === w) worker = undefined
-      failAll(new Error(`update merger stopped (exit code ${code})`))
+    w.on('error', () => {
+      if (!closed) takeBack()
+    })
+    w.on('exit', () => {
+      if (!closed && worker === w) takeBack()
     })
     return w
   }
@@ -92,14 +115,19 @@ export function createUpdateMerger(options: UpdateMergerOptions = {}): UpdateMer
     async merge(updates) {
       let bytes = 0
       for (const u of updates) bytes += u.byteLength
-      if (bytes <= minBytes || closed) return Y.mergeUpdates(updates as Uint8Array[])
-      worker ??= start()
+      if (bytes <= minBytes || closed || inline) return mergeInline(updates)
+      try {
+        worker ??= start()
+      } catch {
+        inline = true
+        return mergeInline(updates)
+      }
       // Held open while it merges: a server stopping meanwhile still gets its answer.
       worker.ref()
       const id = nextId++
       const w = worker
       return new Promise<Uint8Array>((resolve, reject) => {
-        waiting.set(id, { resolve, reject })
+        waiting.set(id, { updates, resolve, reject })
         // Copied (structured clone): rows from a database may share one buffer.
         w.postMessage({ id, updates })
       })
@@ -109,7 +137,8 @@ export function createUpdateMerger(options: UpdateMergerOptions = {}): UpdateMer
       const w = worker
       worker = undefined
       if (w) await w.terminate()
-      failAll(new Error('update merger closed'))
+      for (const { reject } of waiting.values()) reject(new Error('update merger closed'))
+      waiting.clear()
     },
   }
 }
