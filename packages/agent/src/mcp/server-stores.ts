@@ -4,6 +4,13 @@
  * agent's changes live. A token is scoped to workspaces, so there is no
  * private workspace here: the session starts in the store named by
  * `--store`, and `stores open` reaches any other workspace the token allows.
+ *
+ * A tool call's result means stored (`settle`): it goes back once the server
+ * has acknowledged the call's changes (rows, content, the activity entry), so
+ * another agent or a person reading right after finds them, and neither a
+ * server nor a `yfs mcp` killed right after loses them. Offline, or when the
+ * server does not answer within `SETTLE_TIMEOUT_MS`, the result goes back
+ * with a warning (the changes are kept and sent when the server is back).
  */
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import type { Searcher, YjsFileSystem } from '@yfs/core'
@@ -24,8 +31,13 @@ export interface ServerStoresOptions {
 export interface ServerStores extends StoreProvider {
   /** Wait until the server has acknowledged (stored) every change of `fs` (rejects after `timeoutMs`, default 10 s). */
   flush(fs: YjsFileSystem, timeoutMs?: number): Promise<void>
+  /** The workspace connection behind `fs` (its `status()`: online, unacknowledged documents). */
+  connectionOf(fs: YjsFileSystem): WorkspaceConnection | undefined
   close(): Promise<void>
 }
+
+/** How long a tool call's result waits for the server to acknowledge its changes. */
+export const SETTLE_TIMEOUT_MS = 10_000
 
 export function createServerStores(options: ServerStoresOptions): ServerStores {
   const url = options.url.replace(/^http/, 'ws')
@@ -64,6 +76,14 @@ export function createServerStores(options: ServerStoresOptions): ServerStores {
     },
     async flush(fs, timeoutMs) {
       await connections.get(fs)?.flush(timeoutMs)
+    },
+    connectionOf: (fs) => connections.get(fs),
+    async settle(fs) {
+      const connection = connections.get(fs)
+      if (!connection) return
+      if (!connection.status().online)
+        throw new Error('offline: they are kept here and sent when the server is back')
+      await connection.flush(SETTLE_TIMEOUT_MS)
     },
     searcherOf: (fs) => searchers.get(fs),
     list: () => [...open.keys()].sort(),
