@@ -333,7 +333,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           [workspace],
         ),
       )
-      return mergeByDoc(rows)
+      return mergeByDoc(rows, merger)
     },
 
     async restoreWorkspace(workspace, documents) {

@@ -245,7 +245,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     async snapshotWorkspace(workspace) {
       open()
       // One SELECT is one read transaction: in WAL mode it sees one commit, whatever writes meanwhile.
-      return mergeByDoc(selectWorkspaceUpdates.all(workspace))
+      return mergeByDoc(selectWorkspaceUpdates.all(workspace), merger)
     },
 
     async restoreWorkspace(workspace, documents) {
