@@ -104,3 +104,39 @@ it('a compaction whose rows another compaction or a salvage replaced while it me
   await b.close()
   rmSync(dir, { recursive: true, force: true })
 })
+
+it('a snapshot reads page by page, the event loop turning between pages, and sees one commit whatever is appended meanwhile', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'yfs-sqlite-'))
+  const file = join(dir, 'yfs.sqlite')
+  const store = createSqliteStore({ file, snapshotPageRows: 10 })
+  const update = (text: string) => {
+    const doc = new Y.Doc()
+    doc.getText('t').insert(0, text)
+    return Y.encodeStateAsUpdate(doc)
+  }
+  try {
+    for (let i = 0; i < 50; i++) await store.append('ws', `ws/d${String(i).padStart(2, '0')}`, update(`${i}`))
+    // Appends while the snapshot reads: a document sorting after every page, and one before.
+    let appended = 0
+    const appendMeanwhile = () => {
+      if (appended >= 5) return
+      appended++
+      void store.append('ws', `ws/z${appended}`, update('late'))
+      void store.append('ws', 'ws/a', update('late'))
+      setImmediate(appendMeanwhile)
+    }
+    setImmediate(appendMeanwhile)
+    const documents = await store.snapshotWorkspace('ws')
+    expect(appended).toBeGreaterThan(0)
+    expect(documents.map((d) => d.name)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `ws/d${String(i).padStart(2, '0')}`),
+    )
+    // The next snapshot sees them.
+    const after = await store.snapshotWorkspace('ws')
+    expect(after.map((d) => d.name)).toContain('ws/z1')
+    expect(after.map((d) => d.name)).toContain('ws/a')
+  } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

@@ -40,6 +40,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL'
   /** Merges logs (large ones off the event loop, update-merger.ts). Default: one of its own, closed with the store. */
   merger?: UpdateMerger
+  /** Rows a snapshot (backup) reads before it lets the event loop turn. Default 2,000. */
+  snapshotPageRows?: number
 }
 
 const SCHEMA = `
@@ -192,6 +194,37 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     if (closed) throw new Error('store is closed')
   }
 
+  // Snapshots (backups) read through a connection of their own, page by page in one read
+  // transaction: in WAL mode it sees one commit whatever the server writes meanwhile through
+  // `db`, and the event loop turns between pages (one SELECT of a large workspace's rows, 80 MB
+  // for 20,000 files, stalled every client ~0.2 s). One snapshot at a time on it.
+  let reader: Database.Database | undefined
+  let readerQueue: Promise<unknown> = Promise.resolve()
+  const pageRows = options.snapshotPageRows ?? 2000
+  const readWorkspaceRows = async (workspace: string): Promise<{ doc: string; data: Buffer }[]> => {
+    if (options.file === ':memory:') return selectWorkspaceUpdates.all(workspace)
+    reader ??= new Database(options.file, { readonly: true, fileMustExist: true })
+    const conn = reader
+    const page = conn.prepare<[string, string, number, number], { doc: string; id: number; data: Buffer }>(
+      'SELECT doc, id, data FROM updates WHERE workspace = ? AND (doc, id) > (?, ?) ORDER BY doc, id LIMIT ?',
+    )
+    conn.exec('BEGIN')
+    try {
+      const rows: { doc: string; data: Buffer }[] = []
+      let after: { doc: string; id: number } = { doc: '', id: -1 }
+      for (;;) {
+        const got = page.all(workspace, after.doc, after.id, pageRows)
+        for (const row of got) rows.push(row)
+        if (got.length < pageRows) return rows
+        after = got.at(-1)!
+        await new Promise((resolve) => setImmediate(resolve))
+        open()
+      }
+    } finally {
+      conn.exec('COMMIT')
+    }
+  }
+
   return {
     kind: 'sqlite',
 
@@ -244,8 +277,9 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
 
     async snapshotWorkspace(workspace) {
       open()
-      // One SELECT is one read transaction: in WAL mode it sees one commit, whatever writes meanwhile.
-      return mergeByDoc(selectWorkspaceUpdates.all(workspace), merger)
+      const read = readerQueue.then(() => readWorkspaceRows(workspace))
+      readerQueue = read.catch(() => undefined)
+      return mergeByDoc(await read, merger)
     },
 
     async restoreWorkspace(workspace, documents) {
@@ -294,6 +328,8 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     async close() {
       if (closed) return
       closed = true
+      await readerQueue
+      reader?.close()
       db.close()
       if (!options.merger) await merger.close()
     },
