@@ -34,7 +34,7 @@ import { containStatelessHook } from './extensions/contain-hooks.js'
 import { createDocumentOptionsExtension } from './extensions/document-options.js'
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
-import { createRedisExtension } from './extensions/redis.js'
+import { catchUpAfterSubscribe, createRedisExtension } from './extensions/redis.js'
 import { createSearchExtension } from './extensions/search.js'
 import { createAdminApi } from './http/admin-api.js'
 import { createBackupApi } from './http/backup-api.js'
@@ -111,6 +111,13 @@ export function createServer(config: ServerConfig): YfsServer {
       })
     : undefined
 
+  const redis = config.redisUrl
+    ? createRedisExtension({
+        url: config.redisUrl,
+        prefix: config.redisPrefix ?? DEFAULTS.redisPrefix,
+        identifier: name,
+      })
+    : undefined
   const extensions: Extension[] = [
     // Content docs keep deleted content (gc: false); see the extension's comment.
     createDocumentOptionsExtension(),
@@ -123,18 +130,16 @@ export function createServer(config: ServerConfig): YfsServer {
       logger,
       limits,
       instance: () => hocuspocus,
-      // Another process may hold a doc open: it would not see a bulk update (the client opens docs instead).
-      updates: !config.redisUrl,
+      // Another process may hold a doc loaded: it gets the stored updates through Redis.
+      ...(redis ? { publish: (updates) => redis.publishUpdates(updates) } : {}),
     }),
     createSearchExtension({ search, logger, limits }),
   ]
-  if (config.redisUrl) {
+  if (redis) {
     extensions.push(
-      createRedisExtension({
-        url: config.redisUrl,
-        prefix: config.redisPrefix ?? DEFAULTS.redisPrefix,
-        identifier: name,
-      }),
+      redis,
+      // After the Redis extension subscribed a loaded doc: what was stored meanwhile (redis.ts).
+      catchUpAfterSubscribe((documentName) => persistence.load(documentName)),
     )
   }
 

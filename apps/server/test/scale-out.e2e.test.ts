@@ -1,11 +1,11 @@
 // Scale-out in one process: two servers sharing PostgreSQL and Redis; clients on different servers
-// see each other's edits live (the multi-process variant is in processes.e2e.test.ts). Bulk
-// updates are off there (a doc loaded on the other server would not see them): a client's
-// overwrites of files whose docs it does not hold open go through each doc, and reach a client
-// holding the doc open on the other server.
+// see each other's edits live (the multi-process variant is in processes.e2e.test.ts). A client's
+// overwrites of files whose docs it does not hold open go as bulk updates, stored by its server
+// and published through Redis, and reach a client holding the doc open on the other server (the
+// learning test of extensions/redis.ts `publishUpdates`: it mirrors the upstream extension's
+// channel and frame, which this fails on if they change).
 import { connectWorkspace, createBulkChannel } from '@yfs/client'
 import type { FileId } from '@yfs/core'
-import { BULK_UPDATES_OFF } from '@yfs/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import type { DocumentStore } from '../src/persistence/document-store.js'
@@ -79,8 +79,8 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
     }
   })
 
-  it('overwrites without the doc reach a doc held open on the other server (bulk updates are off)', async () => {
-    const a = await connectWorkspace({ url: servers[0]!.url, workspace: 'scale', token })
+  it('bulk overwrites reach a doc held open on the other server (published through Redis)', async () => {
+    const a = await connectWorkspace({ url: servers[0]!.url, workspace: 'scale', token, fs: { maxIdle: 0 } })
     const b = await connectWorkspace({ url: servers[1]!.url, workspace: 'scale', token })
     try {
       const paths = Array.from({ length: 10 }, (_, i) => `/over/f${i}.txt`)
@@ -89,18 +89,22 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       await waitFor(() => b.fs.exists(paths[9]!), 'rows cross servers')
       const held = await b.fs.pool.acquire(b.fs.index.lookup(paths[3]!)! as FileId)
       try {
-        // The server says so to a bulk update.
+        // The server takes a bulk update.
         const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
+        const id = a.fs.index.lookup(paths[0]!)!
+        const [base] = await channel.load([id])
         const change = new Y.Doc()
+        Y.applyUpdate(change, base!)
+        const before = Y.encodeStateVector(change)
         change.getText('text').insert(0, 'x')
-        await expect(
-          channel.update([{ id: a.fs.index.lookup(paths[0]!)!, update: Y.encodeStateAsUpdate(change) }]),
-        ).rejects.toThrow(BULK_UPDATES_OFF)
+        await channel.update([{ id, update: Y.encodeStateAsUpdate(change, before) }])
         channel.destroy()
         await a.fs.batch(async () => {
           for (const path of paths) await a.fs.writeFile(path, 'new\n')
         })
         await a.flush()
+        // Written without opening a doc on server 1.
+        expect(a.openDocuments).toBe(0)
         await waitFor(() => held.doc.getText('text').toString() === 'new\n', 'the overwrite in the open doc')
         for (const path of paths) await waitFor(async () => (await b.fs.readFile(path)) === 'new\n', path)
       } finally {
@@ -109,6 +113,75 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
     } finally {
       await a.close()
       await b.close()
+    }
+  })
+})
+
+describe.skipIf(!up)('a doc loaded while a bulk update of it is stored elsewhere', () => {
+  it('catches up after subscribing: an update stored between its read and its subscription is not missed', async () => {
+    const schema = testSchema()
+    const redisPrefix = `yfs-test-catchup-${process.pid}-${Date.now()}`
+    const writer = await createPostgresStore({ url: POSTGRES_URL, schema, max: 2 })
+    const base = await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 })
+    // Server 2's store: right after it reads the watched doc, another process stores an update of
+    // it, whose Redis message this server is not subscribed for yet (it subscribes after loading).
+    let watched: string | undefined
+    const late = new Y.Doc()
+    const racing = new Proxy(base, {
+      get(target, key) {
+        if (key === 'load')
+          return async (workspace: string, name: string) => {
+            const state = await target.load(workspace, name)
+            if (name === watched) {
+              watched = undefined
+              const doc = new Y.Doc()
+              if (state) Y.applyUpdate(doc, state)
+              const sv = Y.encodeStateVector(doc)
+              doc.getText('text').insert(doc.getText('text').length, 'stored meanwhile\n')
+              await writer.append(workspace, name, Y.encodeStateAsUpdate(doc, sv))
+              Y.applyUpdate(late, Y.encodeStateAsUpdate(doc))
+            }
+            return state
+          }
+        const value = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const server = await startTestServer({
+      store: racing,
+      redisUrl: REDIS_URL,
+      redisPrefix,
+      fileWaitMs: 5000,
+    })
+    try {
+      await base.createWorkspace('race')
+      const token = await base.createToken('race', 'write')
+      const client = await connectWorkspace({ url: server.url, workspace: 'race', token })
+      try {
+        await client.fs.writeFile('/f.txt', 'first\n')
+        await client.flush()
+        const id = client.fs.index.lookup('/f.txt')!
+        // Stored in bulk, never loaded on the server: opening it here is its first load, the racing one.
+        expect(server.server.hocuspocus.documents.has(`race/${id}`)).toBe(false)
+        watched = `race/${id}`
+        const held = await client.fs.pool.acquire(id as FileId)
+        try {
+          await waitFor(
+            () => held.doc.getText('text').toString() === 'first\nstored meanwhile\n',
+            'the update stored meanwhile',
+          )
+          expect(late.getText('text').toString()).toBe('first\nstored meanwhile\n')
+        } finally {
+          held.release()
+        }
+      } finally {
+        await client.close()
+      }
+    } finally {
+      await server.close()
+      await base.close()
+      await writer.close()
+      await dropSchema(schema)
     }
   })
 })

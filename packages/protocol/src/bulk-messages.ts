@@ -22,8 +22,8 @@
  * `error` when none of them was (read-only token, invalid update, a row
  * that is not a file). `update` carries changes to existing content docs
  * (each file's row must exist and be a file); `updated` comes once all are
- * stored, or with `error` when none was (also from a server that cannot
- * apply them to the documents its peers hold open: `BULK_UPDATES_OFF`).
+ * stored, or with `error` when none was (also from a server configured to
+ * take none: `BULK_UPDATES_OFF`).
  *
  * Round trip: `decodeBulkMessage(encodeBulkMessage(m))` deep-equals `m`.
  */

@@ -22,9 +22,11 @@
  *   file refuses the whole request. Rows may arrive later, as for `store`:
  *   a client's file created and overwritten in one batch sends its content
  *   and the change before the row. Loaded docs get the updates applied.
- *   Off (`BULK_UPDATES_OFF`) when `updates` is false: with several server
- *   processes, a doc loaded in another one would not see the change; the
- *   client then opens each doc through its provider.
+ *   Off (`BULK_UPDATES_OFF`) when `updates` is false: the client then opens
+ *   each doc through its provider.
+ * - With several server processes (Redis), the stored updates of both are
+ *   published (`publish`): a doc another process holds loaded gets them
+ *   there (extensions/redis.ts), so its clients see the change.
  *
  * Authentication is the main doc connection's own: its token was checked
  * for this workspace when the connection opened.
@@ -61,8 +63,13 @@ export interface BulkContentOptions {
   /** The server's Hocuspocus (to update docs that are loaded). */
   instance: () => Hocuspocus
   limits: Pick<ServerLimits, 'maxBulkIds' | 'maxBulkReplyBytes'>
-  /** Take `update` requests (default true). False when other server processes hold docs (Redis). */
+  /** Take `update` requests (default true). */
   updates?: boolean
+  /**
+   * Tell other server processes of the updates stored (Redis, `publishUpdates`): a doc one of them
+   * holds loaded gets them. Best effort after the store: a failure is logged.
+   */
+  publish?: (updates: readonly { name: string; update: Uint8Array }[]) => Promise<void>
 }
 
 /** Origin of updates applied to loaded docs by a bulk store (already stored: not stored again). */
@@ -165,6 +172,7 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
       const loaded = options.instance().documents.get(name)
       if (loaded) Y.applyUpdate(loaded, update, BULK_STORE_ORIGIN)
     }
+    options.publish?.(updates).catch((error: unknown) => logger.warn('bulk updates not published', { error }))
   }
 
   return {
