@@ -139,7 +139,7 @@ export function createServer(config: ServerConfig): YfsServer {
     extensions.push(
       redis,
       // After the Redis extension subscribed a loaded doc: what was stored meanwhile (redis.ts).
-      catchUpAfterSubscribe((documentName) => persistence.load(documentName)),
+      catchUpAfterSubscribe((documentName) => persistence.load(documentName), logger),
     )
   }
 

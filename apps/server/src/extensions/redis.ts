@@ -30,6 +30,7 @@ import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server'
 import { OutgoingMessage } from '@hocuspocus/server'
 import { parseDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
+import type { Logger } from '../logger.js'
 import { isEmptyUpdate } from '../protocol/sync-message.js'
 
 export interface RedisOptions {
@@ -95,16 +96,22 @@ export function createRedisExtension(options: RedisOptions): YfsRedisExtension {
  */
 export function catchUpAfterSubscribe(
   load: (documentName: string) => Promise<Uint8Array | undefined>,
+  logger: Logger,
 ): Extension {
   return {
     extensionName: 'yfs-redis-catch-up',
     async afterLoadDocument({ documentName, document }: afterLoadDocumentPayload) {
       // Bulk stores and updates are of content docs only (the main doc's rows travel as syncs).
       if (parseDocName(documentName)?.kind !== 'content') return
-      const state = await load(documentName)
-      if (!state) return
-      const missing = Y.diffUpdate(state, Y.encodeStateVector(document))
-      if (!isEmptyUpdate(missing)) Y.applyUpdate(document, missing, REDIS_CATCH_UP_ORIGIN)
+      try {
+        const state = await load(documentName)
+        if (!state) return
+        const missing = Y.diffUpdate(state, Y.encodeStateVector(document))
+        if (!isEmptyUpdate(missing)) Y.applyUpdate(document, missing, REDIS_CATCH_UP_ORIGIN)
+      } catch (error) {
+        // Best effort: the document is loaded and live; only an update stored in that window waits.
+        logger.warn('catch-up after subscribe failed', { doc: documentName, error })
+      }
     },
   }
 }
