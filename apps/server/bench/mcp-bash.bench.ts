@@ -16,7 +16,9 @@
  * land on the other's timing), and prints this build ÷ that one. On a machine whose speed
  * drifts, that ratio is steadier than the ratios against just-bash.
  *
- *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--files N] [--against ../other-checkout]
+ * `--redis URL` runs the servers with Redis (a scaled-out deployment's configuration, one process).
+ *
+ *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--files N] [--against ../other-checkout] [--redis URL]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -35,8 +37,12 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     files: { type: 'string', default: '1000' },
     against: { type: 'string' },
+    redis: { type: 'string' },
   },
 })
+// Each server its own prefix: two deployments on one Redis must not hear each other.
+const redisArgs = (who: string) =>
+  values.redis ? ['--redis', values.redis, '--redis-prefix', `yfs-bench-${process.pid}-${who}`] : []
 const AGAINST = values.against === undefined ? undefined : resolve(values.against, 'apps/cli/bin/yfs.js')
 const SETTLE_MS = 2000
 const ROUNDS = Number(values.rounds)
@@ -98,10 +104,12 @@ async function round(who: string, runner: Runner): Promise<void> {
 // As an MCP session does (the server's sessions below do it themselves): a warm worker per call.
 const releaseWorkers = keepShellWorkersWarm()
 const data = mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-'))
-const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin'])
+const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin', ...redisArgs('this')])
 const otherData = AGAINST ? mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-against-')) : undefined
 const other = AGAINST
-  ? await spawnServer(['--data', otherData!, '--admin-token', 'bench-admin'], { bin: AGAINST })
+  ? await spawnServer(['--data', otherData!, '--admin-token', 'bench-admin', ...redisArgs('against')], {
+      bin: AGAINST,
+    })
   : undefined
 
 /** The steps through `target`'s `/mcp`, in a fresh workspace and session. */
