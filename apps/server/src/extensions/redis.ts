@@ -62,12 +62,16 @@ class YfsRedis extends Redis implements YfsRedisExtension {
   override async afterStoreDocument(): Promise<void> {}
 
   async publishUpdates(updates: readonly { name: string; update: Uint8Array }[]): Promise<void> {
-    await Promise.all(
-      updates.map(({ name, update }) => {
-        const message = new OutgoingMessage(name).createSyncMessage().writeUpdate(update).toUint8Array()
-        return this.pub.publish(`${this.#prefix}:${name}`, Buffer.concat([this.#frameStart, message]))
-      }),
-    )
+    // One pipeline: a PUBLISH written to the socket on its own cost ~0.1 ms each (a bulk request
+    // is up to 256 documents), 17 % of the server's time under an agent's loop of new files.
+    const pipeline = this.pub.pipeline()
+    for (const { name, update } of updates) {
+      const message = new OutgoingMessage(name).createSyncMessage().writeUpdate(update).toUint8Array()
+      pipeline.publish(`${this.#prefix}:${name}`, Buffer.concat([this.#frameStart, message]))
+    }
+    const results = await pipeline.exec()
+    const failed = results?.find(([error]: [Error | null, unknown]) => error !== null)
+    if (failed) throw failed[0]
   }
 }
 
