@@ -106,7 +106,7 @@ export async function openLocalStores(options: LocalStoresOptions): Promise<Loca
     list: () => store.listWorkspaces(),
     searcherOf: (fs) => owners.get(fs)?.searcherOf?.(fs),
     // A tool result means stored: the in-process server has appended the call's changes.
-    settle: async (fs) => owners.get(fs)?.flush(fs),
+    settle: async (fs) => owners.get(fs)?.settle?.(fs),
     async close() {
       const entries = await Promise.allSettled(opened.values())
       opened.clear()

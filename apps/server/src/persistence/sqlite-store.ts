@@ -198,16 +198,25 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   // transaction: in WAL mode it sees one commit whatever the server writes meanwhile through
   // `db`, and the event loop turns between pages (one SELECT of a large workspace's rows, 80 MB
   // for 20,000 files, stalled every client ~0.2 s). One snapshot at a time on it.
-  let reader: Database.Database | undefined
+  let reader:
+    | {
+        conn: Database.Database
+        page: Database.Statement<[string, string, number, number], { doc: string; id: number; data: Buffer }>
+      }
+    | undefined
   let readerQueue: Promise<unknown> = Promise.resolve()
   const pageRows = options.snapshotPageRows ?? 2000
-  const readWorkspaceRows = async (workspace: string): Promise<{ doc: string; data: Buffer }[]> => {
-    if (options.file === ':memory:') return selectWorkspaceUpdates.all(workspace)
-    reader ??= new Database(options.file, { readonly: true, fileMustExist: true })
-    const conn = reader
+  const openReader = () => {
+    const conn = new Database(options.file, { readonly: true, fileMustExist: true })
     const page = conn.prepare<[string, string, number, number], { doc: string; id: number; data: Buffer }>(
       'SELECT doc, id, data FROM updates WHERE workspace = ? AND (doc, id) > (?, ?) ORDER BY doc, id LIMIT ?',
     )
+    return { conn, page }
+  }
+  const readWorkspaceRows = async (workspace: string): Promise<{ doc: string; data: Buffer }[]> => {
+    if (options.file === ':memory:') return selectWorkspaceUpdates.all(workspace)
+    reader ??= openReader()
+    const { conn, page } = reader
     conn.exec('BEGIN')
     try {
       const rows: { doc: string; data: Buffer }[] = []
@@ -329,7 +338,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
       if (closed) return
       closed = true
       await readerQueue
-      reader?.close()
+      reader?.conn.close()
       db.close()
       if (!options.merger) await merger.close()
     },

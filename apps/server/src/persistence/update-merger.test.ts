@@ -17,6 +17,16 @@ const textOf = (state: Uint8Array) => {
   return doc.getText('t').toString()
 }
 
+/** `work`'s value, and whether the event loop turned (an immediate ran) before it settled. */
+async function whileTurning<T>(work: Promise<T>): Promise<{ value: T; turned: boolean }> {
+  let turned = false
+  setImmediate(() => {
+    turned = true
+  })
+  const value = await work
+  return { value, turned }
+}
+
 describe('update merger', () => {
   let merger: UpdateMerger
   afterEach(() => merger.close())
@@ -25,11 +35,7 @@ describe('update merger', () => {
     merger = createUpdateMerger({ minBytes: 64 * 1024 })
     const updates = log(3000, 40)
     expect(updates.reduce((n, u) => n + u.byteLength, 0)).toBeGreaterThan(64 * 1024)
-    let turned = false
-    setImmediate(() => {
-      turned = true
-    })
-    const merged = await merger.merge(updates)
+    const { value: merged, turned } = await whileTurning(merger.merge(updates))
     expect(turned).toBe(true)
     expect(Buffer.from(merged).equals(Buffer.from(Y.mergeUpdates(updates)))).toBe(true)
     // Several at once, answered each with its own.
@@ -41,11 +47,7 @@ describe('update merger', () => {
   it('merges small logs inline, before the event loop turns', async () => {
     merger = createUpdateMerger()
     const updates = log(20)
-    let turned = false
-    setImmediate(() => {
-      turned = true
-    })
-    const merged = await merger.merge(updates)
+    const { value: merged, turned } = await whileTurning(merger.merge(updates))
     expect(turned).toBe(false)
     expect(Buffer.from(merged).equals(Buffer.from(Y.mergeUpdates(updates)))).toBe(true)
   })
