@@ -107,12 +107,18 @@ const damaged = (update: Uint8Array) =>
 describe('a new document’s first update read without a scratch doc', () => {
   const value = fc.oneof(
     fc.string(),
+    // Any code point, lone surrogates included (which Yjs writes as U+FFFD).
+    fc.string({ unit: 'binary', maxLength: 8 }),
     fc.integer(),
     fc.double(),
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
     fc.boolean(),
     fc.constant(null),
+    fc.constant(undefined),
     fc.uint8Array({ maxLength: 8 }),
-    fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.string(), fc.integer()), { maxKeys: 3 }),
+    fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), fc.oneof(fc.string(), fc.integer()), {
+      maxKeys: 3,
+    }),
     fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 3 }),
   )
   const root = fc.constantFrom('t', 'binary', 'versions', 'x', '__proto__')

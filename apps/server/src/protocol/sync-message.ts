@@ -105,11 +105,75 @@ function readContent(decoder: decoding.Decoder, ref: number): number {
       return decoding.readVarString(decoder).length
     case REF_ANY: {
       const values = decoding.readVarUint(decoder)
-      for (let k = 0; k < values; k++) decoding.readAny(decoder)
+      for (let k = 0; k < values; k++) skipAny(decoder)
       return values
     }
     default:
       return -1
+  }
+}
+
+// lib0 reads strings with a fatal UTF-8 decoder (lib0/string.js): bytes that are not UTF-8 throw.
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** Read past a lib0 `varString` as `decoding.readVarString` reads it (throws where it throws), without making the string. */
+function skipString(decoder: decoding.Decoder): void {
+  const bytes = decoding.readVarUint8Array(decoder)
+  for (let i = 0; i < bytes.length; i++) {
+    // ASCII is valid UTF-8; anything else is checked by the decoder lib0 uses.
+    if (bytes[i]! >= 0x80) {
+      utf8Strict.decode(bytes)
+      return
+    }
+  }
+}
+
+/**
+ * Read past one lib0 `any` value as `decoding.readAny` reads it, without making it (strings are
+ * checked, not kept; see `skipString`); a tag `readAny` does not know throws, as there. Every new
+ * file's first version is such a value, with nine strings.
+ */
+function skipAny(decoder: decoding.Decoder): void {
+  const tag = decoding.readUint8(decoder)
+  switch (tag) {
+    case 127: // undefined
+    case 126: // null
+    case 121: // false
+    case 120: // true
+      return
+    case 125:
+      decoding.readVarInt(decoder)
+      return
+    case 124:
+      decoding.readFloat32(decoder)
+      return
+    case 123:
+      decoding.readFloat64(decoder)
+      return
+    case 122:
+      decoding.readBigInt64(decoder)
+      return
+    case 119:
+      skipString(decoder)
+      return
+    case 116:
+      decoding.readVarUint8Array(decoder)
+      return
+    case 118: {
+      const keys = decoding.readVarUint(decoder)
+      for (let k = 0; k < keys; k++) {
+        skipString(decoder)
+        skipAny(decoder)
+      }
+      return
+    }
+    case 117: {
+      const items = decoding.readVarUint(decoder)
+      for (let k = 0; k < items; k++) skipAny(decoder)
+      return
+    }
+    default:
+      throw new TypeError(`not a lib0 any value (tag ${tag})`)
   }
 }
 

@@ -8,13 +8,18 @@ import { encodeNewContentDoc } from './new-content-update.js'
 import { textCodec } from './text-codec.js'
 
 /** The Y.Doc path: what a new file's doc holds after its first write. */
-function built(clientID: number, content: { text?: string; bytes?: Uint8Array }, ts: number) {
+function built(
+  clientID: number,
+  content: { text?: string; bytes?: Uint8Array },
+  ts: number,
+  who: { author: string; name: string } = { author: 'agent:a', name: 'f.txt' },
+) {
   const doc = new Y.Doc({ gc: false, guid: 'f' })
   doc.clientID = clientID
   const size = content.bytes
     ? content.bytes.byteLength
     : new TextEncoder().encode(content.text ?? '').byteLength
-  const meta = { author: 'agent:a', reason: 'write' as const, size, codec: 'text', name: 'f.txt', ts }
+  const meta = { author: who.author, reason: 'write' as const, size, codec: 'text', name: who.name, ts }
   doc.transact(() => {
     if (content.bytes) writeBinary(doc, content.bytes)
     else textCodec.write(doc, content.text ?? '', 'test')
@@ -30,16 +35,37 @@ const contentArb = fc.oneof(
   fc.record({ bytes: fc.uint8Array({ maxLength: 300 }) }),
 )
 
+// Timestamps as lib0 writes them: small integers as varInts, then float32-exact ones, then
+// float64 (a clock's milliseconds since 1970, ~1.7e12, are above 2^31).
+const tsArb = fc.oneof(
+  fc.nat(),
+  fc.integer({ min: 2 ** 31 - 2, max: Number.MAX_SAFE_INTEGER }),
+  fc.integer({ min: 1_600_000_000_000, max: 2_100_000_000_000 }),
+  fc.integer({ min: 12_000_000, max: 16_000_000 }).map((n) => n * 131_072),
+)
+// Names and authors: short and long (past a one-byte length), any Unicode.
+const nameArb = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 10 }),
+  fc.string({ unit: 'grapheme', maxLength: 120 }),
+)
+
 it('encodes exactly the update of the Y.Doc path (property)', () => {
   fc.assert(
-    fc.property(fc.nat({ max: 0xffffffff }), contentArb, fc.nat(), (clientID, content, ts) => {
-      const { doc, meta } = built(clientID, content, ts)
-      const [version] = listStoredVersions(doc)
-      const mine = encodeNewContentDoc({ clientID, ...content, version: { id: version!.id, ...meta } })
-      expect(mine.update).toEqual(Y.encodeStateAsUpdate(doc))
-      expect(mine.sv).toBe(contentVersionOf(doc))
-    }),
-    { numRuns: 300 },
+    fc.property(
+      fc.nat({ max: 0xffffffff }),
+      contentArb,
+      tsArb,
+      fc.record({ author: nameArb, name: nameArb }),
+      (clientID, content, ts, who) => {
+        const { doc, meta } = built(clientID, content, ts, who)
+        const [version] = listStoredVersions(doc)
+        const mine = encodeNewContentDoc({ clientID, ...content, version: { id: version!.id, ...meta } })
+        expect(mine.update).toEqual(Y.encodeStateAsUpdate(doc))
+        expect(mine.sv).toBe(contentVersionOf(doc))
+        expect(new Map([[clientID, mine.clock]])).toEqual(Y.decodeStateVector(Y.encodeStateVector(doc)))
+      },
+    ),
+    { numRuns: 500 },
   )
 })
 

@@ -16,7 +16,6 @@
  * (content-versions.ts).
  */
 import type { BufferEncoding, FileContent } from 'just-bash'
-import { fromBase64 } from 'lib0/buffer'
 import * as Y from 'yjs'
 import { clearBinary, decodeTextOrBinary, writeBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
@@ -317,7 +316,7 @@ export function encodeNewContent(
     return { ...writeInScratchDoc(ctx, id, name, value), at: undefined, version: undefined }
   }
   const size = contentValueSize(value)
-  const { update, sv, version } = encodeNewContentDoc({
+  const { update, sv, version, clock } = encodeNewContentDoc({
     clientID,
     ...(value.bytes ? { bytes: value.bytes } : { text: value.text ?? '' }),
     version: {
@@ -331,7 +330,7 @@ export function encodeNewContent(
     },
   })
   // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
-  const at = Y.createSnapshot(Y.createDeleteSet(), Y.decodeStateVector(fromBase64(sv)))
+  const at = Y.createSnapshot(Y.createDeleteSet(), new Map([[clientID, clock]]))
   return { id, update, sv, text: value.text, size, at, version }
 }
 
