@@ -9,7 +9,7 @@
  */
 import type { FileRowChange, FileRowChangeSource } from '../files-table.js'
 import type { FileId } from '../ids.js'
-import type { FsEvent, FsEventHandler, FsEventType } from './events.js'
+import type { FsEventHandler, FsEventType } from './events.js'
 import type { FsContext } from './fs-context.js'
 import type { WriteReport } from './stale-write.js'
 
@@ -33,7 +33,11 @@ export function watchChangesOfType(ctx: FsContext, type: FsEventType, handler: F
   })
 }
 
-/** Change events for the rows of one main-doc transaction (the index hands over the old paths). */
+/**
+ * Change events for the rows of one main-doc transaction (the index hands over the old paths).
+ * Each event is one object literal of the same shape: spreading a shared base into each cost
+ * more than the rest of a watched write (a batch of 10,000 new files 1.4× slower).
+ */
 function emitRowEvents(
   ctx: FsContext,
   changes: Map<FileId, FileRowChange>,
@@ -42,28 +46,33 @@ function emitRowEvents(
 ): void {
   if (!ctx.events.active) return
   const origin = tr.local ? 'local' : 'remote'
-  for (const [id, { before, after }] of changes) {
+  const transactionId = ctx.transactionId
+  changes.forEach(({ before, after }, id) => {
     const oldPath = oldPaths.get(id)
     const path = after ? ctx.index.pathOf(id) : undefined
-    const base = { id, origin, size: after?.size, transactionId: ctx.transactionId } as const
-    let event: FsEvent | undefined
+    const size = after?.size
+    let type: FsEventType | undefined
     if (path !== undefined && oldPath === undefined) {
       const restored = before !== undefined && before.trashedAt !== null && after!.trashedAt === null
-      event = { ...base, type: restored ? 'restore' : after!.type === 'folder' ? 'mkdir' : 'write', path }
+      type = restored ? 'restore' : after!.type === 'folder' ? 'mkdir' : 'write'
     } else if (path === undefined && oldPath !== undefined) {
-      event = { ...base, type: 'delete', path: oldPath }
+      ctx.events.emit({ id, origin, size, transactionId, type: 'delete', path: oldPath })
+      return
     } else if (path !== undefined && oldPath !== undefined) {
-      if (path !== oldPath) event = { ...base, type: 'rename', path, oldPath }
-      else if (
+      if (path !== oldPath) {
+        ctx.events.emit({ id, origin, size, transactionId, type: 'rename', path, oldPath })
+        return
+      }
+      if (
         before &&
         after &&
         (before.size !== after.size || before.updatedAt !== after.updatedAt) &&
         after.type === 'file'
       )
-        event = { ...base, type: 'write', path }
+        type = 'write'
     }
-    if (event) ctx.events.emit(event)
-  }
+    if (type !== undefined) ctx.events.emit({ id, origin, size, transactionId, type, path: path! })
+  })
 }
 
 /** `merge` / `conflict` event of a stale write (after its `write` event). */
