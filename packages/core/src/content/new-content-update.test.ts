@@ -69,6 +69,19 @@ it('encodes exactly the update of the Y.Doc path (property)', () => {
   )
 })
 
+it('encodes large content as the Y.Doc path does, and small content right after it', () => {
+  // Past the reused buffer's first size (4 KiB) and past what it keeps between calls (1 MiB).
+  const big = 'line ✓\n'.repeat(150_000)
+  const bytes = new Uint8Array(70_000).map((_, i) => i % 251)
+  for (const content of [{ text: big }, { bytes }, { text: 'small\n' }]) {
+    const { doc, meta } = built(7, content, 1_764_000_000_000)
+    const [version] = listStoredVersions(doc)
+    const mine = encodeNewContentDoc({ clientID: 7, ...content, version: { id: version!.id, ...meta } })
+    // Compared as buffers: an element-by-element diff of megabytes takes the test runner minutes.
+    expect(Buffer.from(mine.update).equals(Buffer.from(Y.encodeStateAsUpdate(doc)))).toBe(true)
+  }
+})
+
 it('loads as a doc whose content and first version read back', () => {
   const text = 'line one\nline two 🎉\n'
   const { update } = encodeNewContentDoc({

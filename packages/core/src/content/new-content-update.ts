@@ -106,11 +106,11 @@ function varBytes(bytes: Uint8Array): void {
 /** lib0's `writeVarString`: the UTF-8 byte length, then the bytes (`TextEncoder`, as lib0's native path). */
 function varString(text: string): void {
   // Each UTF-16 unit takes at most 3 bytes: a string of up to 42 units has a one-byte length.
-  room(text.length * 3 + 10)
   if (text.length > 42) {
     varBytes(utf8.encode(text))
     return
   }
+  room(text.length * 3 + 1)
   // Short ASCII (keys, most names): copied as is, without a call into the encoder.
   let i = 0
   for (; i < text.length; i++) {
