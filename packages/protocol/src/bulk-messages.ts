@@ -22,8 +22,8 @@
  * `error` when none of them was (read-only token, invalid update, a row
  * that is not a file). `update` carries changes to existing content docs
  * (each file's row must exist and be a file); `updated` comes once all are
- * stored, or with `error` when none was (also from a server configured to
- * take none: `BULK_UPDATES_OFF`).
+ * stored, or with `error` when none was (also `BULK_UPDATES_OFF`, from a
+ * scaled-out server of a version before bulk updates travelled over Redis).
  *
  * Round trip: `decodeBulkMessage(encodeBulkMessage(m))` deep-equals `m`.
  */
@@ -34,7 +34,7 @@ export const BULK_VERSION = 'yfs.bulk.1'
 /** The reason of an id left out of a `loaded` reply to keep it under the server's size limit: ask again. */
 export const BULK_ASK_AGAIN = 'over the reply size limit: ask again'
 
-/** The `updated` error of a server that takes no bulk updates (several server processes share the documents): open each doc instead. */
+/** The `updated` error of a scaled-out server of a version before bulk updates travelled over Redis: open each doc instead. */
 export const BULK_UPDATES_OFF = 'bulk updates are off on this server'
 
 export type BulkMessage =

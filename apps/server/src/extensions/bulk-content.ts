@@ -22,8 +22,8 @@
  *   file refuses the whole request. Rows may arrive later, as for `store`:
  *   a client's file created and overwritten in one batch sends its content
  *   and the change before the row. Loaded docs get the updates applied.
- *   Off (`BULK_UPDATES_OFF`) when `updates` is false: the client then opens
- *   each doc through its provider.
+ *   (Servers before Redis could carry these answered `BULK_UPDATES_OFF`
+ *   when scaled out; @yfs/client then opens each doc through its provider.)
  * - With several server processes (Redis), the stored updates of both are
  *   published (`publish`): a doc another process holds loaded gets them
  *   there (extensions/redis.ts), so its clients see the change.
@@ -42,7 +42,6 @@
 import type { Extension, Hocuspocus, onStatelessPayload } from '@hocuspocus/server'
 import {
   BULK_ASK_AGAIN,
-  BULK_UPDATES_OFF,
   type BulkMessage,
   contentDocName,
   decodeBulkMessage,
@@ -63,8 +62,6 @@ export interface BulkContentOptions {
   /** The server's Hocuspocus (to update docs that are loaded). */
   instance: () => Hocuspocus
   limits: Pick<ServerLimits, 'maxBulkIds' | 'maxBulkReplyBytes'>
-  /** Take `update` requests (default true). */
-  updates?: boolean
   /**
    * Tell other server processes of the updates stored (Redis, `publishUpdates`): a doc one of them
    * holds loaded gets them. Best effort after the store: a failure is logged.
@@ -127,10 +124,7 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
       return { op: 'stored', req: message.req }
     }
     if (message.op === 'update') {
-      const error =
-        options.updates === false
-          ? BULK_UPDATES_OFF
-          : await refusalOf(workspace, readOnly, message.docs, updateProblem, true)
+      const error = await refusalOf(workspace, readOnly, message.docs, updateProblem, true)
       if (error !== undefined) return { op: 'updated', req: message.req, error }
       await storeAndApply(workspace, message.docs)
       return { op: 'updated', req: message.req }
