@@ -17,6 +17,11 @@ export interface ServerConfig {
   redisUrl?: string
   /** Redis key prefix (separate deployments on one Redis). Default `yfs`. */
   redisPrefix?: string
+  /**
+   * With Redis: a changed document's sync step 1 at most this often (ms), which heals a change
+   * another process missed while Redis was unreachable (extensions/redis.ts). Default 10 s.
+   */
+  redisResyncMs?: number
   /** Largest WebSocket message accepted (bytes); bigger ones close the socket (1009). Default 16 MiB. */
   maxMessageBytes?: number
   /** Most documents one Hocuspocus socket may open. Default 100 000. */

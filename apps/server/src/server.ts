@@ -116,6 +116,7 @@ export function createServer(config: ServerConfig): YfsServer {
         url: config.redisUrl,
         prefix: config.redisPrefix ?? DEFAULTS.redisPrefix,
         identifier: name,
+        ...(config.redisResyncMs === undefined ? {} : { resyncMs: config.redisResyncMs }),
       })
     : undefined
   const extensions: Extension[] = [

@@ -1,7 +1,21 @@
 /**
  * Redis extension for scale-out: Hocuspocus's own (`@hocuspocus/extension-redis`),
  * which relays sync and awareness messages between server processes over
- * Redis pub/sub, minus its store lock, plus `publishUpdates`.
+ * Redis pub/sub, minus its store lock, relaying each change as its update,
+ * plus `publishUpdates`.
+ *
+ * A change is published as the update it is (a sync update message, as
+ * `publishUpdates` publishes). The upstream extension published a sync step 1
+ * (the document's state vector) for every change instead: every other process
+ * holding the document answered with a sync step 2 and a step 1 of its own,
+ * which this process answered with the change. Each of those diffs carries
+ * the document's whole delete set, so every keystroke or row change cost every
+ * process work in the size of the document's history (a large workspace's main
+ * doc: every superseded row is a deleted item). What the sync steps also did,
+ * heal a change lost while a process could not reach Redis (pub/sub keeps
+ * nothing), is kept: a changed document publishes one sync step 1 at most
+ * every `resyncMs` (10 s), after its changes, and the handshake fills both
+ * sides' gaps as before. A document loaded still publishes its step 1 at once.
  *
  * The upstream extension takes a Redis lock around `onStoreDocument` so only
  * one process writes a document snapshot at a time. yfs does not store in
@@ -26,12 +40,13 @@
  * state vector against what was stored meanwhile, an empty diff mostly).
  */
 import { Redis } from '@hocuspocus/extension-redis'
-import type { afterLoadDocumentPayload, Extension } from '@hocuspocus/server'
+import type { afterLoadDocumentPayload, Document, Extension, onChangePayload } from '@hocuspocus/server'
 import { OutgoingMessage } from '@hocuspocus/server'
 import { parseDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import { isEmptyUpdate } from '../protocol/sync-message.js'
+import { BULK_STORE_ORIGIN } from './bulk-content.js'
 
 export interface RedisOptions {
   /** `redis://[user:password@]host:port[/db]` */
@@ -40,7 +55,12 @@ export interface RedisOptions {
   prefix: string
   /** Unique per process (messages from ourselves are ignored by it). */
   identifier: string
+  /** A changed document's sync step 1 at most this often, after its changes (ms; default 10 s). */
+  resyncMs?: number
 }
+
+/** How often at most a changed document publishes a sync step 1 (see the module comment). */
+export const RESYNC_MS = 10_000
 
 /** The Redis extension with `publishUpdates` (see the module comment). */
 export interface YfsRedisExtension extends Extension {
@@ -50,10 +70,19 @@ export interface YfsRedisExtension extends Extension {
 class YfsRedis extends Redis implements YfsRedisExtension {
   readonly #prefix: string
   readonly #frameStart: Buffer
+  readonly #resyncMs: number
+  /** Documents changed here whose sync step 1 is due (see the module comment). */
+  readonly #resyncs = new Map<string, NodeJS.Timeout>()
 
-  constructor(configuration: ConstructorParameters<typeof Redis>[0], prefix: string, identifier: string) {
+  constructor(
+    configuration: ConstructorParameters<typeof Redis>[0],
+    prefix: string,
+    identifier: string,
+    resyncMs: number,
+  ) {
     super(configuration)
     this.#prefix = prefix
+    this.#resyncMs = resyncMs
     const id = Buffer.from(identifier, 'utf-8')
     this.#frameStart = Buffer.concat([Buffer.from([id.length]), id])
   }
@@ -61,18 +90,61 @@ class YfsRedis extends Redis implements YfsRedisExtension {
   override async onStoreDocument(): Promise<void> {}
   override async afterStoreDocument(): Promise<void> {}
 
+  /** A change made here goes to the other processes as its update (see the module comment). */
+  override async onChange({ documentName, update, transactionOrigin }: onChangePayload): Promise<void> {
+    // From another process (applied with the upstream's origin), or published already by the
+    // bulk store that applied it.
+    if (transactionOrigin === this.redisTransactionOrigin || transactionOrigin === BULK_STORE_ORIGIN) return
+    this.#resyncLater(documentName)
+    await this.pub.publish(this.#channel(documentName), this.#frame(syncUpdate(documentName, update)))
+  }
+
+  override async onDestroy(): Promise<void> {
+    for (const timer of this.#resyncs.values()) clearTimeout(timer)
+    this.#resyncs.clear()
+    await super.onDestroy()
+  }
+
   async publishUpdates(updates: readonly { name: string; update: Uint8Array }[]): Promise<void> {
     // One pipeline: a PUBLISH written to the socket on its own cost ~0.1 ms each (a bulk request
     // is up to 256 documents), 17 % of the server's time under an agent's loop of new files.
     const pipeline = this.pub.pipeline()
-    for (const { name, update } of updates) {
-      const message = new OutgoingMessage(name).createSyncMessage().writeUpdate(update).toUint8Array()
-      pipeline.publish(`${this.#prefix}:${name}`, Buffer.concat([this.#frameStart, message]))
-    }
+    for (const { name, update } of updates)
+      pipeline.publish(this.#channel(name), this.#frame(syncUpdate(name, update)))
     const results = await pipeline.exec()
     const failed = results?.find(([error]: [Error | null, unknown]) => error !== null)
     if (failed) throw failed[0]
   }
+
+  /** A sync step 1 of `documentName`, once, `resyncMs` after its first change since the last one. */
+  #resyncLater(documentName: string): void {
+    if (this.#resyncs.has(documentName)) return
+    const timer = setTimeout(() => {
+      this.#resyncs.delete(documentName)
+      const document: Document | undefined = this.instance?.documents.get(documentName)
+      if (!document) return
+      const step1 = new OutgoingMessage(documentName).createSyncMessage().writeFirstSyncStepFor(document)
+      // Best effort, as the upstream's own: a later change schedules another.
+      this.pub.publish(this.#channel(documentName), this.#frame(step1.toUint8Array())).catch(() => undefined)
+    }, this.#resyncMs)
+    timer.unref()
+    this.#resyncs.set(documentName, timer)
+  }
+
+  /** The upstream's channel of a document (its private `pubKey`). */
+  #channel(documentName: string): string {
+    return `${this.#prefix}:${documentName}`
+  }
+
+  /** The upstream's frame: this process's identifier, then the message (its private `encodeMessage`). */
+  #frame(message: Uint8Array): Buffer {
+    return Buffer.concat([this.#frameStart, message])
+  }
+}
+
+/** A sync update message of `documentName` carrying `update`. */
+function syncUpdate(documentName: string, update: Uint8Array): Uint8Array {
+  return new OutgoingMessage(documentName).createSyncMessage().writeUpdate(update).toUint8Array()
 }
 
 export function createRedisExtension(options: RedisOptions): YfsRedisExtension {
@@ -91,6 +163,7 @@ export function createRedisExtension(options: RedisOptions): YfsRedisExtension {
     },
     options.prefix,
     options.identifier,
+    options.resyncMs ?? RESYNC_MS,
   )
 }
 
