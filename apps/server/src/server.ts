@@ -117,6 +117,7 @@ export function createServer(config: ServerConfig): YfsServer {
         prefix: config.redisPrefix ?? DEFAULTS.redisPrefix,
         identifier: name,
         ...(config.redisResyncMs === undefined ? {} : { resyncMs: config.redisResyncMs }),
+        logger,
       })
     : undefined
   const extensions: Extension[] = [

@@ -57,6 +57,8 @@ export interface RedisOptions {
   identifier: string
   /** A changed document's sync step 1 at most this often, after its changes (ms; default 10 s). */
   resyncMs?: number
+  /** Where a change that could not be published is reported (it is healed by the next sync step 1). */
+  logger?: Logger
 }
 
 /** How often at most a changed document publishes a sync step 1 (see the module comment). */
@@ -71,6 +73,7 @@ class YfsRedis extends Redis implements YfsRedisExtension {
   readonly #prefix: string
   readonly #frameStart: Buffer
   readonly #resyncMs: number
+  readonly #logger: Logger | undefined
   /** Documents changed here whose sync step 1 is due (see the module comment). */
   readonly #resyncs = new Map<string, NodeJS.Timeout>()
 
@@ -79,10 +82,12 @@ class YfsRedis extends Redis implements YfsRedisExtension {
     prefix: string,
     identifier: string,
     resyncMs: number,
+    logger: Logger | undefined,
   ) {
     super(configuration)
     this.#prefix = prefix
     this.#resyncMs = resyncMs
+    this.#logger = logger
     const id = Buffer.from(identifier, 'utf-8')
     this.#frameStart = Buffer.concat([Buffer.from([id.length]), id])
   }
@@ -96,7 +101,12 @@ class YfsRedis extends Redis implements YfsRedisExtension {
     // bulk store that applied it.
     if (transactionOrigin === this.redisTransactionOrigin || transactionOrigin === BULK_STORE_ORIGIN) return
     this.#resyncLater(documentName)
-    await this.pub.publish(this.#channel(documentName), this.#frame(syncUpdate(documentName, update)))
+    try {
+      await this.pub.publish(this.#channel(documentName), this.#frame(syncUpdate(documentName, update)))
+    } catch (error) {
+      // Hocuspocus does not await this hook. The sync step 1 scheduled above heals the loss.
+      this.#logger?.warn('change not published to Redis', { doc: documentName, error })
+    }
   }
 
   override async onDestroy(): Promise<void> {
@@ -164,6 +174,7 @@ export function createRedisExtension(options: RedisOptions): YfsRedisExtension {
     options.prefix,
     options.identifier,
     options.resyncMs ?? RESYNC_MS,
+    options.logger,
   )
 }
 
