@@ -409,6 +409,34 @@ describe('bulk content messages', () => {
     expect(reader.openDocuments).toBe(0)
   })
 
+  it("a batch's overwrites of a big folder in glob order (`sed -i dir/*`) fetch each file's state once", async () => {
+    const asked: string[] = []
+    let channel: ReturnType<typeof createBulkChannel> | undefined
+    const writer = await connect(tokens.write, {
+      maxIdle: 0,
+      loadContent: (ids) => {
+        asked.push(...ids)
+        return channel!.load(ids)
+      },
+    })
+    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    // Written here (their texts cached, so reads fetch nothing), in an earlier batch.
+    const paths = Array.from({ length: 700 }, (_, i) => `/once/f${i + 1}.txt`)
+    await writer.fs.writeTree(paths.map((path, i) => ({ path, content: `line ${i + 1}\n` })))
+    await writer.flush()
+    // The folder's order is f1, f2, …; a glob's is f1, f10, f100, f101, …: each write's fetch takes
+    // siblings in the folder's order while the writes before it are still being stored.
+    const glob = [...paths].sort()
+    await writer.fs.batch(async () => {
+      for (const path of glob) await writer.fs.writeFile(path, (await writer.fs.readFile(path)).toUpperCase())
+    })
+    await writer.flush()
+    expect(asked.length).toBeGreaterThan(0)
+    expect(asked.length).toBe(new Set(asked).size)
+    const fresh = await connect(tokens.write)
+    for (const k of [0, 99, 699]) expect(await fresh.fs.readFile(paths[k]!)).toBe(`LINE ${k + 1}\n`)
+  })
+
   it("a batch's overwrites without the doc and a peer typing in the open doc keep every line's last edit (property)", async () => {
     // maxIdle 0: the writer holds no doc between its writes, so they go as bulk updates (counted).
     let updated = 0

@@ -64,8 +64,12 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       continue
     // Any codec: a Markdown folder (the daemon materialising it, a grep) is fetched per round trip too.
     if (ctx.pool.peek(sibling) !== undefined) continue
+    // A file whose write is being stored is known once stored (`baseStateOf` waits for it): fetched
+    // now, the old state would be fetched for nothing (a `sed -i` loaded a quarter of its files twice).
     const needed = forWrite
-      ? !ctx.batch.updates.has(sibling) && coveringState(ctx, sibling) === undefined
+      ? !ctx.batch.updates.has(sibling) &&
+        !ctx.batch.storing.has(sibling) &&
+        coveringState(ctx, sibling) === undefined
       : ctx.index.plaintext.lookup(sibling, row.size) === undefined
     if (needed) ids.push(sibling)
   }
