@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { startTestServer, type TestServer, waitFor } from './helpers.js'
+import { startTestServer, type TestServer, textInsertOn, waitFor } from './helpers.js'
 
 describe('bulk content messages', () => {
   let t: TestServer
@@ -544,11 +544,7 @@ describe('bulk content messages', () => {
     await a.flush()
     const id = a.fs.index.lookup('/updref/f.txt')!
     const stored = await t.store.load('bulk', `bulk/${id}`)
-    const doc = new Y.Doc({ gc: false })
-    Y.applyUpdate(doc, stored!)
-    const sv = Y.encodeStateVector(doc)
-    doc.getText('text').insert(4, ' forged')
-    const change = Y.encodeStateAsUpdate(doc, sv)
+    const change = textInsertOn(stored!, 4, ' forged')
     const r = await connect(tokens.read)
     const readChannel = createBulkChannel(r.main, { timeoutMs: 10_000 })
     await expect(readChannel.update([{ id, update: change }])).rejects.toThrow(/read-only token/)

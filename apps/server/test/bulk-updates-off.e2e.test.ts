@@ -8,8 +8,7 @@ import type { Extension, onStatelessPayload } from '@hocuspocus/server'
 import { connectWorkspace, createBulkChannel, type WorkspaceConnection } from '@yfs/client'
 import { BULK_UPDATES_OFF, decodeBulkMessage, encodeBulkMessage } from '@yfs/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as Y from 'yjs'
-import { startTestServer, type TestServer } from './helpers.js'
+import { startTestServer, type TestServer, textInsertOn } from './helpers.js'
 
 describe('a server that answers bulk updates with BULK_UPDATES_OFF', () => {
   let t: TestServer
@@ -72,11 +71,7 @@ describe('a server that answers bulk updates with BULK_UPDATES_OFF', () => {
     await c.flush()
     const id = c.fs.index.lookup('/chan/f.txt')!
     const stored = await t.store.load('off', `off/${id}`)
-    const doc = new Y.Doc({ gc: false })
-    Y.applyUpdate(doc, stored!)
-    const sv = Y.encodeStateVector(doc)
-    doc.getText('text').insert(4, ' changed')
-    const change = Y.encodeStateAsUpdate(doc, sv)
+    const change = textInsertOn(stored!, 4, ' changed')
 
     const channel = createBulkChannel(c.main, { timeoutMs: 10_000 })
     const before = refused

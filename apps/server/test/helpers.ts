@@ -110,3 +110,15 @@ export function authFailure(provider: HocuspocusProvider, timeoutMs = 10_000): P
     })
   })
 }
+
+/**
+ * The update that inserts `text` at `index` of a content doc's text, built on the doc's `state`
+ * (a change a peer would send, for tests that send it themselves).
+ */
+export function textInsertOn(state: Uint8Array, index: number, text: string): Uint8Array {
+  const doc = new Y.Doc({ gc: false })
+  Y.applyUpdate(doc, state)
+  const sv = Y.encodeStateVector(doc)
+  doc.getText('text').insert(index, text)
+  return Y.encodeStateAsUpdate(doc, sv)
+}

@@ -11,17 +11,9 @@ import { contentDocName, mainDocName } from '@yfs/protocol'
 import { Redis } from 'ioredis'
 import * as decoding from 'lib0/decoding'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { DocumentStore } from '../src/persistence/document-store.js'
-import { createPostgresStore } from '../src/persistence/postgres-store.js'
-import { startTestServer, type TestServer, waitFor } from './helpers.js'
-import {
-  dropSchema,
-  POSTGRES_URL,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-  testSchema,
-} from './services.js'
+import { type TestServer, waitFor } from './helpers.js'
+import { type ScaledOut, startScaledOut } from './scaled-out.js'
+import { postgresAvailable, REDIS_URL, redisAvailable } from './services.js'
 
 const up = (await postgresAvailable()) && (await redisAvailable())
 
@@ -31,10 +23,8 @@ const SYNC_KINDS = ['step 1', 'step 2', 'update'] as const
 
 /** Two servers sharing a store and a Redis prefix, a client on each, and a raw subscriber on the prefix. */
 function twoServers(resyncMs: number) {
-  const schema = testSchema()
-  const prefix = `yfs-relay-${process.pid}-${Date.now()}-${resyncMs}`
   const t = {
-    stores: [] as DocumentStore[],
+    deployment: undefined as ScaledOut | undefined,
     servers: [] as TestServer[],
     clients: [] as WorkspaceConnection[],
     subscriber: undefined as Redis | undefined,
@@ -42,17 +32,11 @@ function twoServers(resyncMs: number) {
     seen: [] as { doc: string; kind: (typeof SYNC_KINDS)[number] }[],
   }
   beforeAll(async () => {
-    t.stores = [
-      await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
-      await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
-    ]
-    t.servers = await Promise.all(
-      t.stores.map((store) =>
-        startTestServer({ store, redisUrl: REDIS_URL, redisPrefix: prefix, redisResyncMs: resyncMs }),
-      ),
-    )
-    await t.stores[0]!.createWorkspace('relay')
-    const token = await t.stores[0]!.createToken('relay', 'write')
+    const deployment = await startScaledOut(`yfs-relay-${resyncMs}`, { redisResyncMs: resyncMs })
+    t.deployment = deployment
+    t.servers = deployment.servers
+    await deployment.stores[0]!.createWorkspace('relay')
+    const token = await deployment.stores[0]!.createToken('relay', 'write')
     t.clients = await Promise.all(
       t.servers.map((s) => connectWorkspace({ url: s.url, workspace: 'relay', token })),
     )
@@ -65,14 +49,12 @@ function twoServers(resyncMs: number) {
       if (decoding.readVarUint(decoder) !== SYNC) return
       t.seen.push({ doc, kind: SYNC_KINDS[decoding.readVarUint(decoder)]! })
     })
-    await subscriber.psubscribe(`${prefix}:*`)
+    await subscriber.psubscribe(`${deployment.redisPrefix}:*`)
   })
   afterAll(async () => {
     t.subscriber?.disconnect()
     for (const c of t.clients) await c.close()
-    for (const s of t.servers) await s.close()
-    for (const s of t.stores) await s.close()
-    await dropSchema(schema)
+    await t.deployment?.close()
   })
   return t
 }

@@ -8,9 +8,9 @@ import { connectWorkspace, createBulkChannel } from '@yfs/client'
 import type { FileId } from '@yfs/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import type { DocumentStore } from '../src/persistence/document-store.js'
 import { createPostgresStore } from '../src/persistence/postgres-store.js'
-import { startTestServer, type TestServer, waitFor } from './helpers.js'
+import { startTestServer, type TestServer, textInsertOn, waitFor } from './helpers.js'
+import { type ScaledOut, startScaledOut } from './scaled-out.js'
 import {
   dropSchema,
   POSTGRES_URL,
@@ -23,27 +23,18 @@ import {
 const up = (await postgresAvailable()) && (await redisAvailable())
 
 describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
-  const schema = testSchema()
-  const redisPrefix = `yfs-test-${process.pid}-${Date.now()}`
-  let stores: DocumentStore[] = []
+  let deployment: ScaledOut
   let servers: TestServer[] = []
   let token: string
 
   beforeAll(async () => {
-    stores = [
-      await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
-      await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
-    ]
-    servers = await Promise.all(
-      stores.map((store) => startTestServer({ store, redisUrl: REDIS_URL, redisPrefix, fileWaitMs: 5000 })),
-    )
-    await stores[0]!.createWorkspace('scale')
-    token = await stores[0]!.createToken('scale', 'write')
+    deployment = await startScaledOut('yfs-test', { fileWaitMs: 5000 })
+    servers = deployment.servers
+    await deployment.stores[0]!.createWorkspace('scale')
+    token = await deployment.stores[0]!.createToken('scale', 'write')
   })
   afterAll(async () => {
-    for (const s of servers) await s.close()
-    for (const s of stores) await s.close()
-    await dropSchema(schema)
+    await deployment?.close()
   })
 
   it('clients on different servers converge on tree and contents', async () => {
@@ -93,11 +84,7 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
         const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
         const id = a.fs.index.lookup(paths[0]!)!
         const [base] = await channel.load([id])
-        const change = new Y.Doc()
-        Y.applyUpdate(change, base!)
-        const before = Y.encodeStateVector(change)
-        change.getText('text').insert(0, 'x')
-        await channel.update([{ id, update: Y.encodeStateAsUpdate(change, before) }])
+        await channel.update([{ id, update: textInsertOn(base!, 0, 'x') }])
         channel.destroy()
         await a.fs.batch(async () => {
           for (const path of paths) await a.fs.writeFile(path, 'new\n')
