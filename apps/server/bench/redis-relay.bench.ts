@@ -12,10 +12,10 @@
  *
  *   node --import tsx bench/redis-relay.bench.ts [--files 20000] [--changes 200] [--rounds 3] [--against ../other]
  */
-import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { connectWorkspace } from '@yfs/client'
+import { processCpuMs, waitFor } from '@yfs/core/testing'
 import { adminSetup, type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
 import { dropSchema, POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable } from '../test/services.js'
 import { fmt, median } from './stats.js'
@@ -39,19 +39,8 @@ if (!(await postgresAvailable()) || !(await redisAvailable())) {
   process.exit(0)
 }
 
-/** CPU time (user + system) of process `pid` so far, in ms (Linux /proc). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-async function waitUntil(check: () => Promise<boolean> | boolean, what: string, ms = 120_000) {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((done) => setTimeout(done, 5))
-  }
-}
+/** Waits of the bench: long (a 20,000-file history crossing servers), checked often. */
+const WAIT = { timeoutMs: 120_000, intervalMs: 5 }
 
 interface Result {
   perChangeMs: number
@@ -85,12 +74,13 @@ async function run(bin: string | undefined, round: number, who: number): Promise
         })
       await writer.flush()
       const last = paths[FILES - 1 - ((FILES - 1) % 3)]!
-      await waitUntil(
+      await waitFor(
         async () => (await holder.fs.exists(last)) && ((await holder.fs.stat(last)).mode & 0o777) === 0o640,
         'the history on B',
+        WAIT,
       )
       await new Promise((done) => setTimeout(done, 500))
-      const before = [cpuMs(a.child.pid!), cpuMs(b.child.pid!)]
+      const before = [processCpuMs(a.child.pid!), processCpuMs(b.child.pid!)]
       const start = performance.now()
       for (let k = 0; k < CHANGES; k++) {
         await writer.fs.chmod(paths[k]!, 0o644 + (k % 2) * 0o100)
@@ -98,12 +88,13 @@ async function run(bin: string | undefined, round: number, who: number): Promise
       }
       const target = paths[CHANGES - 1]!
       const mode = 0o644 + ((CHANGES - 1) % 2) * 0o100
-      await waitUntil(
+      await waitFor(
         async () => ((await holder.fs.stat(target)).mode & 0o777) === mode,
         'the last change on B',
+        WAIT,
       )
       const elapsed = performance.now() - start
-      const after = [cpuMs(a.child.pid!), cpuMs(b.child.pid!)]
+      const after = [processCpuMs(a.child.pid!), processCpuMs(b.child.pid!)]
       return {
         perChangeMs: elapsed / CHANGES,
         cpuA: (after[0]! - before[0]!) / CHANGES,

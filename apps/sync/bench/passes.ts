@@ -15,6 +15,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { processCpuMs } from '@yfs/core/testing'
 import { syncFolder } from '../src/sync-folder.js'
 import { startEnv, tempDir } from '../test/helpers.js'
 import { withSyncThreadPool } from './thread-pool.js'
@@ -26,10 +27,7 @@ const CONTENT = (i: number) => `${'x'.repeat(2000)}\n\nfile ${i}\n`
 const EXT = process.env.EXT ?? 'txt'
 const rel = (i: number) => `d${i % 20}/f${i}.${EXT}`
 const T0 = performance.now()
-const serverTicks = () => {
-  const f = readFileSync(`/proc/${env.server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(f[11]) + Number(f[12])) * 10
-}
+const serverTicks = () => processCpuMs(env.server.child.pid!)
 let mark = { c: process.cpuUsage(), s: 0 }
 const cpu = () => {
   const c = process.cpuUsage(mark.c)

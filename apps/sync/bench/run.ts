@@ -34,6 +34,7 @@ import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { processCpuMs } from '@yfs/core/testing'
 import { forEachLimited } from '../src/limit.js'
 import { spawnDaemon, startEnv, tempDir, waitFor } from '../test/helpers.js'
 import { withSyncThreadPool } from './thread-pool.js'
@@ -83,12 +84,6 @@ function check(dir: string, n: number): void {
       throw new Error(`bench: wrong content in ${dir}`)
 }
 
-/** CPU seconds (user + system) a process used so far. */
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(f[11]) + Number(f[12])) / 100
-}
-
 /**
  * Run `yfs sync <dir>` (human output, as a person runs it) until its `in sync` line; then stop it
  * with SIGTERM. Returns the ms from spawn to that line, the CPU seconds it used until then, and
@@ -113,7 +108,7 @@ async function timeCli(bin: string, ws: { id: string; token: string }, dir: stri
       out += chunk
       if (/^in sync: /m.test(out)) {
         resolve(performance.now() - started)
-        cpu = cpuSeconds(child.pid!)
+        cpu = processCpuMs(child.pid!) / 1000
       }
     })
     void exited.then((code) => reject(new Error(`yfs sync exited with ${code}: ${stderr}`)))
@@ -275,14 +270,10 @@ async function measureIdle(bin: string, m: { ws: { id: string; token: string }; 
   const proc = spawnDaemon(env.server, m.ws, m.dir, [], {}, bin)
   await proc.ready
   await new Promise((r) => setTimeout(r, 2000))
-  const ticks = () => {
-    const f = readFileSync(`/proc/${proc.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return Number(f[11]) + Number(f[12])
-  }
-  const before = ticks()
+  const before = processCpuMs(proc.child.pid!)
   const t = performance.now()
   await new Promise((r) => setTimeout(r, Number(values.idle) * 1000))
-  const cpu = ((ticks() - before) / 100 / ((performance.now() - t) / 1000)) * 100
+  const cpu = ((processCpuMs(proc.child.pid!) - before) / (performance.now() - t)) * 100
   proc.child.kill('SIGTERM')
   await proc.exited
   return cpu

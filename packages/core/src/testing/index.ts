@@ -31,7 +31,7 @@ export {
 } from './search-contract.js'
 export { snapshotFileSystem } from './snapshot.js'
 export type { SpawnedProcess, SpawnProcessOptions } from './spawn-process.js'
-export { spawnProcess, stopSpawned } from './spawn-process.js'
+export { processCpuMs, spawnProcess, stopSpawned } from './spawn-process.js'
 export { typeInto } from './type-into.js'
 export type { WaitForOptions } from './wait-for.js'
 export { waitFor } from './wait-for.js'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { spawnProcess, stopSpawned } from './spawn-process.js'
+import { processCpuMs, spawnProcess, stopSpawned } from './spawn-process.js'
 import { waitFor } from './wait-for.js'
 
 const node = (script: string, options = {}) => spawnProcess(process.execPath, ['-e', script], options)
@@ -77,5 +77,23 @@ describe('spawnProcess', () => {
       }
     }
     await waitFor(gone, `process ${pid} to end`)
+  })
+})
+
+describe.skipIf(process.platform !== 'linux')('processCpuMs', () => {
+  it("counts a child's CPU time as it computes, and nothing while it sleeps", async () => {
+    const busy = spawnProcess(process.execPath, [
+      '-e',
+      'const end = Date.now() + 400; while (Date.now() < end); setTimeout(() => {}, 60000)',
+    ])
+    try {
+      await new Promise((done) => setTimeout(done, 800))
+      const spent = processCpuMs(busy.child.pid!)
+      expect(spent).toBeGreaterThanOrEqual(300)
+      await new Promise((done) => setTimeout(done, 300))
+      expect(processCpuMs(busy.child.pid!) - spent).toBeLessThan(100)
+    } finally {
+      await busy.stop('SIGKILL')
+    }
   })
 })
