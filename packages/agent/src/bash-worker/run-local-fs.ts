@@ -78,10 +78,8 @@ class RunFs extends MountableFs {
   #workspacePath(path: string): string | undefined {
     // MountableFs's own error for a NUL byte.
     if (path.includes('\0')) return undefined
-    const normalized = resolveVirtualPath('/', path)
-    if (normalized === '/') return undefined
-    const end = normalized.indexOf('/', 1)
-    return this.#folders.has(normalized.slice(1, end === -1 ? undefined : end)) ? undefined : normalized
+    const to = this.#route(path)
+    return to.fs === this.#workspace && to.path !== '/' ? to.path : undefined
   }
 
   override async lstat(path: string): Promise<FsStat> {
