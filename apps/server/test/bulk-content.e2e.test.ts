@@ -291,6 +291,28 @@ describe('bulk content messages', () => {
     }
   })
 
+  it('a file overwritten twice in a batch before its update went goes as one change from the state the first write built on', async () => {
+    const a = await connect(tokens.write)
+    const paths = ['/twice/a.txt', '/twice/b.txt']
+    await a.fs.writeTree(paths.map((path) => ({ path, content: 'first\n' })))
+    await a.flush()
+    const writer = await connect(tokens.write)
+    await waitFor(() => writer.fs.exists(paths[1]!), 'the files on the writer')
+    await writer.fs.batch(async () => {
+      // Back to back, well within the batch's send delay: the second builds on the first's pending state.
+      await writer.fs.writeFile(paths[0]!, 'second\n')
+      await writer.fs.writeFile(paths[0]!, 'third\n')
+      await writer.fs.writeFile(paths[1]!, 'second\n')
+    })
+    expect(writer.openDocuments).toBe(0)
+    await writer.flush()
+    const fresh = await connect(tokens.write)
+    expect(await fresh.fs.readFile(paths[0]!)).toBe('third\n')
+    expect(await fresh.fs.readFile(paths[1]!)).toBe('second\n')
+    const history = await fresh.fs.history(paths[0]!)
+    expect(history.map((v) => v.size)).toEqual([6, 7, 6])
+  })
+
   /** Two writers: `a` made `path` with `content`, `b` has read it (so its state is known to b). */
   async function readByTwo(path: string, content: string) {
     const a = await connect(tokens.write)

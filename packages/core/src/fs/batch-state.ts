@@ -39,16 +39,24 @@ export interface PendingContent {
   clientId: number
 }
 
+/** What a write changed in a content doc from some state on (`writeInScratchDoc`'s `since`). */
+export interface ContentChange {
+  /** The encoded state vector it starts from. */
+  since: Uint8Array
+  /** The update from there to the doc's state after the write. */
+  update: Uint8Array
+}
+
 /**
  * An overwrite of an existing file whose doc is not open here, waiting for the next bulk
  * update: `content.update` is the file's whole state after the write (its base, fetched or
- * stored before, and the write), `baseSv` the encoded state vector of that base, so the change
- * sent is the difference (`Y.diffUpdate`).
+ * stored before, and the write); `change` is what is sent, from the state the first write of the
+ * batch on this file built on (a file written again before it was sent: one change from there).
  */
 export interface PendingUpdate {
   name: string
-  baseSv: Uint8Array
   content: EncodedContent
+  change: ContentChange
 }
 
 /** A content state known without its doc (known-states.ts). */

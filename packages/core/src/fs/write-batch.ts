@@ -179,12 +179,20 @@ export function addUpdate(
 ): number {
   const batch = ctx.batch
   const pending = batch.updates.get(id)
-  const content = writeInScratchDoc(ctx, id, name, value, base, stale)
+  // A file written again before it was sent: one change from the first base.
+  const { change, ...content } = writeInScratchDoc(
+    ctx,
+    id,
+    name,
+    value,
+    base,
+    stale,
+    pending?.change.since ?? 'base',
+  )
   markStored(ctx, name, content)
   batch.pendingBytes += content.update.byteLength - (pending?.content.update.byteLength ?? 0)
-  // A file written again before it was sent: one change from the first base.
   batch.updates.delete(id)
-  batch.updates.set(id, { name, baseSv: pending?.baseSv ?? Y.encodeStateVectorFromUpdate(base), content })
+  batch.updates.set(id, { name, content, change: change! })
   ctx.table.pin(id)
   scheduleSend(ctx)
   return content.size
@@ -338,10 +346,7 @@ async function throughEachDoc(ctx: FsContext, docs: { content: EncodedContent }[
 async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<void> {
   try {
     await ctx.updateContent!(
-      updates.map(({ baseSv, content }) => ({
-        id: content.id,
-        update: Y.diffUpdate(content.update, baseSv),
-      })),
+      updates.map(({ content, change }) => ({ id: content.id, update: change.update })),
     )
     rememberStored(ctx, updates)
   } catch {

@@ -34,7 +34,7 @@ import {
 } from '../history/file-history.js'
 import { newVersionId } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
-import type { EncodedContent } from './batch-state.js'
+import type { ContentChange, EncodedContent } from './batch-state.js'
 import {
   codecFor,
   contentValueSize,
@@ -386,6 +386,13 @@ export async function createContents(
  * version. For a new file of a normalising codec (Markdown, whose output the cache needs), for a
  * batch's new file written again before it was sent, and for an overwrite sent as a bulk update
  * (write-batch.ts). Throws like `writeContent` (ENOSYS: the content is another codec's).
+ *
+ * With `since` (an encoded state vector, or `'base'` for the state vector of `base`), the result
+ * also holds the change the write makes from that state on (`change`): what an overwrite sends.
+ * Encoded from the doc, it costs what the write added and the delete set; taken from the whole
+ * update later (`Y.diffUpdate`, `Y.encodeStateVectorFromUpdate`) it cost two more decodes of the
+ * file's whole state, history included: a third of an overwrite's time once a file has a few
+ * dozen versions.
  */
 export function writeInScratchDoc(
   ctx: FsContext,
@@ -394,12 +401,15 @@ export function writeInScratchDoc(
   value: FileContentValue,
   base?: Uint8Array,
   stale?: StaleWrite,
-): EncodedContent {
+  since?: Uint8Array | 'base',
+): EncodedContent & { change?: ContentChange } {
   const decoded = base && takeDecoded(ctx, id, base)
   const doc = decoded ?? new Y.Doc({ guid: id, gc: false })
   let kept = false
   try {
     if (base && !decoded) Y.applyUpdate(doc, base)
+    // The doc holds exactly `base` here (decoded now, or the kept doc decoded from it).
+    const from = since === 'base' ? Y.encodeStateVector(doc) : since
     if (base && !value.bytes) {
       const missing = missingCodec(ctx, doc, name)
       if (missing !== undefined) throw noCodec(ctx, 'open', id, name, missing)
@@ -408,7 +418,7 @@ export function writeInScratchDoc(
     if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
     const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write', current)
     const update = Y.encodeStateAsUpdate(doc)
-    const written: EncodedContent = {
+    const written: EncodedContent & { change?: ContentChange } = {
       id,
       update,
       sv: contentVersionOf(doc),
@@ -417,6 +427,7 @@ export function writeInScratchDoc(
       at: Y.snapshot(doc),
       version: listStoredVersions(doc).at(-1),
     }
+    if (from) written.change = { since: from, update: Y.encodeStateAsUpdate(doc, from) }
     // The next write on this state (`>>` again before the batch sends it, a file written twice
     // in a batch) takes the doc instead of decoding the state again: O(n²) over an append loop.
     keepDecoded(ctx, id, update, doc)
