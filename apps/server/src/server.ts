@@ -34,7 +34,7 @@ import { containStatelessHook } from './extensions/contain-hooks.js'
 import { createDocumentOptionsExtension } from './extensions/document-options.js'
 import { createLoggingExtension } from './extensions/logging.js'
 import { createPersistence } from './extensions/persistence.js'
-import { catchUpAfterSubscribe, createRedisExtension } from './extensions/redis.js'
+import { createRedisExtension } from './extensions/redis.js'
 import { createSearchExtension } from './extensions/search.js'
 import { createAdminApi } from './http/admin-api.js'
 import { createBackupApi } from './http/backup-api.js'
@@ -118,6 +118,8 @@ export function createServer(config: ServerConfig): YfsServer {
         identifier: name,
         ...(config.redisResyncMs === undefined ? {} : { resyncMs: config.redisResyncMs }),
         logger,
+        // Once a loaded doc is subscribed: what was stored meanwhile (redis.ts).
+        load: (documentName) => persistence.load(documentName),
       })
     : undefined
   const extensions: Extension[] = [
@@ -137,13 +139,7 @@ export function createServer(config: ServerConfig): YfsServer {
     }),
     createSearchExtension({ search, logger, limits }),
   ]
-  if (redis) {
-    extensions.push(
-      redis,
-      // After the Redis extension subscribed a loaded doc: what was stored meanwhile (redis.ts).
-      catchUpAfterSubscribe((documentName) => persistence.load(documentName), logger),
-    )
-  }
+  if (redis) extensions.push(redis)
 
   extensions.push(...(config.extensions ?? []))
   const hocuspocus = new Hocuspocus({

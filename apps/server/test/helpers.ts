@@ -9,7 +9,7 @@ import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/pro
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import type { ServerConfig } from '../src/config.js'
-import { silentLogger } from '../src/logger.js'
+import { type LogFields, type Logger, silentLogger } from '../src/logger.js'
 import type { DocumentStore } from '../src/persistence/document-store.js'
 import { createSqliteStore } from '../src/persistence/sqlite-store.js'
 import { createServer, type YfsServer } from '../src/server.js'
@@ -121,4 +121,15 @@ export function textInsertOn(state: Uint8Array, index: number, text: string): Ui
   const sv = Y.encodeStateVector(doc)
   doc.getText('text').insert(index, text)
   return Y.encodeStateAsUpdate(doc, sv)
+}
+
+/** A logger that keeps what it is given. */
+export function captureLogger(): Logger & { records: { level: string; event: string; fields: LogFields }[] } {
+  const records: { level: string; event: string; fields: LogFields }[] = []
+  const at =
+    (level: string) =>
+    (event: string, fields: LogFields = {}) => {
+      records.push({ level, event, fields })
+    }
+  return { records, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
 }

@@ -8,8 +8,14 @@ import { createFilesTable, FILES_TABLE_KEY, type FileRow, nameProblem, storedRow
 import * as encoding from 'lib0/encoding'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import type { LogFields, Logger } from '../src/logger.js'
-import { createTestClient, startTestServer, synced, type TestServer, waitFor } from './helpers.js'
+import {
+  captureLogger,
+  createTestClient,
+  startTestServer,
+  synced,
+  type TestServer,
+  waitFor,
+} from './helpers.js'
 import { authFrame, openRawSocket, updateFrame } from './raw-socket.js'
 
 const WS = 'rows'
@@ -58,17 +64,6 @@ const HOSTILE: [string, unknown][] = [
   ['a string in the files array', 'garbage'],
   ['a number in the files array', 42],
 ]
-
-/** A logger that keeps what it is given. */
-function captureLogger(): Logger & { records: { level: string; event: string; fields: LogFields }[] } {
-  const records: { level: string; event: string; fields: LogFields }[] = []
-  const at =
-    (level: string) =>
-    (event: string, fields: LogFields = {}) => {
-      records.push({ level, event, fields })
-    }
-  return { records, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
-}
 
 /** How a raw socket ended, or `not closed` after 5 s (an update that was taken). */
 const outcome = (closed: Promise<{ code: number; reason: string }>) =>

@@ -16,8 +16,15 @@ export interface ScaledOut {
   close(): Promise<void>
 }
 
-/** Two servers sharing a schema and a Redis prefix (`prefix` names it), with `config` besides. */
-export async function startScaledOut(prefix: string, config: Partial<ServerConfig> = {}): Promise<ScaledOut> {
+/**
+ * Two servers sharing a schema and a Redis prefix (`prefix` names it), with `config` besides;
+ * `redisUrls`: where each reaches Redis (a relay in front of it for one, say).
+ */
+export async function startScaledOut(
+  prefix: string,
+  config: Partial<ServerConfig> = {},
+  redisUrls: readonly [string, string] = [REDIS_URL, REDIS_URL],
+): Promise<ScaledOut> {
   const schema = testSchema()
   const redisPrefix = `${prefix}-${process.pid}-${Date.now()}`
   const stores = [
@@ -25,7 +32,7 @@ export async function startScaledOut(prefix: string, config: Partial<ServerConfi
     await createPostgresStore({ url: POSTGRES_URL, schema, max: 4 }),
   ]
   const servers = await Promise.all(
-    stores.map((store) => startTestServer({ ...config, store, redisUrl: REDIS_URL, redisPrefix })),
+    stores.map((store, i) => startTestServer({ ...config, store, redisUrl: redisUrls[i], redisPrefix })),
   )
   return {
     stores,

@@ -36,8 +36,19 @@
  *
  * A process that loads a document while such an update is published may
  * have read the store before the update and subscribed to the channel after
- * it: `catchUpAfterSubscribe` then reads the store once more (the document's
+ * it: once subscribed, it reads the store once more (`load`: the document's
  * state vector against what was stored meanwhile, an empty diff mostly).
+ *
+ * Redis away: a document's load waits for its subscription at most
+ * `SUBSCRIBE_WAIT_MS`, then goes on (the upstream awaited it: while Redis
+ * was unreachable no process could open a document it had not loaded, and
+ * clients' opens timed out). The subscription, its sync step 1 and the
+ * catch-up follow when Redis answers; a subscription that failed (ioredis
+ * gave up retrying) is made again when the connection is back, for every
+ * document still loaded. Changes published meanwhile wait in ioredis's queue
+ * until it gives up (then logged; the sync step 1 after the document's next
+ * change heals them). An unreachable Redis is logged once per connection
+ * and outage, and its return once (ioredis printed every failed reconnect).
  */
 import { Redis } from '@hocuspocus/extension-redis'
 import type { afterLoadDocumentPayload, Document, Extension, onChangePayload } from '@hocuspocus/server'
@@ -59,10 +70,15 @@ export interface RedisOptions {
   resyncMs?: number
   /** Where a change that could not be published is reported (it is healed by the next sync step 1). */
   logger?: Logger
+  /** A document's stored state, for the catch-up once it is subscribed (see the module comment). */
+  load?: (documentName: string) => Promise<Uint8Array | undefined>
 }
 
 /** How often at most a changed document publishes a sync step 1 (see the module comment). */
 export const RESYNC_MS = 10_000
+
+/** How long a document's load waits for its Redis subscription (see the module comment). */
+export const SUBSCRIBE_WAIT_MS = 500
 
 /** The Redis extension with `publishUpdates` (see the module comment). */
 export interface YfsRedisExtension extends Extension {
@@ -74,8 +90,11 @@ class YfsRedis extends Redis implements YfsRedisExtension {
   readonly #frameStart: Buffer
   readonly #resyncMs: number
   readonly #logger: Logger | undefined
+  readonly #load: RedisOptions['load']
   /** Documents changed here whose sync step 1 is due (see the module comment). */
   readonly #resyncs = new Map<string, NodeJS.Timeout>()
+  /** Loaded documents whose subscription failed: subscribed again once Redis is back. */
+  readonly #unsubscribed = new Set<string>()
 
   constructor(
     configuration: ConstructorParameters<typeof Redis>[0],
@@ -83,13 +102,34 @@ class YfsRedis extends Redis implements YfsRedisExtension {
     identifier: string,
     resyncMs: number,
     logger: Logger | undefined,
+    load: RedisOptions['load'],
   ) {
     super(configuration)
     this.#prefix = prefix
     this.#resyncMs = resyncMs
     this.#logger = logger
+    this.#load = load
     const id = Buffer.from(identifier, 'utf-8')
     this.#frameStart = Buffer.concat([Buffer.from([id.length]), id])
+    this.#reportOutages(this.pub, 'publishing')
+    this.#reportOutages(this.sub, 'subscribing')
+    this.sub.on('ready', () => {
+      for (const name of this.#unsubscribed) void this.#subscribeAgain(name)
+    })
+  }
+
+  /**
+   * Subscribed, its sync step 1 published and caught up with the store, or, when Redis does not
+   * answer within `SUBSCRIBE_WAIT_MS`, loaded now and all that once it does (see the module comment).
+   */
+  override async afterLoadDocument(payload: afterLoadDocumentPayload): Promise<void> {
+    const subscribed = super.afterLoadDocument(payload).then(
+      () => this.#catchUp(payload.documentName, payload.document),
+      (error: unknown) => this.#subscriptionFailed(payload.documentName, error),
+    )
+    let waited: NodeJS.Timeout | undefined
+    await Promise.race([subscribed, new Promise((done) => (waited = setTimeout(done, SUBSCRIBE_WAIT_MS)))])
+    clearTimeout(waited)
   }
 
   override async onStoreDocument(): Promise<void> {}
@@ -132,13 +172,80 @@ class YfsRedis extends Redis implements YfsRedisExtension {
     const timer = setTimeout(() => {
       this.#resyncs.delete(documentName)
       const document: Document | undefined = this.instance?.documents.get(documentName)
-      if (!document) return
-      const step1 = new OutgoingMessage(documentName).createSyncMessage().writeFirstSyncStepFor(document)
-      // Best effort, as the upstream's own: a later change schedules another.
-      this.pub.publish(this.#channel(documentName), this.#frame(step1.toUint8Array())).catch(() => undefined)
+      if (document) this.#publishStep1(documentName, document)
     }, this.#resyncMs)
     timer.unref()
     this.#resyncs.set(documentName, timer)
+  }
+
+  /** Publish the document's sync step 1: every process holding it answers with what this one lacks. */
+  #publishStep1(documentName: string, document: Document): void {
+    const step1 = new OutgoingMessage(documentName).createSyncMessage().writeFirstSyncStepFor(document)
+    // Best effort, as the upstream's own: a later change schedules another.
+    this.pub.publish(this.#channel(documentName), this.#frame(step1.toUint8Array())).catch(() => undefined)
+  }
+
+  /** What was stored for `document` while it was not subscribed yet, applied. */
+  async #catchUp(documentName: string, document: Document): Promise<void> {
+    // Bulk stores and updates are of content docs only (the main doc's rows travel as syncs).
+    if (!this.#load || parseDocName(documentName)?.kind !== 'content') return
+    try {
+      const state = await this.#load(documentName)
+      if (!state) return
+      const missing = Y.diffUpdate(state, Y.encodeStateVector(document))
+      if (!isEmptyUpdate(missing)) Y.applyUpdate(document, missing, REDIS_CATCH_UP_ORIGIN)
+    } catch (error) {
+      // Best effort: the document is loaded and live; only an update stored in that window waits.
+      this.#logger?.warn('catch-up after subscribe failed', { doc: documentName, error })
+    }
+  }
+
+  #subscriptionFailed(documentName: string, error: unknown): void {
+    this.#logger?.warn('document not subscribed in Redis: again once it is back', {
+      doc: documentName,
+      error,
+    })
+    this.#unsubscribed.add(documentName)
+  }
+
+  /** The subscription of a document whose subscription failed, now that Redis is back (if still loaded). */
+  async #subscribeAgain(documentName: string): Promise<void> {
+    const document: Document | undefined = this.instance?.documents.get(documentName)
+    if (!document) {
+      this.#unsubscribed.delete(documentName)
+      return
+    }
+    try {
+      await this.sub.subscribe(this.#channel(documentName))
+    } catch (error) {
+      // Lost again: the next 'ready' tries again.
+      this.#logger?.warn('document not subscribed in Redis: again once it is back', {
+        doc: documentName,
+        error,
+      })
+      return
+    }
+    this.#unsubscribed.delete(documentName)
+    this.#publishStep1(documentName, document)
+    await this.#catchUp(documentName, document)
+  }
+
+  /** An unreachable Redis logged once per outage, and its return (ioredis prints every failed reconnect unless someone listens). */
+  #reportOutages(
+    client: { on(event: string, listener: (error?: Error) => void): unknown },
+    role: string,
+  ): void {
+    let down = false
+    client.on('error', (error) => {
+      if (down) return
+      down = true
+      this.#logger?.warn('Redis unreachable', { role, error })
+    })
+    client.on('ready', () => {
+      if (!down) return
+      down = false
+      this.#logger?.info('Redis reachable again', { role })
+    })
   }
 
   /** The upstream's channel of a document (its private `pubKey`). */
@@ -175,33 +282,8 @@ export function createRedisExtension(options: RedisOptions): YfsRedisExtension {
     options.identifier,
     options.resyncMs ?? RESYNC_MS,
     options.logger,
+    options.load,
   )
-}
-
-/**
- * After the Redis extension subscribed a loaded document to its channel (so it goes after that
- * extension): what was stored for it since it was read, applied (see the module comment).
- */
-export function catchUpAfterSubscribe(
-  load: (documentName: string) => Promise<Uint8Array | undefined>,
-  logger: Logger,
-): Extension {
-  return {
-    extensionName: 'yfs-redis-catch-up',
-    async afterLoadDocument({ documentName, document }: afterLoadDocumentPayload) {
-      // Bulk stores and updates are of content docs only (the main doc's rows travel as syncs).
-      if (parseDocName(documentName)?.kind !== 'content') return
-      try {
-        const state = await load(documentName)
-        if (!state) return
-        const missing = Y.diffUpdate(state, Y.encodeStateVector(document))
-        if (!isEmptyUpdate(missing)) Y.applyUpdate(document, missing, REDIS_CATCH_UP_ORIGIN)
-      } catch (error) {
-        // Best effort: the document is loaded and live; only an update stored in that window waits.
-        logger.warn('catch-up after subscribe failed', { doc: documentName, error })
-      }
-    },
-  }
 }
 
 /** Origin of a catch-up's changes: stored already, not to be stored again. */
