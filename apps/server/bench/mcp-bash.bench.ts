@@ -74,8 +74,10 @@ const MORE_STEPS: [string, string][] = [
   [`touch of ${N} files`, 'touch /many/*.txt'],
   [`chmod of ${N} files`, 'chmod 600 /many/*.txt'],
   ['300 appends to one file', 'for i in $(seq 1 300); do echo "x $i" >> /log.txt; done'],
-  // An agent's edit of one file in a big folder, in a call of its own.
+  // An agent's edit of one file in a big folder, in a call of its own; and in a folder of 100
+  // (/small, made before these steps, not timed).
   [`sed -i of one file of ${N}`, `sed -i 's/LINE/Line/' /many/f${Math.ceil(N / 2)}.txt`],
+  ['sed -i of one file of 100', "sed -i 's/line/Line/' /small/f50.txt"],
 ]
 
 type Runner = (script: string) => Promise<string>
@@ -96,6 +98,7 @@ async function round(who: string, runner: Runner): Promise<void> {
   // Every step did its work: the last file went through echo, sed, cp and tar.
   const check = await runner(`cat /copy/f${N}.txt /untar/many/f${N}.txt`)
   if (check !== `LINE ${N}\nLINE ${N}\n`) throw new Error(`${who}: wrong result ${JSON.stringify(check)}`)
+  await runner('mkdir -p /small && for i in $(seq 1 100); do echo "line $i" > /small/f$i.txt; done')
   for (const [step, script] of MORE_STEPS) {
     const start = performance.now()
     const out = await runner(script)
@@ -103,9 +106,9 @@ async function round(who: string, runner: Runner): Promise<void> {
     if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
   }
   const more = await runner(
-    `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt; cat /many/f${Math.ceil(N / 2)}.txt`,
+    `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt; cat /many/f${Math.ceil(N / 2)}.txt /small/f50.txt`,
   )
-  if (more !== `${N}\n${N}\n300\n600\nLine ${Math.ceil(N / 2)}\n`)
+  if (more !== `${N}\n${N}\n300\n600\nLine ${Math.ceil(N / 2)}\nLine 50\n`)
     throw new Error(`${who}: wrong result ${JSON.stringify(more)}`)
 }
 

@@ -373,7 +373,7 @@ describe('bulk content messages', () => {
     await waitFor(async () => (await a.fs.readFile('/updbefore/f.txt')) === both, 'the merge on a')
   })
 
-  it("a batch's first fetch in a big folder takes a few of its files, the second the rest: one file's edit loads 16 states, not 256", async () => {
+  it("a batch's first fetch in a folder takes the file alone to write it, a few of a big folder's files to read: one file's edit loads 1 state, its read 16, not 256", async () => {
     const a = await connect(tokens.write)
     const paths = Array.from({ length: 300 }, (_, i) => `/fetch1/f${i}.txt`)
     await a.fs.writeTree(paths.map((path, i) => ({ path, content: `line ${i}\n` })))
@@ -396,11 +396,25 @@ describe('bulk content messages', () => {
         await writer.fs.writeFile(path, (await writer.fs.readFile(path)).replace('line', 'LINE'))
       })
 
-    // An agent's edit of one file in a call of its own: that file's state and 15 others, in each
-    // call, read then written (the write builds on the state the read fetched) or written blind.
+    // An agent's edit of one file in a call of its own: read then written, that file's state and
+    // 15 others (the write builds on the state the read fetched); written blind, its state alone.
     await edit(paths[7]!)
     await writer.fs.batch(() => writer.fs.writeFile(paths[8]!, 'changed\n'))
-    expect(asked).toEqual([16, 16])
+    expect(asked).toEqual([16, 1])
+    // Written blind again in a later call (its text cached here): its state alone again.
+    await writer.fs.batch(() => writer.fs.writeFile(paths[8]!, 'changed again\n'))
+    expect(asked).toEqual([16, 1, 1])
+    // In a small folder too (a read would fetch it whole); a second write there fetches the rest.
+    const small = Array.from({ length: 100 }, (_, i) => `/fetch1small/f${i}.txt`)
+    await a.fs.writeTree(small.map((path, i) => ({ path, content: `line ${i}\n` })))
+    await a.flush()
+    await waitFor(() => writer.fs.exists(small[99]!), 'the small folder on the writer')
+    asked.length = 0
+    await writer.fs.batch(async () => {
+      await writer.fs.writeFile(small[5]!, 'five\n')
+      await writer.fs.writeFile(small[6]!, 'six\n')
+    })
+    expect(asked).toEqual([1, 99])
     expect(writer.openDocuments).toBe(0)
     // Over the folder: the first file not fetched yet fetches the others (256 at most per request).
     asked.length = 0
@@ -410,14 +424,15 @@ describe('bulk content messages', () => {
         await writer.fs.writeFile(path, text.replace('line', 'LINE'))
       }
     })
-    expect(asked[0]).toBe(16)
+    // The first file's text was read with paths[7]'s: its write fetches its state alone, the next the rest.
+    expect(asked[0]).toBe(1)
     expect(asked.length).toBeLessThanOrEqual(3)
     expect(asked.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(299)
     expect(writer.openDocuments).toBe(0)
     await writer.flush()
     const fresh = await connect(tokens.write)
     expect(await fresh.fs.readFile(paths[7]!)).toBe('LINE 7\n')
-    expect(await fresh.fs.readFile(paths[8]!)).toBe('changed\n')
+    expect(await fresh.fs.readFile(paths[8]!)).toBe('changed again\n')
     expect(await fresh.fs.readFile(paths[299]!)).toBe('LINE 299\n')
 
     // A read of one file fetches 16 too; the first read of a file not among them fetches the rest.

@@ -96,8 +96,9 @@ export interface BatchState {
   /** Counts outermost batches: a known state is a write's base only in the batch it was had in. */
   epoch: number
   /**
-   * Folders the batch `fetchesEpoch` fetched from (fetch-folder.ts): the first fetch in a big
-   * folder takes a few of its files, the next ones up to a request's worth.
+   * Folders the batch `fetchesEpoch` fetched from (fetch-folder.ts): the first fetch in a folder
+   * takes the file alone to write it (a few of a big folder's files to read), the next ones up to
+   * a request's worth.
    */
   readonly foldersFetched: Set<FileId>
   fetchesEpoch: number

@@ -1,12 +1,13 @@
 /**
  * One `loadContent` call for a file and the other files of its folder that
  * this instance cannot serve without a round trip: a `grep -r` reads them
- * next, a `sed -i` overwrites them next. For the first file of a big folder
- * a batch fetches, only `FIRST_FETCH` of them (a folder of up to
- * `WHOLE_FOLDER` whole): an agent's edit of one file in a big folder must not
- * fetch (and the server load) hundreds of states it will not use, and a write
- * in a later batch fetches its base again (known-states.ts). From the second,
- * up to `FETCH_BATCH`.
+ * next, a `sed -i` overwrites them next. For the first file of a folder a
+ * batch fetches to read, only `FIRST_FETCH` of them (a folder of up to
+ * `WHOLE_FOLDER` whole); to write, the file alone: an agent's edit of one
+ * file must not fetch (and the server load) states it will not use, and a
+ * write in a later batch fetches its base again (known-states.ts), so every
+ * such call paid for its folder (a folder of 100 files: 100 states per
+ * one-file `sed -i`). From the second, up to `FETCH_BATCH`.
  *
  * - Texts go to the plaintext cache when the fetched state holds every change
  *   peers announced and its text has the row's size (the cache never serves
@@ -31,9 +32,10 @@ import { coveringState, rememberState } from './known-states.js'
 /** Files fetched per `loadContent` call… */
 const FETCH_BATCH = 256
 /**
- * …and for the first file of a folder a batch fetches: a folder with at most `WHOLE_FOLDER`
- * files to fetch whole (one request, as a `grep -r` over many small folders wants), a bigger one
- * `FIRST_FETCH` only (an agent's edit of one file must not load hundreds of states).
+ * …and for the first file of a folder a batch fetches to read: a folder with at most
+ * `WHOLE_FOLDER` files to fetch whole (one request, as a `grep -r` over many small folders
+ * wants), a bigger one `FIRST_FETCH` only (an agent reading one file must not load hundreds of
+ * states). The first to write comes alone (see the module comment).
  */
 const WHOLE_FOLDER = 128
 const FIRST_FETCH = 16
@@ -57,7 +59,9 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   const ids = [id]
   const parent = ctx.index.effectiveParent(id)
   const first = parent !== undefined && firstInFolder(ctx, parent)
-  for (const sibling of parent === undefined ? [] : ctx.index.allChildren(parent)) {
+  // A folder's first to write: the file alone.
+  const alone = parent === undefined || (first && forWrite)
+  for (const sibling of alone ? [] : ctx.index.allChildren(parent)) {
     if (ids.length >= FETCH_BATCH) break
     const row = ctx.table.get(sibling)
     if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
@@ -73,7 +77,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       : ctx.index.plaintext.lookup(sibling, row.size) === undefined
     if (needed) ids.push(sibling)
   }
-  // A big folder's first: the file and a few more (`ids[0]` is the file).
+  // A big folder's first to read: the file and a few more (`ids[0]` is the file).
   if (first && ids.length > WHOLE_FOLDER) ids.length = FIRST_FETCH
   const run = (async (): Promise<FetchedStates> => {
     let states: (Uint8Array | undefined)[]
