@@ -192,7 +192,7 @@ export function addUpdate(
   markStored(ctx, name, content)
   batch.pendingBytes += content.update.byteLength - (pending?.content.update.byteLength ?? 0)
   batch.updates.delete(id)
-  batch.updates.set(id, { name, content, change: change! })
+  batch.updates.set(id, { name, content, change })
   ctx.table.pin(id)
   scheduleSend(ctx)
   return content.size

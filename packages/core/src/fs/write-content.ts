@@ -399,6 +399,23 @@ export function writeInScratchDoc(
   id: FileId,
   name: string,
   value: FileContentValue,
+  base: Uint8Array,
+  stale: StaleWrite | undefined,
+  since: Uint8Array | 'base',
+): EncodedContent & { change: ContentChange }
+export function writeInScratchDoc(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
+  base?: Uint8Array,
+  stale?: StaleWrite,
+): EncodedContent
+export function writeInScratchDoc(
+  ctx: FsContext,
+  id: FileId,
+  name: string,
+  value: FileContentValue,
   base?: Uint8Array,
   stale?: StaleWrite,
   since?: Uint8Array | 'base',
