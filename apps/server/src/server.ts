@@ -49,6 +49,7 @@ import { guardSocket } from './protocol/guarded-socket.js'
 import { createInProcessWebSocket } from './protocol/in-process-socket.js'
 import { resolveLimits } from './protocol/limits.js'
 import { createServerSearch } from './search/server-search.js'
+import { within } from './within.js'
 import { WorkspaceFiles } from './workspace-files.js'
 import { createYwsHandler, YWS_PREFIX } from './yws/y-websocket-handler.js'
 
@@ -70,9 +71,6 @@ export interface YfsServer {
 
 /** The request an in-process connection comes with: Hocuspocus reads its headers and query. */
 const IN_PROCESS_REQUEST = { url: '/', headers: {} } as IncomingMessage
-
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
-  Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(resolve, ms))])
 
 /** Build a server from `config` (nothing listens until `listen`). */
 export function createServer(config: ServerConfig): YfsServer {
@@ -264,11 +262,11 @@ export function createServer(config: ServerConfig): YfsServer {
 
   async function shutdown(): Promise<void> {
     logger.info('shutting down', { sockets: sockets.size, documents: hocuspocus.getDocumentsCount() })
-    await withTimeout(mcp.close(), 3000)
+    await within(mcp.close(), 3000)
     const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()))
     httpServer.closeIdleConnections()
     for (const socket of sockets) socket.close(1001, 'server shutting down')
-    await withTimeout(
+    await within(
       Promise.all(
         [...sockets].map(
           (s) =>
@@ -280,14 +278,14 @@ export function createServer(config: ServerConfig): YfsServer {
     for (const socket of sockets) socket.terminate()
     await persistence.flush()
     await files.releaseAll()
-    await withTimeout(
+    await within(
       (async () => {
         while (hocuspocus.getDocumentsCount() > 0) await new Promise((r) => setTimeout(r, 20))
       })(),
       5000,
     )
     search?.close()
-    await withTimeout(compactor.idle(), 10_000)
+    await within(compactor.idle(), 10_000)
     await compactor.stop()
     await hocuspocus.hooks('onDestroy', { instance: hocuspocus })
     httpServer.closeAllConnections()

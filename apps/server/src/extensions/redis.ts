@@ -57,6 +57,7 @@ import { parseDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import { isEmptyUpdate } from '../protocol/sync-message.js'
+import { within } from '../within.js'
 import { BULK_STORE_ORIGIN } from './bulk-content.js'
 
 export interface RedisOptions {
@@ -127,9 +128,7 @@ class YfsRedis extends Redis implements YfsRedisExtension {
       () => this.#catchUp(payload.documentName, payload.document),
       (error: unknown) => this.#subscriptionFailed(payload.documentName, error),
     )
-    let waited: NodeJS.Timeout | undefined
-    await Promise.race([subscribed, new Promise((done) => (waited = setTimeout(done, SUBSCRIBE_WAIT_MS)))])
-    clearTimeout(waited)
+    await within(subscribed, SUBSCRIBE_WAIT_MS)
   }
 
   override async onStoreDocument(): Promise<void> {}
@@ -219,10 +218,7 @@ class YfsRedis extends Redis implements YfsRedisExtension {
       await this.sub.subscribe(this.#channel(documentName))
     } catch (error) {
       // Lost again: the next 'ready' tries again.
-      this.#logger?.warn('document not subscribed in Redis: again once it is back', {
-        doc: documentName,
-        error,
-      })
+      this.#subscriptionFailed(documentName, error)
       return
     }
     this.#unsubscribed.delete(documentName)
