@@ -27,12 +27,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createToolRegistry, keepShellWorkersWarm } from '@yfs/agent'
 import { createFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
-import { adminSetup, type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
+import { type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
+import { openBashSession } from './bash-session.js'
 import { fmt, percentile } from './stats.js'
 
 const { values } = parseArgs({
@@ -125,25 +124,14 @@ const other = AGAINST
 
 /** The steps through `target`'s `/mcp`, in a fresh workspace and session. */
 async function mcpRound(who: string, target: ServerProcess, workspace: string): Promise<void> {
-  const token = await adminSetup(target.http, 'bench-admin', workspace)
-  const client = new Client({ name: 'bench', version: '1.0.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(`${target.http}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  })
-  await client.connect(transport)
+  const session = await openBashSession(target, 'bench-admin', workspace)
   try {
     await round(who, async (script) => {
-      const res = (await client.callTool(
-        { name: 'bash', arguments: { script, timeout_ms: 120_000 } },
-        undefined,
-        { timeout: 600_000 },
-      )) as { isError?: boolean; structuredContent?: { stdout: string; stderr: string } }
-      if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
-      return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
+      const { stdout, stderr } = await session.bash(script)
+      return stdout + stderr
     })
   } finally {
-    await transport.terminateSession().catch(() => undefined)
-    await client.close()
+    await session.close()
   }
 }
 

@@ -14,9 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { adminSetup, type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
+import { spawnServer } from '../../cli/test/spawn-server.js'
+import { openBashSession } from './bash-session.js'
 import { fmt } from './stats.js'
 
 const { values } = parseArgs({
@@ -35,38 +34,25 @@ const STEPS = ["sed -i 's/line/LINE/' /many/*.txt", "sed -i 's/LINE/line/' /many
 const ENDS = 4
 
 interface Session {
-  server: ServerProcess
-  data: string
+  /** Run `script`, resolving with how long the call took (ms); rejects unless it exits 0. */
   call(script: string): Promise<number>
   close(): Promise<void>
 }
 
+/** This build's `yfs serve` (or `bin`'s) in a temporary folder, and a session on its `/mcp`. */
 async function open(bin?: string): Promise<Session> {
   const data = mkdtempSync(join(tmpdir(), 'yfs-repeated-'))
   const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin'], bin ? { bin } : {})
-  const token = await adminSetup(server.http, 'bench-admin', 'repeated')
-  const client = new Client({ name: 'bench', version: '1.0.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.http}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  })
-  await client.connect(transport)
+  const session = await openBashSession(server, 'bench-admin', 'repeated')
   return {
-    server,
-    data,
     async call(script) {
       const start = performance.now()
-      const res = (await client.callTool(
-        { name: 'bash', arguments: { script, timeout_ms: 120_000 } },
-        undefined,
-        { timeout: 600_000 },
-      )) as { isError?: boolean; structuredContent?: { exit_code?: number } }
-      if (res.isError || res.structuredContent?.exit_code !== 0)
-        throw new Error(`${script}: ${JSON.stringify(res.structuredContent).slice(0, 300)}`)
+      const { exit_code, stderr } = await session.bash(script)
+      if (exit_code !== 0) throw new Error(`${script}: exit ${exit_code}: ${stderr.slice(0, 300)}`)
       return performance.now() - start
     },
     async close() {
-      await transport.terminateSession().catch(() => undefined)
-      await client.close()
+      await session.close()
       server.child.kill()
       rmSync(data, { recursive: true, force: true })
     },
