@@ -1,11 +1,13 @@
 // The design's own wiring (issue 25): `createFileSystem` with one plain y-websocket
 // `WebsocketProvider` per doc — the main doc `<workspace>`, content docs `<workspace>/<fileId>` —
 // against `yfs serve`'s `/yws` path, nothing of @yfs/client. Two such peers exchange a new file,
-// an edit, a rename and binary bytes, and a fresh @yfs/client reads the same. (A new file's first
+// an edit, a rename, binary bytes and a just-bash script's files, and a fresh @yfs/client reads
+// the same. (A new file's first
 // write used to wait for its content doc's sync, which the server holds until the file's row
 // exists, which core writes after the content: the two peers exchanged nothing.)
 import { connectWorkspace } from '@yfs/client'
 import { createFileSystem, type YjsFileSystem } from '@yfs/core'
+import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { WebsocketProvider } from 'y-websocket'
@@ -58,7 +60,7 @@ describe('createFileSystem with plain y-websocket providers', () => {
   })
   afterAll(() => t.close())
 
-  it('two peers exchange a new file, an edit, a rename and binary bytes; a fresh @yfs/client reads the same', async () => {
+  it("two peers exchange a new file, an edit, a rename, binary bytes and a just-bash script's files; a fresh @yfs/client reads the same", async () => {
     const a = await plainPeer(t, token)
     const b = await plainPeer(t, token)
     try {
@@ -90,6 +92,19 @@ describe('createFileSystem with plain y-websocket providers', () => {
         'the bytes on a',
       )
       expect([...(await a.fs.readFileBuffer('/docs/blob.bin'))]).toEqual([...bytes])
+      // just-bash on a peer, its defence in depth on (the default): the scripts' writes open
+      // content docs, whose providers start timers, which the sandbox allows only outside scripts.
+      const script = await new Bash({ fs: b.fs, cwd: '/' }).exec(
+        'mkdir -p /sh && for i in 1 2; do echo "from bash $i" > /sh/f$i.txt; done; cat /docs/hello.txt >> /sh/f2.txt; sed -i s/bash/BASH/ /sh/f1.txt; cat /sh/f1.txt',
+      )
+      expect(script.stderr).toBe('')
+      expect(script.stdout).toBe('from BASH 1\n')
+      await waitFor(
+        async () =>
+          (await a.fs.exists('/sh/f2.txt')) &&
+          (await a.fs.readFile('/sh/f2.txt')) === 'from bash 2\nhello from a\nand from b\n',
+        "the script's files on a",
+      )
       // A new file larger than the early-frame budget: its first content is one large update,
       // held while the server waits for the row.
       const big = 'x'.repeat(6 * 1024 * 1024)
@@ -106,6 +121,7 @@ describe('createFileSystem with plain y-websocket providers', () => {
         expect(await fresh.fs.readFile('/docs/hello.txt')).toBe('hello from a\nand from b\n')
         expect([...(await fresh.fs.readFileBuffer('/docs/blob.bin'))]).toEqual([...bytes])
         expect(await fresh.fs.exists('/hello.txt')).toBe(false)
+        expect(await fresh.fs.readFile('/sh/f1.txt')).toBe('from BASH 1\n')
       } finally {
         await fresh.close()
       }

@@ -45,6 +45,7 @@ import {
   asFileId,
   type ContentCodec,
   type CreateFileSystemOptions,
+  captureHostContext,
   createFileSystem,
   docIsEmpty,
   FsError,
@@ -59,7 +60,6 @@ import { watchClosingDocs } from './closing-docs.js'
 import { ConnectError } from './connect-error.js'
 import { holdSync } from './held-sync.js'
 import { createHeldUpdates } from './held-updates.js'
-import { captureHostContext } from './host-context.js'
 import { forgetProvider } from './internals/hocuspocus-provider.js'
 import type { DocPersistence, PersistDoc } from './persistence.js'
 import {
@@ -191,7 +191,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     (error: unknown) => ({ error }),
   )
   const timeoutMs = options.timeoutMs ?? 10_000
-  const host = await captureHostContext()
+  const host = captureHostContext()
   const socket = new HocuspocusProviderWebsocket({
     url: options.url,
     WebSocketPolyfill: options.WebSocket ?? (await defaultWebSocket()),
@@ -225,7 +225,7 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
   socket.on('status', notify)
 
   // Content docs get awareness only on request (see the header); provider code runs in the host
-  // context (host-context.ts), so the Awareness timer is allowed even when a script opens the doc.
+  // context (@yfs/core's host-context.ts), so the Awareness timer is allowed even when a script opens the doc.
   const open = (name: string, doc: Y.Doc, awareness = false): HocuspocusProvider => {
     const provider = new HocuspocusProvider({
       websocketProvider: socket,
@@ -382,17 +382,12 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     ...options.fs,
     codecs: [...lateCodecs, ...(options.fs?.codecs ?? [])],
     // `fs: { loadContent: undefined }` opts out (each doc then opens on its own; benchmarks compare both).
-    loadContent:
-      options.fs && 'loadContent' in options.fs
-        ? options.fs.loadContent
-        : (ids) => host(() => bulk.load(ids)),
+    loadContent: options.fs && 'loadContent' in options.fs ? options.fs.loadContent : (ids) => bulk.load(ids),
     // A read token stores nothing; writeTree then fails with EACCES before any content is sent.
-    storeContent: (docs) => host(() => bulk.store(docs)),
+    storeContent: (docs) => bulk.store(docs),
     // Overwrites of files whose docs are not open, in bulk (`fs: { updateContent: undefined }` opts out).
     updateContent:
-      options.fs && 'updateContent' in options.fs
-        ? options.fs.updateContent
-        : (docs) => host(() => bulk.update(docs)),
+      options.fs && 'updateContent' in options.fs ? options.fs.updateContent : (docs) => bulk.update(docs),
     // A write outside a batch goes to the bulk store only online and without a local copy: offline,
     // or with one, it opens its doc, whose provider (and store) keep it until the server has it.
     bulkStoreReady: () => !options.persist && socket.status === WebSocketStatus.Connected,
@@ -401,72 +396,71 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     // A read token: fail writes at once (EACCES) instead of leaving them unacknowledged forever.
     readOnly: options.fs?.readOnly ?? main.authorizedScope === 'readonly',
     doc: mainDoc,
-    // Runs in the host context: the pool calls it from inside just-bash scripts (see host-context.ts).
-    connect: (doc) =>
-      host(() => {
-        const name = contentDocName(options.workspace, doc.guid)
-        const store = options.persist?.(name, doc)
-        if (store) stores.add(store)
-        const known = fs?.table.has(asFileId(doc.guid)) ?? true
-        let attached: { provider: HocuspocusProvider; stopWatching?: () => void } | undefined
-        let destroyed = false
-        // A lingering copy of this doc: take its state over (it closes; the re-open waits for that).
-        const heir = heirs.get(name)
-        if (heir) Y.applyUpdate(doc, heir.takeOver())
-        const attach = (): HocuspocusProvider | undefined => {
-          if (destroyed) return undefined
-          const provider = open(name, doc, options.contentAwareness)
-          // As for the main doc: the stored copy is not sent back, nor the server asked for all of it.
-          // Held in write batches once the local copy has loaded (until then held-sync holds all).
-          if (store) {
-            const release = holdSync(provider)
-            store.whenLoaded.then(() => {
-              release()
-              if (providers.has(provider)) heldUpdates.attach(provider)
-            }, release)
-          } else heldUpdates.attach(provider)
-          const stopWatching =
-            store && unacked && !fs?.readOnly ? watchLocalChanges(unacked, doc, provider, store) : undefined
-          attached = { provider, stopWatching }
-          return provider
+    // Core runs this hook, and its connection's `destroy`, in the host context: the pool calls
+    // them from inside just-bash scripts (@yfs/core's host-context.ts).
+    connect: (doc) => {
+      const name = contentDocName(options.workspace, doc.guid)
+      const store = options.persist?.(name, doc)
+      if (store) stores.add(store)
+      const known = fs?.table.has(asFileId(doc.guid)) ?? true
+      let attached: { provider: HocuspocusProvider; stopWatching?: () => void } | undefined
+      let destroyed = false
+      // A lingering copy of this doc: take its state over (it closes; the re-open waits for that).
+      const heir = heirs.get(name)
+      if (heir) Y.applyUpdate(doc, heir.takeOver())
+      const attach = (): HocuspocusProvider | undefined => {
+        if (destroyed) return undefined
+        const provider = open(name, doc, options.contentAwareness)
+        // As for the main doc: the stored copy is not sent back, nor the server asked for all of it.
+        // Held in write batches once the local copy has loaded (until then held-sync holds all).
+        if (store) {
+          const release = holdSync(provider)
+          store.whenLoaded.then(() => {
+            release()
+            if (providers.has(provider)) heldUpdates.attach(provider)
+          }, release)
+        } else heldUpdates.attach(provider)
+        const stopWatching =
+          store && unacked && !fs?.readOnly ? watchLocalChanges(unacked, doc, provider, store) : undefined
+        attached = { provider, stopWatching }
+        return provider
+      }
+      const whenProviderSynced = async (provider: HocuspocusProvider | undefined) => {
+        if (!provider || !known) return
+        // With a local store a read needs the server only while it is reachable.
+        if (!store) return whenSynced(provider, timeoutMs)
+        await store.whenLoaded
+        if (socket.status === WebSocketStatus.Connected)
+          await whenSyncedOrOffline(provider, socket, timeoutMs)
+        // Offline, and this device never had the file's content: not empty text (which a write
+        // would later merge into the server's), but an error saying so.
+        if (!provider.isSynced && docIsEmpty(doc)) {
+          const id = asFileId(doc.guid)
+          const row = fs?.table.get(id)
+          if (row !== undefined && row.size > 0)
+            throw new FsError('EIO', 'open', fs?.index.pathOf(id) ?? row.name, undefined, NOT_ON_DEVICE)
         }
-        const whenProviderSynced = async (provider: HocuspocusProvider | undefined) => {
-          if (!provider || !known) return
-          // With a local store a read needs the server only while it is reachable.
-          if (!store) return whenSynced(provider, timeoutMs)
-          await store.whenLoaded
-          if (socket.status === WebSocketStatus.Connected)
-            await whenSyncedOrOffline(provider, socket, timeoutMs)
-          // Offline, and this device never had the file's content: not empty text (which a write
-          // would later merge into the server's), but an error saying so.
-          if (!provider.isSynced && docIsEmpty(doc)) {
-            const id = asFileId(doc.guid)
-            const row = fs?.table.get(id)
-            if (row !== undefined && row.size > 0)
-              throw new FsError('EIO', 'open', fs?.index.pathOf(id) ?? row.name, undefined, NOT_ON_DEVICE)
+      }
+      // Closed a moment ago: attach once the server has let the old connection go (closing-docs.ts).
+      const previous = closing.until(name)
+      const synced = previous
+        ? previous.then(async () => whenProviderSynced(attach()))
+        : whenProviderSynced(attach())
+      return {
+        whenSynced: synced,
+        destroy: () => {
+          destroyed = true
+          if (attached) {
+            attached.stopWatching?.()
+            close(attached.provider, doc, attached.stopWatching !== undefined)
           }
-        }
-        // Closed a moment ago: attach once the server has let the old connection go (closing-docs.ts).
-        const previous = closing.until(name)
-        const synced = previous
-          ? previous.then(async () => whenProviderSynced(attach()))
-          : whenProviderSynced(attach())
-        return {
-          whenSynced: synced,
-          destroy: () =>
-            host(() => {
-              destroyed = true
-              if (attached) {
-                attached.stopWatching?.()
-                close(attached.provider, doc, attached.stopWatching !== undefined)
-              }
-              if (store) {
-                stores.delete(store)
-                void store.destroy()
-              }
-            }),
-        }
-      }),
+          if (store) {
+            stores.delete(store)
+            void store.destroy()
+          }
+        },
+      }
+    },
   })
 
   // Searches on the main doc's connection (server: extensions/search.ts), or in process.

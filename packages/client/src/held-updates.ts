@@ -15,8 +15,8 @@
  * never sent back.
  */
 import type { HocuspocusProvider } from '@hocuspocus/provider'
+import type { HostRunner } from '@yfs/core'
 import * as Y from 'yjs'
-import type { HostRunner } from './host-context.js'
 import { sendDocumentUpdate, stopForwardingUpdates } from './internals/hocuspocus-provider.js'
 
 export interface HeldUpdates {
@@ -33,7 +33,7 @@ export interface HeldUpdates {
 
 /**
  * Held updates of content docs; `maxHoldMs` caps how long one waits. `host` runs the timer and
- * the sends outside a just-bash script's context (host-context.ts): writes come from scripts.
+ * the sends outside a just-bash script's context (@yfs/core's host-context.ts): writes come from scripts.
  */
 export function createHeldUpdates(host: HostRunner, maxHoldMs = 50): HeldUpdates {
   let holds = 0

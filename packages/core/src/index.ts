@@ -72,6 +72,8 @@ export {
 export type { FileVersion, VersionReason } from './history/file-history.js'
 // History
 export { compactContentState, VERSIONS_KEY } from './history/file-history.js'
+export type { HostRunner } from './host-context.js'
+export { captureHostContext } from './host-context.js'
 export type { FileId } from './ids.js'
 // Ids and paths
 export { asFileId, createFileId, FILE_ID_LENGTH, ROOT_ID } from './ids.js'

@@ -57,6 +57,7 @@ import { ContentDocPool } from '../content/doc-pool.js'
 import { textCodec } from '../content/text-codec.js'
 import { createFilesTable, type FilesTable } from '../files-table.js'
 import type { FileVersion } from '../history/file-history.js'
+import { captureHostContext, hostedConnect, inHost } from '../host-context.js'
 import type { FileId } from '../ids.js'
 import { DEFAULT_LIMITS, type FileSystemLimits } from '../limits.js'
 import { MAX_NAME_BYTES } from '../names.js'
@@ -162,12 +163,17 @@ export class YjsFileSystem implements IFileSystem {
       groups: options.rowGroups,
     })
     const index = createFileSystemIndex(table)
+    // The hooks are transport code, called from inside scripts: they run where the filesystem was
+    // made, outside just-bash's sandbox (host-context.ts).
+    const host = captureHostContext()
+    const connect = options.connect && hostedConnect(host, options.connect)
+    const hosted = <A extends unknown[], R>(fn: ((...args: A) => R) | undefined) => fn && inHost(host, fn)
     const ctx: FsContext = {
       doc,
       table,
       index,
       pool: new ContentDocPool({
-        connect: options.connect,
+        connect,
         idleMs: options.idleMs,
         maxIdle: options.maxIdle,
         beforeOpen: (id) => {
@@ -197,13 +203,13 @@ export class YjsFileSystem implements IFileSystem {
       lazyContent: options.connect === undefined,
       announced: new ContentAnnouncements(),
       writtenSv: new Map(),
-      storeContent: options.connect ? options.storeContent : undefined,
+      storeContent: options.connect ? hosted(options.storeContent) : undefined,
       // Builds on states fetched with loadContent: both or neither.
-      updateContent: options.connect && options.loadContent ? options.updateContent : undefined,
+      updateContent: options.connect && options.loadContent ? hosted(options.updateContent) : undefined,
       bulkStoreReady: options.bulkStoreReady ?? (() => true),
-      holdContentUpdates: options.connect ? options.holdContentUpdates : undefined,
+      holdContentUpdates: options.connect ? hosted(options.holdContentUpdates) : undefined,
       online: options.online ?? (() => true),
-      loadContent: options.connect ? options.loadContent : undefined,
+      loadContent: options.connect ? hosted(options.loadContent) : undefined,
       fetching: new Map(),
       announceChecks: new Map(),
       announceDelayMs: options.announceDelayMs ?? 250,
