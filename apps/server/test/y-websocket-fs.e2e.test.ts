@@ -17,7 +17,11 @@ import { startTestServer, type TestServer, waitFor } from './helpers.js'
 const WS = 'plain'
 
 /** A YjsFileSystem wired to the server with one WebsocketProvider per doc, as the design describes. */
-async function plainPeer(t: TestServer, token: string): Promise<{ fs: YjsFileSystem; close(): void }> {
+async function plainPeer(
+  t: TestServer,
+  token: string,
+  options: { maxIdle?: number } = {},
+): Promise<{ fs: YjsFileSystem; close(): void }> {
   const providers: WebsocketProvider[] = []
   const provide = (room: string, doc: Y.Doc) => {
     const p = new WebsocketProvider(`${t.url}/yws`, room, doc, {
@@ -33,6 +37,7 @@ async function plainPeer(t: TestServer, token: string): Promise<{ fs: YjsFileSys
   await new Promise<void>((resolve) => main.once('sync', () => resolve()))
   const fs = createFileSystem({
     doc,
+    ...options,
     connect(content) {
       const p = provide(`${WS}/${content.guid}`, content)
       return {
@@ -128,6 +133,40 @@ describe('createFileSystem with plain y-websocket providers', () => {
     } finally {
       a.close()
       b.close()
+    }
+  })
+  it('new files whose docs the pool evicts before their first sync still reach the server', async () => {
+    // y-websocket acknowledges nothing, and a new file's doc syncs only once its row is stored
+    // (after the batch): eight idle docs at most, so most are evicted before that.
+    const a = await plainPeer(t, token, { maxIdle: 8 })
+    const fresh = await connectWorkspace({ url: t.url, workspace: WS, token })
+    try {
+      await a.fs.mkdir('/evicted')
+      await a.fs.batch(async () => {
+        for (let i = 0; i < 40; i++) await a.fs.writeFile(`/evicted/f${i}.txt`, `line ${i}\n`)
+      })
+      const script = await new Bash({ fs: a.fs, cwd: '/' }).exec(
+        'for i in $(seq 1 40); do echo "bash $i" > /evicted/g$i.txt; done',
+      )
+      expect(script.stderr).toBe('')
+      const expected = new Map<string, string>()
+      for (let i = 0; i < 40; i++) expected.set(`/evicted/f${i}.txt`, `line ${i}\n`)
+      for (let i = 1; i <= 40; i++) expected.set(`/evicted/g${i}.txt`, `bash ${i}\n`)
+      // The writer stays connected; everything arrives (it used to stay empty for good).
+      await waitFor(
+        async () => {
+          fresh.fs.pool.evictIdle(true)
+          for (const [path, text] of expected) {
+            if (!(await fresh.fs.exists(path)) || (await fresh.fs.readFile(path)) !== text) return false
+          }
+          return true
+        },
+        "every file's content on a fresh client",
+        20_000,
+      )
+    } finally {
+      a.close()
+      await fresh.close()
     }
   })
 })

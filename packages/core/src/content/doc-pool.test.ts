@@ -142,4 +142,61 @@ describe('ContentDocPool', () => {
     const remote = new ContentDocPool({ connect: () => ({ destroy() {} }) })
     expect(() => remote.seed(id, build)).toThrow(TypeError)
   })
+  it('keeps a doc evicted before its first sync connected until that sync settles, and a re-open takes its state', async () => {
+    // A provider that acknowledges nothing (y-websocket): its first sync waits for the server,
+    // which waits for the file's row.
+    // Each connection's first sync, in the order they were made, by doc.
+    const syncs = new Map<string, (() => void)[]>()
+    const destroyed: Y.Doc[] = []
+    const pool = new ContentDocPool({
+      idleMs: 0,
+      maxIdle: 0,
+      connect(doc) {
+        return {
+          whenSynced: new Promise<void>((synced) =>
+            syncs.set(doc.guid, [...(syncs.get(doc.guid) ?? []), synced]),
+          ),
+          destroy: () => destroyed.push(doc),
+        }
+      },
+    })
+    const first = await pool.acquire(id, { fresh: true })
+    first.doc.getText('text').insert(0, 'only here')
+    first.release()
+    // Evicted, but still connected: its content has reached no one yet.
+    expect(pool.peek(id)).toBeUndefined()
+    expect(destroyed).toEqual([])
+    expect(first.doc.isDestroyed).toBe(false)
+
+    // Opened again before that sync: handed out at once, with the evicted copy's content.
+    const second = await pool.acquire(id)
+    expect(second.doc).not.toBe(first.doc)
+    expect(second.doc.getText('text').toString()).toBe('only here')
+    second.release()
+
+    // The first copy's sync settles: now it goes (the second, evicted unsynced too, stays).
+    syncs.get('f1')![0]!()
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(destroyed).toEqual([first.doc])
+    expect(first.doc.isDestroyed).toBe(true)
+    expect(second.doc.isDestroyed).toBe(false)
+
+    // A doc whose first sync settled goes at once when evicted.
+    const other = asFileId('f2')
+    const synced = pool.acquire(other)
+    syncs.get('f2')![0]!()
+    const handle = await synced
+    handle.release()
+    expect(destroyed).toContain(handle.doc)
+
+    // Destroying the pool ends the copies still waiting.
+    const waiting = await pool.acquire(asFileId('f3'), { fresh: true })
+    waiting.release()
+    expect(waiting.doc.isDestroyed).toBe(false)
+    pool.destroy()
+    expect(waiting.doc.isDestroyed).toBe(true)
+    expect(second.doc.isDestroyed).toBe(true)
+    expect(destroyed).toContain(waiting.doc)
+  })
 })

@@ -12,6 +12,11 @@
  * browser, nothing in memory. `acquire` resolves after `whenSynced`, so a
  * read never sees a half-loaded doc.
  *
+ * With `connect`, a doc evicted before its first sync finished (a new file's doc, whose provider
+ * may wait for the file's row) stays connected until that sync settles, and a re-open takes its
+ * state over: destroying it would drop content no one else has, since a plain provider (y-websocket)
+ * acknowledges nothing.
+ *
  * Without `connect` the pool is the only copy of the content, so eviction
  * keeps the doc's encoded state (`Y.encodeStateAsUpdate`) and reopening
  * applies it: memory mode never loses content. In that mode a new file's
@@ -82,6 +87,8 @@ interface Slot {
   connection: ContentConnection | undefined
   refs: number
   idleSince: number
+  /** The connection's first sync settled (or there is none to wait for). */
+  synced: boolean
 }
 
 export class ContentDocPool {
@@ -89,6 +96,8 @@ export class ContentDocPool {
   readonly #idle = new Set<FileId>() // insertion order = eviction order
   readonly #dormant = new Map<FileId, Uint8Array>()
   readonly #seeds = new Map<FileId, ContentSeed>()
+  // Evicted before their first sync settled: still connected, until it does (see the module comment).
+  readonly #lingering = new Map<FileId, Slot>()
   readonly #options: ContentDocPoolOptions
 
   constructor(options: ContentDocPoolOptions = {}) {
@@ -217,7 +226,12 @@ export class ContentDocPool {
   }
 
   destroy(): void {
-    for (const [id, slot] of this.#slots) this.#close(id, slot)
+    for (const [id, slot] of this.#slots) this.#close(id, slot, false)
+    for (const { connection, doc } of this.#lingering.values()) {
+      connection?.destroy()
+      doc.destroy()
+    }
+    this.#lingering.clear()
     this.#slots.clear()
     this.#idle.clear()
   }
@@ -239,6 +253,13 @@ export class ContentDocPool {
       Y.applyUpdate(doc, known)
       fresh = true
     }
+    // A copy evicted before its sync: its state may be the only one yet, so it is this doc's
+    // (and, like a known state, handed out at once: its sync may wait for a row still held).
+    const lingering = this.#lingering.get(id)
+    if (lingering) {
+      Y.applyUpdate(doc, Y.encodeStateAsUpdate(lingering.doc))
+      fresh = true
+    }
     const connection = this.#options.connect?.(doc)
     let ready: Promise<void>
     if (connection?.whenSynced === undefined || fresh) {
@@ -250,7 +271,12 @@ export class ContentDocPool {
       this.#options.onOpen?.(id, doc)
       ready = Promise.resolve()
     } else ready = connection.whenSynced.then(() => this.#options.onOpen?.(id, doc))
-    const slot: Slot = { doc, connection, refs: 0, idleSince: 0, ready }
+    const whenSynced = connection?.whenSynced
+    const slot: Slot = { doc, connection, refs: 0, idleSince: 0, ready, synced: whenSynced === undefined }
+    const settled = () => {
+      slot.synced = true
+    }
+    whenSynced?.then(settled, settled)
     this.#slots.set(id, slot)
     return slot
   }
@@ -290,9 +316,22 @@ export class ContentDocPool {
     this.#close(id, slot)
   }
 
-  #close(id: FileId, slot: Slot): void {
+  #close(id: FileId, slot: Slot, linger = true): void {
     this.#options.onClose?.(id, slot.doc)
-    slot.connection?.destroy()
-    slot.doc.destroy()
+    const { connection, doc } = slot
+    if (!linger || slot.synced || connection?.whenSynced === undefined) {
+      connection?.destroy()
+      doc.destroy()
+      return
+    }
+    this.#lingering.set(id, slot)
+    const done = () => {
+      if (this.#lingering.get(id) === slot) this.#lingering.delete(id)
+      // Destroyed meanwhile with the pool.
+      if (doc.isDestroyed) return
+      connection.destroy()
+      doc.destroy()
+    }
+    connection.whenSynced.then(done, done)
   }
 }
