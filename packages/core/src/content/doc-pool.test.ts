@@ -190,6 +190,14 @@ describe('ContentDocPool', () => {
     handle.release()
     expect(destroyed).toContain(handle.doc)
 
+    // A file forgotten for good (emptied from the trash) leaves no copy waiting for a row.
+    const gone = asFileId('f4')
+    const forgotten = await pool.acquire(gone, { fresh: true })
+    forgotten.release()
+    expect(forgotten.doc.isDestroyed).toBe(false)
+    pool.forget(gone)
+    expect(forgotten.doc.isDestroyed).toBe(true)
+
     // Destroying the pool ends the copies still waiting.
     const waiting = await pool.acquire(asFileId('f3'), { fresh: true })
     waiting.release()

@@ -15,7 +15,8 @@
  * With `connect`, a doc evicted before its first sync finished (a new file's doc, whose provider
  * may wait for the file's row) stays connected until that sync settles, and a re-open takes its
  * state over: destroying it would drop content no one else has, since a plain provider (y-websocket)
- * acknowledges nothing.
+ * acknowledges nothing. A forgotten file's copy (emptied from the trash) and the pool's `destroy`
+ * end such copies at once.
  *
  * Without `connect` the pool is the only copy of the content, so eviction
  * keeps the doc's encoded state (`Y.encodeStateAsUpdate`) and reopening
@@ -204,7 +205,14 @@ export class ContentDocPool {
   /** Forget a file for good (emptied from the trash): evict it and drop its dormant state. */
   forget(id: FileId): void {
     const slot = this.#slots.get(id)
-    if (slot && slot.refs === 0) this.#evict(id, slot)
+    // Gone for good: a copy that never synced will not (the file has no row to wait for).
+    if (slot && slot.refs === 0) this.#evict(id, slot, false)
+    const lingering = this.#lingering.get(id)
+    if (lingering) {
+      this.#lingering.delete(id)
+      lingering.connection?.destroy()
+      lingering.doc.destroy()
+    }
     this.#dormant.delete(id)
     this.#seeds.delete(id)
   }
@@ -306,14 +314,14 @@ export class ContentDocPool {
     }
   }
 
-  #evict(id: FileId, slot: Slot): void {
+  #evict(id: FileId, slot: Slot, linger = true): void {
     this.#idle.delete(id)
     this.#slots.delete(id)
     if (!this.#options.connect) {
       const state = Y.encodeStateAsUpdate(slot.doc)
       this.#dormant.set(id, this.#options.compact ? this.#options.compact(state, id) : state)
     }
-    this.#close(id, slot)
+    this.#close(id, slot, linger)
   }
 
   #close(id: FileId, slot: Slot, linger = true): void {
