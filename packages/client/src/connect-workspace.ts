@@ -448,6 +448,9 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
         : whenProviderSynced(attach())
       return {
         whenSynced: synced,
+        // A closed doc with changes the server has not acknowledged stays connected here until
+        // it has (closing-docs.ts, the heirs above): the pool need not keep it.
+        keepsChanges: true,
         destroy: () => {
           destroyed = true
           if (attached) {

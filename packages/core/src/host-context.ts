@@ -53,6 +53,7 @@ export function hostedConnect(host: HostRunner, connect: ConnectContentDoc): Con
     const connection = host(() => connect(doc))
     return {
       ...(connection.whenSynced === undefined ? {} : { whenSynced: connection.whenSynced }),
+      ...(connection.keepsChanges === undefined ? {} : { keepsChanges: connection.keepsChanges }),
       destroy: () => host(() => connection.destroy()),
     }
   }

@@ -168,19 +168,27 @@ describe('ContentDocPool', () => {
     expect(destroyed).toEqual([])
     expect(first.doc.isDestroyed).toBe(false)
 
-    // Opened again before that sync: handed out at once, with the evicted copy's content.
+    // Opened again before that sync: handed out at once, with the evicted copy's content; the
+    // new doc's connection takes over (one connection per doc).
     const second = await pool.acquire(id)
     expect(second.doc).not.toBe(first.doc)
     expect(second.doc.getText('text').toString()).toBe('only here')
+    expect(destroyed).toEqual([first.doc])
+    expect(first.doc.isDestroyed).toBe(true)
     second.release()
-
-    // The first copy's sync settles: now it goes (the second, evicted unsynced too, stays).
+    // Its sync settling later changes nothing.
     syncs.get('f1')![0]!()
     await Promise.resolve()
     await Promise.resolve()
     expect(destroyed).toEqual([first.doc])
-    expect(first.doc.isDestroyed).toBe(true)
+
+    // The second copy, evicted before its own sync, goes once that sync settles.
     expect(second.doc.isDestroyed).toBe(false)
+    syncs.get('f1')![1]!()
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(second.doc.isDestroyed).toBe(true)
+    expect(destroyed).toEqual([first.doc, second.doc])
 
     // A doc whose first sync settled goes at once when evicted.
     const other = asFileId('f2')
@@ -204,7 +212,22 @@ describe('ContentDocPool', () => {
     expect(waiting.doc.isDestroyed).toBe(false)
     pool.destroy()
     expect(waiting.doc.isDestroyed).toBe(true)
-    expect(second.doc.isDestroyed).toBe(true)
     expect(destroyed).toContain(waiting.doc)
+  })
+  it('ends at eviction a connection that keeps its unacknowledged changes itself', async () => {
+    const destroyed: string[] = []
+    const pool = new ContentDocPool({
+      idleMs: 0,
+      maxIdle: 0,
+      connect: (doc) => ({
+        whenSynced: new Promise(() => undefined),
+        keepsChanges: true,
+        destroy: () => destroyed.push(doc.guid),
+      }),
+    })
+    const handle = await pool.acquire(id, { fresh: true })
+    handle.release()
+    expect(destroyed).toEqual(['f1'])
+    expect(handle.doc.isDestroyed).toBe(true)
   })
 })

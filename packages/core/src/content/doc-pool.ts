@@ -13,10 +13,11 @@
  * read never sees a half-loaded doc.
  *
  * With `connect`, a doc evicted before its first sync finished (a new file's doc, whose provider
- * may wait for the file's row) stays connected until that sync settles, and a re-open takes its
- * state over: destroying it would drop content no one else has, since a plain provider (y-websocket)
- * acknowledges nothing. A forgotten file's copy (emptied from the trash) and the pool's `destroy`
- * end such copies at once.
+ * may wait for the file's row) stays connected until that sync settles: destroying it would drop
+ * content no one else has, since a plain provider (y-websocket) acknowledges nothing. A re-open
+ * takes its state over and ends it (one connection per doc); so do forgetting the file (emptied
+ * from the trash) and the pool's `destroy`. A connection that `keepsChanges` itself is ended at
+ * eviction as any other.
  *
  * Without `connect` the pool is the only copy of the content, so eviction
  * keeps the doc's encoded state (`Y.encodeStateAsUpdate`) and reopening
@@ -34,6 +35,11 @@ import { docIsEmpty } from '../internals/yjs.js'
 export interface ContentConnection {
   whenSynced?: Promise<unknown>
   destroy(): void
+  /**
+   * True when the connection keeps the changes its server has not acknowledged past `destroy`
+   * (as @yfs/client does): the pool then ends it at eviction even before its first sync.
+   */
+  keepsChanges?: boolean
 }
 
 /** Provider hook: attach `doc` to its source of truth. */
@@ -207,12 +213,7 @@ export class ContentDocPool {
     const slot = this.#slots.get(id)
     // Gone for good: a copy that never synced will not (the file has no row to wait for).
     if (slot && slot.refs === 0) this.#evict(id, slot, false)
-    const lingering = this.#lingering.get(id)
-    if (lingering) {
-      this.#lingering.delete(id)
-      lingering.connection?.destroy()
-      lingering.doc.destroy()
-    }
+    this.#endLingering(id)
     this.#dormant.delete(id)
     this.#seeds.delete(id)
   }
@@ -262,10 +263,12 @@ export class ContentDocPool {
       fresh = true
     }
     // A copy evicted before its sync: its state may be the only one yet, so it is this doc's
-    // (and, like a known state, handed out at once: its sync may wait for a row still held).
+    // (and, like a known state, handed out at once: its sync may wait for a row still held);
+    // this doc's connection takes over from its own.
     const lingering = this.#lingering.get(id)
     if (lingering) {
       Y.applyUpdate(doc, Y.encodeStateAsUpdate(lingering.doc))
+      this.#endLingering(id)
       fresh = true
     }
     const connection = this.#options.connect?.(doc)
@@ -324,10 +327,19 @@ export class ContentDocPool {
     this.#close(id, slot, linger)
   }
 
+  /** End the copy of `id` kept connected after its eviction, if there is one. */
+  #endLingering(id: FileId): void {
+    const lingering = this.#lingering.get(id)
+    if (!lingering) return
+    this.#lingering.delete(id)
+    lingering.connection?.destroy()
+    lingering.doc.destroy()
+  }
+
   #close(id: FileId, slot: Slot, linger = true): void {
     this.#options.onClose?.(id, slot.doc)
     const { connection, doc } = slot
-    if (!linger || slot.synced || connection?.whenSynced === undefined) {
+    if (!linger || slot.synced || connection?.whenSynced === undefined || connection.keepsChanges) {
       connection?.destroy()
       doc.destroy()
       return
