@@ -236,11 +236,7 @@ export class ContentDocPool {
 
   destroy(): void {
     for (const [id, slot] of this.#slots) this.#close(id, slot, false)
-    for (const { connection, doc } of this.#lingering.values()) {
-      connection?.destroy()
-      doc.destroy()
-    }
-    this.#lingering.clear()
+    for (const id of [...this.#lingering.keys()]) this.#endLingering(id)
     this.#slots.clear()
     this.#idle.clear()
   }
