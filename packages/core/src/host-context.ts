@@ -47,14 +47,10 @@ export function inHost<A extends unknown[], R>(host: HostRunner, fn: (...args: A
   return (...args) => host(() => fn(...args))
 }
 
-/** A `connect` hook whose provider is made and destroyed through `host`. */
+/** A `connect` hook whose provider is made and destroyed through `host` (the connection as it is otherwise). */
 export function hostedConnect(host: HostRunner, connect: ConnectContentDoc): ConnectContentDoc {
   return (doc) => {
     const connection = host(() => connect(doc))
-    return {
-      ...(connection.whenSynced === undefined ? {} : { whenSynced: connection.whenSynced }),
-      ...(connection.keepsChanges === undefined ? {} : { keepsChanges: connection.keepsChanges }),
-      destroy: () => host(() => connection.destroy()),
-    }
+    return { ...connection, destroy: () => host(() => connection.destroy()) }
   }
 }
