@@ -7,10 +7,12 @@ import { createFileSystem } from '../src/index.js'
 import { type ContractEnv, createReplicaNetwork, fileSystemContract } from '../src/testing/index.js'
 
 // just-bash's InMemoryFs writes where POSIX (and yfs) refuse: it creates missing parent folders,
-// and a writeFile onto a folder succeeds. That one case is not run on the reference; the test
-// below pins both deviations, so the exception goes away once just-bash changes.
+// a writeFile onto a folder succeeds, and a missing path moved onto itself is no error. Those
+// cases are not run on the reference; the tests below pin the deviations, so the exceptions go
+// away once just-bash changes.
 const IN_MEMORY_DEVIATES = new Set([
   'writes POSIX refuses change nothing: under a missing folder ENOENT, onto a folder EISDIR',
+  'mv onto itself: an existing path stays as it is, a missing one is ENOENT',
 ])
 
 it('InMemoryFs still writes where POSIX refuses (the deviation the contract skips for it)', async () => {
@@ -19,6 +21,10 @@ it('InMemoryFs still writes where POSIX refuses (the deviation the contract skip
   expect(await fs.readFile('/no/such/f.txt')).toBe('x')
   await fs.mkdir('/dir')
   await expect(fs.writeFile('/dir', 'x')).resolves.toBeUndefined()
+})
+
+it('InMemoryFs still moves a missing path onto itself without an error (rename(2) says ENOENT)', async () => {
+  await expect(new InMemoryFs().mv('/none', '/none')).resolves.toBeUndefined()
 })
 
 const environments: [string, () => ContractEnv][] = [

@@ -102,7 +102,13 @@ async function copy(
 export async function mv(ctx: FsContext, src: string, dest: string): Promise<void> {
   const srcNorm = normalizePath(src, 'mv')
   const destNorm = normalizePath(dest, 'mv')
-  if (srcNorm === destNorm) return
+  if (srcNorm === destNorm) {
+    // rename(2) onto itself changes nothing, but only for a path that exists.
+    await lstat(ctx, srcNorm).catch((error: unknown) => {
+      throw isFsError(error, 'ENOENT') ? enoent('rename', src, dest) : error
+    })
+    return
+  }
   const [srcLocal, destLocal] = [isSystemPath(srcNorm), isSystemPath(destNorm)]
   if (srcLocal && destLocal) return ctx.local.mv(srcNorm, destNorm)
   if (srcLocal || destLocal) {

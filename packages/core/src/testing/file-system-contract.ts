@@ -201,6 +201,19 @@ export const fileSystemContract: readonly ContractCase[] = [
     },
   },
   {
+    name: 'mv onto itself: an existing path stays as it is, a missing one is ENOENT',
+    async run({ writer, reader, settle }) {
+      await writer.mkdir('/c-mv-self/dir', { recursive: true })
+      await writer.writeFile('/c-mv-self/f.txt', 'kept')
+      await writer.mv('/c-mv-self/f.txt', '/c-mv-self/f.txt')
+      await writer.mv('/c-mv-self/dir', '/c-mv-self/dir/')
+      await rejects(() => writer.mv('/c-mv-self/none', '/c-mv-self/none'), 'ENOENT', '/c-mv-self/none')
+      await settle()
+      equal(await reader.readFile('/c-mv-self/f.txt'), 'kept', 'the file moved onto itself')
+      equal(await reader.readdir('/c-mv-self'), ['dir', 'f.txt'], 'nothing added or lost')
+    },
+  },
+  {
     name: 'symlinks: readlink gives the target, lstat the link, stat and readFile follow it, realpath resolves',
     async run({ writer, reader, settle }) {
       await writer.mkdir('/c-ln/real', { recursive: true })
