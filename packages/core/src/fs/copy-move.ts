@@ -64,7 +64,11 @@ async function copy(
   const toLocal = isSystemPath(destNorm)
   if (kind === 'folder') {
     if (!options?.recursive) throw new FsError('EISDIR', 'cp', src, undefined, 'is a directory')
-    if (paths.isSameOrDescendant(srcNorm, destNorm))
+    // On the paths as written and as resolved: through a symlink, '/link/x' may be inside the folder.
+    if (
+      paths.isSameOrDescendant(srcNorm, destNorm) ||
+      paths.isSameOrDescendant(loc.path, resolvedDestination(ctx, destNorm))
+    )
       throw new FsError('EINVAL', 'cp', src, undefined, `cannot copy '${src}' into itself, '${dest}'`)
     // Workspace to a new workspace folder: one bulk load (content in batches, rows in one transaction).
     if (!toLocal && loc.kind !== 'system' && (await copyTreeInBulk(ctx, loc.id, destNorm))) return
@@ -96,6 +100,17 @@ async function copy(
       : await readContent(ctx, loc.id, row!)
   if (toLocal) await ctx.local.writeFile(destNorm, content.bytes ?? content.text ?? '')
   else await writeAt(ctx, destNorm, dest, content, 'cp')
+}
+
+/** `path` with its parent folder's symlinks followed (the path itself need not exist); as given where that parent does not resolve. */
+function resolvedDestination(ctx: FsContext, path: string): string {
+  if (isSystemPath(path)) return path
+  try {
+    return paths.join(locate(ctx, paths.dirname(path), true, 'cp', path).path, paths.basename(path))
+  } catch (error) {
+    if (error instanceof FsError) return path
+    throw error
+  }
 }
 
 /** `fs.mv`. ENOENT, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL (into itself), EBUSY (`/`, `/tmp`), EACCES. */
@@ -164,6 +179,9 @@ async function move(
     throw new FsError('EINVAL', 'mv', src, undefined, `cannot move '${src}' into itself, '${dest}'`)
   const { parentId, parentPath } = parentFolder(ctx, destNorm, 'rename', dest)
   const name = paths.basename(destNorm)
+  // The same check on the paths as resolved: through a symlink, '/link/x' may be inside the folder.
+  if (row.type === 'folder' && paths.isSameOrDescendant(loc.path, parentPath))
+    throw new FsError('EINVAL', 'mv', src, undefined, `cannot move '${src}' into itself, '${dest}'`)
   const existing = ctx.index.child(parentId, name)
   if (existing === loc.id) {
     if (row.name === name) return

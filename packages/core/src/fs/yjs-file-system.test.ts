@@ -99,6 +99,25 @@ describe('YjsFileSystem errors carry POSIX codes and Node-style messages', () =>
     await fs.writeFile('/dir2/a.txt', 'changed')
     expect(await fs.readFile('/dir/a.txt')).toBe('alpha\n')
   })
+  it('cp -r and mv of a folder into itself through a symlink: EINVAL, nothing copied or moved', async () => {
+    const fs = await seeded()
+    await fs.writeFile('/dir/inner.txt', 'inner')
+    await fs.symlink('/dir', '/link')
+    const before = fs.getAllPaths().sort()
+    expect(await code(fs.cp('/dir', '/link/copy', { recursive: true }))).toMatch(
+      /^EINVAL .*into itself, '\/link\/copy'/,
+    )
+    expect(await code(fs.mv('/dir', '/link/moved'))).toMatch(/^EINVAL .*into itself, '\/link\/moved'/)
+    expect(fs.getAllPaths().sort()).toEqual(before)
+    expect(await fs.readFile('/dir/inner.txt')).toBe('inner')
+    // Through the symlink to somewhere else it is an ordinary copy and move.
+    await fs.mkdir('/elsewhere')
+    await fs.symlink('/elsewhere', '/there')
+    await fs.cp('/dir', '/there/copy', { recursive: true })
+    await fs.mv('/dir', '/there/moved')
+    expect(await fs.readFile('/elsewhere/copy/inner.txt')).toBe('inner')
+    expect(await fs.readFile('/elsewhere/moved/inner.txt')).toBe('inner')
+  })
   it('mv', async () => {
     const fs = await seeded()
     expect(await code(fs.mv('/missing', '/x'))).toMatch(/^ENOENT /)
@@ -110,6 +129,7 @@ describe('YjsFileSystem errors carry POSIX codes and Node-style messages', () =>
     await fs.mkdir('/full/inner', { recursive: true })
     expect(await code(fs.mv('/dir', '/full'))).toMatch(/^ENOTEMPTY /)
     expect(await code(fs.mv('/file.txt', '/nowhere/f'))).toMatch(/^ENOENT /)
+    expect(await code(fs.mv('/nowhere', '/nowhere'))).toMatch(/^ENOENT .*rename '\/nowhere'/)
     expect(await code(fs.mv('/file.txt', '/dir/bad\\'))).toMatch(/^EINVAL /)
     const id = fs.index.lookup('/dir')
     await fs.mv('/dir', '/moved')
