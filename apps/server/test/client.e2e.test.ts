@@ -50,6 +50,44 @@ describe('@yfs/client connectWorkspace', () => {
     expect((await a.fs.readdir('/src')).sort()).toEqual((await b.fs.readdir('/src')).sort())
   })
 
+  it('its own append leaves a client up to date: a later whole-file write replaces, nothing is merged back', async () => {
+    const a = await connect(tokens.write)
+    const b = await connect(tokens.write)
+    for (const [i, pause] of [0, 1, 5, 20].entries()) {
+      const path = `/own-append-${i}.txt`
+      // A new file's content is stored in bulk; after a pause the append opens its doc.
+      await a.fs.writeFile(path, 'hello\n')
+      await new Promise((resolve) => setTimeout(resolve, pause))
+      await a.fs.appendFile(path, 'appended\n')
+      await new Promise((resolve) => setTimeout(resolve, pause))
+      await a.fs.writeFile(path, 'hi')
+      // It used to merge against the state before its own append: 'hiappended\n'.
+      expect(await a.fs.readFile(path)).toBe('hi')
+      await a.flush()
+      await waitFor(
+        async () => (await b.fs.exists(path)) && (await b.fs.readFile(path)) === 'hi',
+        `${path} on b`,
+      )
+    }
+    // A peer's edit after the append is still merged into the write, not overwritten.
+    const path = '/own-append-peer.txt'
+    await a.fs.writeFile(path, 'one\ntwo\n')
+    await a.flush()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await a.fs.appendFile(path, 'three\n')
+    await a.flush()
+    await waitFor(
+      async () => (await b.fs.readFile(path).catch(() => '')) === 'one\ntwo\nthree\n',
+      'the append on b',
+    )
+    await b.fs.writeFile(path, 'ONE!\ntwo\nthree\n')
+    await b.flush()
+    // Seen through the row's size only: a read on a would make it up to date.
+    await waitFor(async () => (await a.fs.stat(path)).size === 15, "b's edit on a")
+    await a.fs.writeFile(path, 'one\ntwo\nthree\nfour\n')
+    expect(await a.fs.readFile(path)).toBe('ONE!\ntwo\nthree\nfour\n')
+  })
+
   it('a client that syncs a file fresh reads every version of it, text deleted elsewhere included', async () => {
     const a = await connect(tokens.write)
     await a.fs.writeFile('/versions.txt', 'line 0\nline 1\nline 2\n')

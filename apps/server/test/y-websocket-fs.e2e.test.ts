@@ -6,54 +6,10 @@
 // write used to wait for its content doc's sync, which the server holds until the file's row
 // exists, which core writes after the content: the two peers exchanged nothing.)
 import { connectWorkspace } from '@yfs/client'
-import { createFileSystem, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebSocket } from 'ws'
-import { WebsocketProvider } from 'y-websocket'
-import * as Y from 'yjs'
 import { startTestServer, type TestServer, waitFor } from './helpers.js'
-
-const WS = 'plain'
-
-/** A YjsFileSystem wired to the server with one WebsocketProvider per doc, as the design describes. */
-async function plainPeer(
-  t: TestServer,
-  token: string,
-  options: { maxIdle?: number } = {},
-): Promise<{ fs: YjsFileSystem; close(): void }> {
-  const providers: WebsocketProvider[] = []
-  const provide = (room: string, doc: Y.Doc) => {
-    const p = new WebsocketProvider(`${t.url}/yws`, room, doc, {
-      WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
-      params: { token },
-      disableBc: true,
-    })
-    providers.push(p)
-    return p
-  }
-  const doc = new Y.Doc()
-  const main = provide(WS, doc)
-  await new Promise<void>((resolve) => main.once('sync', () => resolve()))
-  const fs = createFileSystem({
-    doc,
-    ...options,
-    connect(content) {
-      const p = provide(`${WS}/${content.guid}`, content)
-      return {
-        whenSynced: new Promise<void>((resolve) => (p.synced ? resolve() : p.once('sync', () => resolve()))),
-        destroy: () => p.destroy(),
-      }
-    },
-  })
-  return {
-    fs,
-    close() {
-      fs.destroy()
-      for (const p of providers) p.destroy()
-    },
-  }
-}
+import { plainPeer, WS } from './plain-peer.js'
 
 describe('createFileSystem with plain y-websocket providers', () => {
   let t: TestServer

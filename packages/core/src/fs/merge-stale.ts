@@ -24,6 +24,7 @@ import {
   type ContentValue,
   normalizeWithCodec,
   resolveStaleWrite,
+  sameContent,
   type WriteBase,
   type WriteReport,
 } from './stale-write.js'
@@ -74,6 +75,20 @@ export function mergeStale(
     stale.report.replacedVersion = toFileVersion(last)
   }
   return { value: r.merged ? r.value : value, current: theirs.text }
+}
+
+/**
+ * True when what this instance last saw of `id` is the doc's content now: a change of its own on
+ * top (an append) then leaves it still up to date, and a later whole-file write is no merge.
+ */
+export function sawCurrentContent(ctx: FsContext, id: FileId, doc: Y.Doc, name: string): boolean {
+  const seen = ctx.seen.get(id)
+  if (seen === undefined) return false
+  if (seen.kind === 'current') return true
+  const base = baseOf(ctx, id, doc, codecFor(ctx, name))
+  if (!base) return false
+  const bytes = readBinary(doc)
+  return sameContent(base, bytes ? { bytes } : { text: readText(ctx, doc, name) })
 }
 
 /** The base of a stale write: explicit, or the last-seen snapshot; `undefined` when fresh or never seen, `null` when unreadable. */

@@ -29,7 +29,7 @@ import {
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { checkName, checkNewPath, checkSize } from './limit-checks.js'
 import { fileAt, isSystemPath, normalizePath, resolveWriteTarget, type WriteTarget } from './locate.js'
-import type { StaleWrite } from './merge-stale.js'
+import { type StaleWrite, sawCurrentContent } from './merge-stale.js'
 import type { WriteOptions, WriteReport } from './stale-write.js'
 import {
   addNewContent,
@@ -251,6 +251,10 @@ export async function appendFile(
         // A true append: concurrent appends from two peers both survive. The text and its version
         // in one transaction, as `writeIntoDoc` writes: one update for peers and the server.
         const ytext = doc.getText('text')
+        // An append reads nothing: what this instance last saw stays. But when it saw the file as
+        // it is (its own last write, say), it still does with its own text added, so a later
+        // whole-file write of it replaces rather than merges against the state before the append.
+        const upToDate = sawCurrentContent(ctx, target.id, doc, row.name)
         let text = ''
         size = 0
         doc.transact(() => {
@@ -259,6 +263,7 @@ export async function appendFile(
           size = utf8Length(text)
           recordFileVersion(ctx, doc, row.name, size, 'write')
         }, FS_ORIGIN)
+        if (upToDate) ctx.seen.markSeen(target.id, codec.id)
         ctx.index.plaintext.set(target.id, text, size)
       } else {
         const before = existingBytes ?? encodeUtf8(readText(ctx, doc, row.name))

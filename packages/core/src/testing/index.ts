@@ -3,6 +3,8 @@
 export { checkConvergence, checkIndexes } from './check-convergence.js'
 export type { CodecCase } from './codec-contract.js'
 export { binaryAsCodec, codecContract, latin1Texts } from './codec-contract.js'
+export type { DiskDifferentialSetup } from './disk-differential.js'
+export { checkAgainstDisk } from './disk-differential.js'
 export type { IndexDump } from './dump-index.js'
 export { dumpIndex } from './dump-index.js'
 export { FileRowSchema } from './file-row-schema.js'

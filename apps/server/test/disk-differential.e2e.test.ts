@@ -1,0 +1,74 @@
+// The disk-differential property (@yfs/core/testing) on clients of a real server: random calls
+// through one @yfs/client connection (or one peer on plain y-websocket providers) answer as a real
+// folder does, and once stored the tree read through a second connection is the folder's (core runs it locally, in a batch and on replicas in
+// packages/core/test/disk-differential.property.test.ts).
+import { connectWorkspace } from '@yfs/client'
+import { checkAgainstDisk, snapshotFileSystem, waitFor } from '@yfs/core/testing'
+import { afterAll, beforeAll, it } from 'vitest'
+import * as Y from 'yjs'
+import { startTestServer, type TestServer } from './helpers.js'
+import { plainPeer } from './plain-peer.js'
+
+const sameState = (a: Y.Doc, b: Y.Doc) =>
+  Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b)))
+
+let t: TestServer
+let run = 0
+
+beforeAll(async () => {
+  t = await startTestServer()
+})
+afterAll(async () => {
+  await t.close()
+})
+
+it('a server-connected client answers and ends like a real folder', { timeout: 120_000 }, async () => {
+  await checkAgainstDisk(async () => {
+    // A fresh workspace per sequence, written through one connection and read through another.
+    const workspace = `differential-${run++}`
+    const tokens = await t.workspace(workspace)
+    const writer = await connectWorkspace({ url: t.url, workspace, token: tokens.write })
+    const reader = await connectWorkspace({ url: t.url, workspace, token: tokens.write })
+    return {
+      writer: writer.fs,
+      reader: reader.fs,
+      settle: async () => {
+        await writer.fs.flushTruncations()
+        await writer.flush()
+        await waitFor(() => sameState(writer.fs.doc, reader.fs.doc), "the writer's rows on the reader")
+      },
+      close: async () => {
+        await writer.close()
+        await reader.close()
+      },
+    }
+  }, 150)
+})
+
+it("two peers on plain y-websocket providers (the design's wiring) do the same", {
+  timeout: 180_000,
+}, async () => {
+  await checkAgainstDisk(async () => {
+    const workspace = `differential-plain-${run++}`
+    const tokens = await t.workspace(workspace)
+    const writer = await plainPeer(t, tokens.write, { workspace })
+    const reader = await plainPeer(t, tokens.write, { workspace })
+    return {
+      writer: writer.fs,
+      reader: reader.fs,
+      // y-websocket acknowledges nothing: the reader has it all once it reads what the writer does.
+      settle: async () => {
+        await writer.fs.flushTruncations()
+        const expected = JSON.stringify(await snapshotFileSystem(writer.fs))
+        await waitFor(
+          async () => JSON.stringify(await snapshotFileSystem(reader.fs)) === expected,
+          "the writer's tree on the reader",
+        )
+      },
+      close: async () => {
+        writer.close()
+        reader.close()
+      },
+    }
+  }, 60)
+})
