@@ -65,6 +65,28 @@ describe('MCP at the sync server', () => {
     }
   })
 
+  it("an agent's >, >> and > of one file in separate calls leave what the last one wrote, with no merge", async () => {
+    const agent = await connect(tokens.write)
+    const bash = async (script: string) => {
+      const r = (await agent.callTool({ name: 'bash', arguments: { script } })) as {
+        content: { text: string }[]
+      }
+      return r.content.map((c) => c.text).join('')
+    }
+    await bash('echo hello > /redirects.txt')
+    await bash('echo more >> /redirects.txt')
+    // It used to merge with the state before its own append ('hi\nmore', "[merged] … someone else edited it").
+    const last = await bash('echo hi > /redirects.txt; cat /redirects.txt')
+    expect(last.startsWith('hi\n\n[exit code 0]')).toBe(true)
+    expect(last).not.toContain('merged')
+    await bash('printf "a\\nb\\n" > /heredoc.txt')
+    await bash('sed -i s/a/A/ /heredoc.txt')
+    await bash('echo c >> /heredoc.txt')
+    const rewritten = await bash('cat > /heredoc.txt <<EOF\nfresh\nEOF\ncat /heredoc.txt')
+    expect(rewritten.startsWith('fresh\n\n[exit code 0]')).toBe(true)
+    expect(rewritten).not.toContain('merged')
+  })
+
   it('logs an agent as its MCP client\'s name, else its token\'s name, else "agent"', async () => {
     const named = await t.store.createToken('team', 'write', 'build-bot')
     const whoOf = async (token: string, clientName: string) => {
