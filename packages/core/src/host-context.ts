@@ -12,7 +12,6 @@
  * Where there is no `node:async_hooks` (browsers) functions run as they are: there is no script
  * context to leave either.
  */
-import type { ConnectContentDoc } from './content/doc-pool.js'
 
 /** Runs `fn` in the async context captured by `captureHostContext`. */
 export type HostRunner = <R>(fn: () => R) => R
@@ -45,12 +44,4 @@ export function captureHostContext(): HostRunner {
 /** `fn`, called through `host` (its arguments and result as they are). */
 export function inHost<A extends unknown[], R>(host: HostRunner, fn: (...args: A) => R): (...args: A) => R {
   return (...args) => host(() => fn(...args))
-}
-
-/** A `connect` hook whose provider is made and destroyed through `host` (the connection as it is otherwise). */
-export function hostedConnect(host: HostRunner, connect: ConnectContentDoc): ConnectContentDoc {
-  return (doc) => {
-    const connection = host(() => connect(doc))
-    return { ...connection, destroy: () => host(() => connection.destroy()) }
-  }
 }

@@ -3,19 +3,40 @@
  * while a script runs (it keeps its own copies the same way), and our filesystem code runs
  * inside scripts (rows, content, batches are written from a shell command), so every module
  * that schedules work takes its timers from here.
+ *
+ * Their callbacks run in the async context of this module's load, outside any script: work
+ * scheduled from a script (a batch's store, a held truncation, a held row) often runs after that
+ * script has ended, and just-bash's defence in depth then skips every `.then` callback registered
+ * in the ended script's context (`promise_then_after_deactivate`: the value passes through, the
+ * callback never runs), so a chain of ours started there would stop half way, silently.
  */
+import { captureHostContext, type HostRunner } from './host-context.js'
 
-export const hostSetTimeout = setTimeout
-export const hostClearTimeout = clearTimeout
-
-const hostSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined
+const nativeSetTimeout = setTimeout
+const nativeSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined
+// Where this module loads: outside any script.
+const host = captureHostContext()
 
 /**
- * Run `fn` once the current task is over (after the microtasks queued so far): `setImmediate`
- * in Node, a 0 ms timeout in browsers.
+ * Runs `fn` outside any script's context: for promise chains of ours that a script starts and
+ * that may settle after it ended (a bulk store and the rows it unpins, a copy kept connected
+ * until its sync settles), whose `.then` callbacks would otherwise be skipped then.
+ */
+export const outsideScripts: HostRunner = host
+
+/** `setTimeout(fn, ms)`, with `fn` run outside any script's context. */
+export function hostSetTimeout(fn: () => void, ms?: number): ReturnType<typeof setTimeout> {
+  return nativeSetTimeout(() => host(fn), ms)
+}
+
+export const hostClearTimeout = clearTimeout
+
+/**
+ * Run `fn` once the current task is over (after the microtasks queued so far), outside any
+ * script's context: `setImmediate` in Node, a 0 ms timeout in browsers.
  */
 export function afterThisTask(fn: () => void): void {
-  if (hostSetImmediate) hostSetImmediate(fn)
+  if (nativeSetImmediate) nativeSetImmediate(() => host(fn))
   else hostSetTimeout(fn, 0)
 }
 

@@ -29,6 +29,8 @@
  * text seed's text can be read without building it (`seedOf`).
  */
 import * as Y from 'yjs'
+import type { HostRunner } from '../host-context.js'
+import { outsideScripts } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import { docIsEmpty } from '../internals/yjs.js'
 
@@ -283,7 +285,8 @@ export class ContentDocPool {
     const settled = () => {
       slot.synced = true
     }
-    whenSynced?.then(settled, settled)
+    // Outside any script: the sync may settle after the script that opened the doc has ended.
+    outsideScripts(() => whenSynced?.then(settled, settled))
     this.#slots.set(id, slot)
     return slot
   }
@@ -341,6 +344,7 @@ export class ContentDocPool {
       return
     }
     this.#lingering.set(id, slot)
+    const whenSynced = connection.whenSynced
     const done = () => {
       if (this.#lingering.get(id) === slot) this.#lingering.delete(id)
       // Destroyed meanwhile with the pool.
@@ -348,6 +352,14 @@ export class ContentDocPool {
       connection.destroy()
       doc.destroy()
     }
-    connection.whenSynced.then(done, done)
+    outsideScripts(() => whenSynced.then(done, done))
+  }
+}
+
+/** A `connect` hook whose provider is made and destroyed through `host` (the connection as it is otherwise). */
+export function hostedConnect(host: HostRunner, connect: ConnectContentDoc): ConnectContentDoc {
+  return (doc) => {
+    const connection = host(() => connect(doc))
+    return { ...connection, destroy: () => host(() => connection.destroy()) }
   }
 }

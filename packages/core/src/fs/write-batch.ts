@@ -40,7 +40,7 @@
  */
 import * as Y from 'yjs'
 import { textCodec } from '../content/text-codec.js'
-import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout } from '../host-timers.js'
+import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout, outsideScripts } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent, PendingContent, PendingUpdate } from './batch-state.js'
 import { codecFor, type FileContentValue, isEmptyValue } from './content-codecs.js'
@@ -271,7 +271,7 @@ export function whenContentStored(ctx: FsContext, id: FileId): Promise<void> | u
   if (batch.pending.has(id) || batch.updates.has(id)) void sendPending(ctx)
   const storing = batch.storing.get(id)
   // The server opens a content doc only for a file whose row it has: store the rows too.
-  return storing?.then(() => ctx.table.flush())
+  return outsideScripts(() => storing?.then(() => ctx.table.flush()))
 }
 
 /** Send every pending file's content and wait until all content being stored is. */
@@ -280,8 +280,16 @@ export async function storePendingContent(ctx: FsContext): Promise<void> {
   while (ctx.batch.storing.size > 0) await Promise.all(new Set(ctx.batch.storing.values()))
 }
 
-/** Send what is pending in one bulk store and one bulk update; resolves once stored (never rejects). */
+/**
+ * Send what is pending in one bulk store and one bulk update; resolves once stored (never rejects).
+ * Started outside any script: the store may end after the script that wrote the files, and its
+ * bookkeeping (the rows it unpins) must run then (host-timers.ts `outsideScripts`).
+ */
 function sendPending(ctx: FsContext): Promise<void> {
+  return outsideScripts(() => sendPendingNow(ctx))
+}
+
+function sendPendingNow(ctx: FsContext): Promise<void> {
   const batch = ctx.batch
   if (batch.timer !== undefined) {
     hostClearTimeout(batch.timer)

@@ -1,0 +1,105 @@
+// Random sequences of bash calls on a server-connected @yfs/client (`new Bash({ fs })` per call,
+// as a library user or an agent's tool does), with pauses between them, print and leave what the
+// same calls do on just-bash's InMemoryFs, and a second client reads the same tree. A call that
+// takes longer than a few seconds is a hang: a file written in one call and rewritten in the next,
+// after its content was sent, used to wait forever (host-timers.ts: just-bash skips `.then`
+// callbacks registered in a script that has ended, and our bulk store's were).
+import { connectWorkspace } from '@yfs/client'
+import { snapshotFileSystem, waitFor } from '@yfs/core/testing'
+import fc from 'fast-check'
+import { Bash, type IFileSystem, InMemoryFs } from 'just-bash'
+import { afterAll, beforeAll, it } from 'vitest'
+import { startTestServer, type TestServer } from './helpers.js'
+
+const CALL_LIMIT_MS = 8_000
+
+let t: TestServer
+let run = 0
+beforeAll(async () => {
+  t = await startTestServer()
+})
+afterAll(async () => {
+  await t.close()
+})
+
+// Files in a folder made first: just-bash's InMemoryFs creates missing folders where POSIX refuses.
+const FILES = ['/f', '/g', '/d/h']
+const file = fc.constantFrom(...FILES)
+const word = fc.constantFrom('alpha', 'beta', 'gamma', 'é', '')
+const command = fc.oneof(
+  fc.tuple(word, file).map(([w, f]) => `echo ${w} > ${f}`),
+  fc.tuple(word, file).map(([w, f]) => `echo ${w} >> ${f}`),
+  fc.tuple(word, word, file).map(([a, b, f]) => `sed -i 's/${a || 'x'}/${b}/' ${f}`),
+  file.map((f) => `cat ${f}`),
+  file.map((f) => `: > ${f}`),
+  file.map((f) => `rm ${f}`),
+  fc.tuple(file, file).map(([a, b]) => `mv ${a} ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `cp ${a} ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `cat ${a} > ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `cat ${a} >> ${b}`),
+  fc.tuple(word, file).map(([w, f]) => `printf '%s\\n' ${w} one two | tee ${f}`),
+  file.map((f) => `wc -c ${f}`),
+  file.map((f) => `sort -r ${f} -o ${f}`),
+)
+const call = fc.record({
+  script: fc.array(command, { minLength: 1, maxLength: 3 }).map((c) => c.join('; ')),
+  pause: fc.integer({ min: 0, max: 6 }),
+})
+
+async function contents(fs: IFileSystem): Promise<string[]> {
+  return Promise.all(FILES.map(async (f) => `${f}: ${await fs.readFile(f).then(JSON.stringify, () => '-')}`))
+}
+
+function withinLimit<T>(work: Promise<T>, what: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${CALL_LIMIT_MS} ms:\n${what()}`)), CALL_LIMIT_MS)
+  })
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer))
+}
+
+it('bash calls on a connected client print and leave what they do on InMemoryFs', {
+  timeout: 300_000,
+}, async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), async (calls) => {
+      const workspace = `sequence-${run++}`
+      const { write } = await t.workspace(workspace)
+      const client = await connectWorkspace({ url: t.url, workspace, token: write })
+      const reader = await connectWorkspace({ url: t.url, workspace, token: write })
+      try {
+        const reference = new InMemoryFs()
+        await reference.mkdir('/d')
+        await client.fs.mkdir('/d')
+        const log: string[] = []
+        for (const { script, pause } of calls) {
+          const expected = await new Bash({ fs: reference, cwd: '/' }).exec(script)
+          const got = await withinLimit(new Bash({ fs: client.fs, cwd: '/' }).exec(script), () =>
+            [...log, script].join('\n'),
+          )
+          log.push(`${JSON.stringify(script)} → ${JSON.stringify([got.stdout, got.exitCode])}`)
+          if (got.stdout !== expected.stdout || got.exitCode !== expected.exitCode)
+            throw new Error(
+              `${log.join('\n')}\nexpected ${JSON.stringify([expected.stdout, expected.exitCode])}`,
+            )
+          await new Promise((resolve) => setTimeout(resolve, pause))
+        }
+        // A truncation with no write after it is held until the command ends (held-truncations.ts).
+        await client.fs.flushTruncations()
+        await client.flush()
+        const [want, have] = [await contents(reference), await contents(client.fs)]
+        if (JSON.stringify(want) !== JSON.stringify(have))
+          throw new Error(`${log.join('\n')}\nfiles: expected ${want.join(', ')}, got ${have.join(', ')}`)
+        const written = JSON.stringify(await snapshotFileSystem(client.fs))
+        await waitFor(
+          async () => JSON.stringify(await snapshotFileSystem(reader.fs)) === written,
+          'the tree on a second client',
+        )
+      } finally {
+        await client.close()
+        await reader.close()
+      }
+    }),
+    { numRuns: 120 },
+  )
+})
