@@ -5,7 +5,7 @@
 // after its content was sent, used to wait forever (host-timers.ts: just-bash skips `.then`
 // callbacks registered in a script that has ended, and our bulk store's were).
 import { connectWorkspace } from '@yfs/client'
-import { snapshotFileSystem, waitFor } from '@yfs/core/testing'
+import { fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import fc from 'fast-check'
 import { Bash, type IFileSystem, InMemoryFs } from 'just-bash'
 import { afterAll, beforeAll, it } from 'vitest'
@@ -58,6 +58,8 @@ function withinLimit<T>(work: Promise<T>, what: () => string): Promise<T> {
   return Promise.race([work, limit]).finally(() => clearTimeout(timer))
 }
 
+const { runs, seed, path } = fuzzParameters(120)
+
 it('bash calls on a connected client print and leave what they do on InMemoryFs', {
   timeout: 300_000,
 }, async () => {
@@ -100,6 +102,6 @@ it('bash calls on a connected client print and leave what they do on InMemoryFs'
         await reader.close()
       }
     }),
-    { numRuns: 120 },
+    { numRuns: runs, seed, path },
   )
 })

@@ -3,7 +3,7 @@
 // folder does, and once stored the tree read through a second connection is the folder's (core runs it locally, in a batch and on replicas in
 // packages/core/test/disk-differential.property.test.ts).
 import { connectWorkspace } from '@yfs/client'
-import { checkAgainstDisk, snapshotFileSystem, waitFor } from '@yfs/core/testing'
+import { checkAgainstDisk, fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import { afterAll, beforeAll, it } from 'vitest'
 import * as Y from 'yjs'
 import { startTestServer, type TestServer } from './helpers.js'
@@ -42,7 +42,7 @@ it('a server-connected client answers and ends like a real folder', { timeout: 1
         await reader.close()
       },
     }
-  }, 150)
+  }, fuzzParameters(150))
 })
 
 it("two peers on plain y-websocket providers (the design's wiring) do the same", {
@@ -70,5 +70,5 @@ it("two peers on plain y-websocket providers (the design's wiring) do the same",
         reader.close()
       },
     }
-  }, 60)
+  }, fuzzParameters(60))
 })

@@ -3,17 +3,17 @@
 // apps/server/test/disk-differential.e2e.test.ts.
 import { it } from 'vitest'
 import { createFileSystem } from '../src/index.js'
-import { checkAgainstDisk, createReplicaNetwork } from '../src/testing/index.js'
+import { checkAgainstDisk, createReplicaNetwork, fuzzParameters } from '../src/testing/index.js'
 
 it('a local YjsFileSystem answers and ends like a real folder, call by call', async () => {
-  await checkAgainstDisk(() => ({ writer: createFileSystem() }), 300)
+  await checkAgainstDisk(() => ({ writer: createFileSystem() }), fuzzParameters(300))
 })
 
 it('the same inside one fs.batch: every call sees the ones before it', async () => {
   await checkAgainstDisk(() => {
     const fs = createFileSystem()
     return { writer: fs, around: (calls) => fs.batch(calls) }
-  }, 200)
+  }, fuzzParameters(200))
 })
 
 it('the same written on one replica and read on another once in sync', async () => {
@@ -23,5 +23,5 @@ it('the same written on one replica and read on another once in sync', async () 
     // A truncation is held back until a write follows or the command ends (held-truncations.ts).
     const settle = () => writer.flushTruncations().then(() => net.syncAll())
     return { writer, reader: net.replicas[1]!.fs, settle }
-  }, 150)
+  }, fuzzParameters(150))
 })

@@ -201,12 +201,12 @@ export interface DiskDifferentialSetup {
 }
 
 /**
- * The property: `numRuns` random sequences, each on a fresh `setup()` and a fresh real folder
+ * The property: `parameters.runs` random sequences (`fuzzParameters`: a fixed seed unless asked), each on a fresh `setup()` and a fresh real folder
  * (removed after the run). Throws with the calls and both answers where yfs differs.
  */
 export async function checkAgainstDisk(
   setup: () => DiskDifferentialSetup | Promise<DiskDifferentialSetup>,
-  numRuns: number,
+  parameters: { runs: number; seed?: number; path?: string | undefined },
 ): Promise<void> {
   await fc.assert(
     fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 25 }), async (operations) => {
@@ -219,7 +219,7 @@ export async function checkAgainstDisk(
         rmSync(root, { recursive: true, force: true })
       }
     }),
-    { numRuns },
+    { numRuns: parameters.runs, seed: parameters.seed, path: parameters.path },
   )
 }
 

@@ -13,8 +13,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { asFileId, createFileSystemIndex, createFilesTable, type FileRow } from '../../src/index.js'
+import { fuzzParameters } from '../../src/testing/fuzz-parameters.js'
 import { dumpIndex } from '../../src/testing/index.js'
-import { fuzzParameters } from './fuzz-parameters.js'
 
 const { runs, seed, path } = fuzzParameters(1000)
 const N = 3

@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { fuzzParameters } from '../../src/testing/fuzz-parameters.js'
 import {
   checkIntents,
   createReplicaNetwork,
@@ -20,7 +21,6 @@ import {
   runIntentOp,
   setUpIntentFiles,
 } from '../../src/testing/index.js'
-import { fuzzParameters } from './fuzz-parameters.js'
 
 const { runs, seed, path } = fuzzParameters(300)
 

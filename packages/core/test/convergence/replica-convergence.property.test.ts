@@ -14,6 +14,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { fuzzParameters } from '../../src/testing/fuzz-parameters.js'
 import {
   type ContentLog,
   checkConvergence,
@@ -22,7 +23,6 @@ import {
   replicaOpArbitrary,
   runReplicaOp,
 } from '../../src/testing/index.js'
-import { fuzzParameters } from './fuzz-parameters.js'
 
 const { runs, seed, path } = fuzzParameters(1000)
 // Operations per case; long runs may go deeper (YFS_FUZZ_OPS=40).
