@@ -5,11 +5,13 @@
 // after its content was sent, used to wait forever (host-timers.ts: just-bash skips `.then`
 // callbacks registered in a script that has ended, and our bulk store's were).
 import { connectWorkspace } from '@yfs/client'
+import type { YjsFileSystem } from '@yfs/core'
 import { fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import fc from 'fast-check'
 import { Bash, type IFileSystem, InMemoryFs } from 'just-bash'
 import { afterAll, beforeAll, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers.js'
+import { plainPeer } from './plain-peer.js'
 
 const CALL_LIMIT_MS = 8_000
 
@@ -58,17 +60,21 @@ function withinLimit<T>(work: Promise<T>, what: () => string): Promise<T> {
   return Promise.race([work, limit]).finally(() => clearTimeout(timer))
 }
 
-const { runs, seed, path } = fuzzParameters(120)
+/** A filesystem of the workspace as one kind of peer sees it; `settle` waits until the server has its changes. */
+interface Peer {
+  fs: YjsFileSystem
+  settle(): Promise<void>
+  close(): Promise<void>
+}
 
-it('bash calls on a connected client print and leave what they do on InMemoryFs', {
-  timeout: 300_000,
-}, async () => {
+async function checkSequences(connect: (workspace: string, token: string) => Promise<Peer>, ciRuns: number) {
+  const { runs, seed, path } = fuzzParameters(ciRuns)
   await fc.assert(
     fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), async (calls) => {
       const workspace = `sequence-${run++}`
       const { write } = await t.workspace(workspace)
-      const client = await connectWorkspace({ url: t.url, workspace, token: write })
-      const reader = await connectWorkspace({ url: t.url, workspace, token: write })
+      const client = await connect(workspace, write)
+      const reader = await connect(workspace, write)
       try {
         const reference = new InMemoryFs()
         await reference.mkdir('/d')
@@ -88,14 +94,14 @@ it('bash calls on a connected client print and leave what they do on InMemoryFs'
         }
         // A truncation with no write after it is held until the command ends (held-truncations.ts).
         await client.fs.flushTruncations()
-        await client.flush()
+        await client.settle()
         const [want, have] = [await contents(reference), await contents(client.fs)]
         if (JSON.stringify(want) !== JSON.stringify(have))
           throw new Error(`${log.join('\n')}\nfiles: expected ${want.join(', ')}, got ${have.join(', ')}`)
         const written = JSON.stringify(await snapshotFileSystem(client.fs))
         await waitFor(
           async () => JSON.stringify(await snapshotFileSystem(reader.fs)) === written,
-          'the tree on a second client',
+          'the tree on a second peer',
         )
       } finally {
         await client.close()
@@ -104,4 +110,23 @@ it('bash calls on a connected client print and leave what they do on InMemoryFs'
     }),
     { numRuns: runs, seed, path },
   )
+}
+
+it('bash calls on a connected client print and leave what they do on InMemoryFs', {
+  timeout: 300_000,
+}, async () => {
+  await checkSequences(async (workspace, token) => {
+    const connection = await connectWorkspace({ url: t.url, workspace, token })
+    return { fs: connection.fs, settle: () => connection.flush(), close: () => connection.close() }
+  }, 120)
+})
+
+it("the same on peers of plain y-websocket providers (the design's wiring)", {
+  timeout: 300_000,
+}, async () => {
+  await checkSequences(async (workspace, token) => {
+    const peer = await plainPeer(t, token, { workspace })
+    // y-websocket acknowledges nothing: the second peer's wait is the barrier.
+    return { fs: peer.fs, settle: async () => {}, close: async () => peer.close() }
+  }, 60)
 })
