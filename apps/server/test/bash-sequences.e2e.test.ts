@@ -1,6 +1,7 @@
 // Random sequences of bash calls on a server-connected @yfs/client (`new Bash({ fs })` per call,
 // as a library user or an agent's tool does), with pauses between them, print and leave what the
-// same calls do on just-bash's InMemoryFs, and a second client reads the same tree. A call that
+// same calls do on just-bash's InMemoryFs, and a second client reads the same tree; two clients
+// running such calls at the same time converge. A call that
 // takes longer than a few seconds is a hang: a file written in one call and rewritten in the next,
 // after its content was sent, used to wait forever (host-timers.ts: just-bash skips `.then`
 // callbacks registered in a script that has ended, and our bulk store's were).
@@ -129,4 +130,58 @@ it("the same on peers of plain y-websocket providers (the design's wiring)", {
     // y-websocket acknowledges nothing: the second peer's wait is the barrier.
     return { fs: peer.fs, settle: async () => {}, close: async () => peer.close() }
   }, 60)
+})
+
+it('two clients running random bash calls at the same time converge, and a fresh client reads the same', {
+  timeout: 300_000,
+}, async () => {
+  const { runs, seed, path } = fuzzParameters(80)
+  const calls = fc.array(call, { minLength: 1, maxLength: 8 })
+  await fc.assert(
+    fc.asyncProperty(calls, calls, async (callsOfA, callsOfB) => {
+      const workspace = `concurrent-${run++}`
+      const { write } = await t.workspace(workspace)
+      const a = await connectWorkspace({ url: t.url, workspace, token: write })
+      const b = await connectWorkspace({ url: t.url, workspace, token: write })
+      try {
+        await a.fs.mkdir('/d')
+        await a.flush()
+        await waitFor(() => b.fs.exists('/d'), '/d on the second client')
+        const work = async (client: typeof a, calls: typeof callsOfA) => {
+          for (const { script, pause } of calls) {
+            await withinLimit(new Bash({ fs: client.fs, cwd: '/' }).exec(script), () => script)
+            await new Promise((resolve) => setTimeout(resolve, pause))
+          }
+          await client.fs.flushTruncations()
+          await client.flush()
+        }
+        await Promise.all([work(a, callsOfA), work(b, callsOfB)])
+        const trees = async () => [
+          JSON.stringify(await snapshotFileSystem(a.fs)),
+          JSON.stringify(await snapshotFileSystem(b.fs)),
+        ]
+        await waitFor(
+          async () => {
+            const [onA, onB] = await trees()
+            return onA === onB
+          },
+          `both clients' trees alike after\n${JSON.stringify(callsOfA)}\n${JSON.stringify(callsOfB)}`,
+        )
+        const fresh = await connectWorkspace({ url: t.url, workspace, token: write })
+        try {
+          const [onA] = await trees()
+          await waitFor(
+            async () => JSON.stringify(await snapshotFileSystem(fresh.fs)) === onA,
+            'the tree on a fresh client',
+          )
+        } finally {
+          await fresh.close()
+        }
+      } finally {
+        await a.close()
+        await b.close()
+      }
+    }),
+    { numRuns: runs, seed, path },
+  )
 })
