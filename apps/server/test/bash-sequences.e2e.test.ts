@@ -9,8 +9,9 @@ import { connectWorkspace } from '@yfs/client'
 import type { YjsFileSystem } from '@yfs/core'
 import { fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import fc from 'fast-check'
-import { Bash, type IFileSystem, InMemoryFs } from 'just-bash'
+import { Bash, InMemoryFs } from 'just-bash'
 import { afterAll, beforeAll, it } from 'vitest'
+import { call, contents } from './bash-calls.js'
 import { startTestServer, type TestServer } from './helpers.js'
 import { plainPeer } from './plain-peer.js'
 
@@ -24,34 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close()
 })
-
-// Files in a folder made first: just-bash's InMemoryFs creates missing folders where POSIX refuses.
-const FILES = ['/f', '/g', '/d/h']
-const file = fc.constantFrom(...FILES)
-const word = fc.constantFrom('alpha', 'beta', 'gamma', 'é', '')
-const command = fc.oneof(
-  fc.tuple(word, file).map(([w, f]) => `echo ${w} > ${f}`),
-  fc.tuple(word, file).map(([w, f]) => `echo ${w} >> ${f}`),
-  fc.tuple(word, word, file).map(([a, b, f]) => `sed -i 's/${a || 'x'}/${b}/' ${f}`),
-  file.map((f) => `cat ${f}`),
-  file.map((f) => `: > ${f}`),
-  file.map((f) => `rm ${f}`),
-  fc.tuple(file, file).map(([a, b]) => `mv ${a} ${b}`),
-  fc.tuple(file, file).map(([a, b]) => `cp ${a} ${b}`),
-  fc.tuple(file, file).map(([a, b]) => `cat ${a} > ${b}`),
-  fc.tuple(file, file).map(([a, b]) => `cat ${a} >> ${b}`),
-  fc.tuple(word, file).map(([w, f]) => `printf '%s\\n' ${w} one two | tee ${f}`),
-  file.map((f) => `wc -c ${f}`),
-  file.map((f) => `sort -r ${f} -o ${f}`),
-)
-const call = fc.record({
-  script: fc.array(command, { minLength: 1, maxLength: 3 }).map((c) => c.join('; ')),
-  pause: fc.integer({ min: 0, max: 6 }),
-})
-
-async function contents(fs: IFileSystem): Promise<string[]> {
-  return Promise.all(FILES.map(async (f) => `${f}: ${await fs.readFile(f).then(JSON.stringify, () => '-')}`))
-}
 
 function withinLimit<T>(work: Promise<T>, what: () => string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined

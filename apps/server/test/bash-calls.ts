@@ -1,0 +1,34 @@
+/**
+ * Random bash calls for the sequence properties (bash-sequences, mcp-bash-sequences): a few
+ * commands agents use on three files, in calls of up to three commands, each followed by a pause.
+ */
+import fc from 'fast-check'
+import type { IFileSystem } from 'just-bash'
+
+/** Three files, one in a folder made first (`/d`): just-bash's InMemoryFs creates missing folders where POSIX refuses. */
+export const FILES = ['/f', '/g', '/d/h']
+const file = fc.constantFrom(...FILES)
+const word = fc.constantFrom('alpha', 'beta', 'gamma', 'é', '')
+const command = fc.oneof(
+  fc.tuple(word, file).map(([w, f]) => `echo ${w} > ${f}`),
+  fc.tuple(word, file).map(([w, f]) => `echo ${w} >> ${f}`),
+  fc.tuple(word, word, file).map(([a, b, f]) => `sed -i 's/${a || 'x'}/${b}/' ${f}`),
+  file.map((f) => `cat ${f}`),
+  file.map((f) => `: > ${f}`),
+  file.map((f) => `rm ${f}`),
+  fc.tuple(file, file).map(([a, b]) => `mv ${a} ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `cp ${a} ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `cat ${a} > ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `cat ${a} >> ${b}`),
+  fc.tuple(word, file).map(([w, f]) => `printf '%s\\n' ${w} one two | tee ${f}`),
+  file.map((f) => `wc -c ${f}`),
+  file.map((f) => `sort -r ${f} -o ${f}`),
+)
+export const call = fc.record({
+  script: fc.array(command, { minLength: 1, maxLength: 3 }).map((c) => c.join('; ')),
+  pause: fc.integer({ min: 0, max: 6 }),
+})
+
+export async function contents(fs: IFileSystem): Promise<string[]> {
+  return Promise.all(FILES.map(async (f) => `${f}: ${await fs.readFile(f).then(JSON.stringify, () => '-')}`))
+}
