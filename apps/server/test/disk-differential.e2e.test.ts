@@ -5,12 +5,8 @@
 import { connectWorkspace } from '@yfs/client'
 import { checkAgainstDisk, fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import { afterAll, beforeAll, it } from 'vitest'
-import * as Y from 'yjs'
-import { startTestServer, type TestServer } from './helpers.js'
+import { sameState, startTestServer, type TestServer } from './helpers.js'
 import { plainPeer } from './plain-peer.js'
-
-const sameState = (a: Y.Doc, b: Y.Doc) =>
-  Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b)))
 
 let t: TestServer
 let run = 0

@@ -4,11 +4,7 @@
 import { connectWorkspace, type WorkspaceConnection } from '@yfs/client'
 import { type ContractEnv, fileSystemContract, waitFor } from '@yfs/core/testing'
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import * as Y from 'yjs'
-import { startTestServer, type TestServer } from './helpers.js'
-
-const sameState = (a: Y.Doc, b: Y.Doc) =>
-  Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b)))
+import { sameState, startTestServer, type TestServer } from './helpers.js'
 
 describe('IFileSystem contract: server-connected clients', () => {
   let t: TestServer

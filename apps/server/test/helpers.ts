@@ -111,6 +111,11 @@ export function authFailure(provider: HocuspocusProvider, timeoutMs = 10_000): P
   })
 }
 
+/** True when two docs hold the same state (equal state vectors): a barrier for "synced". */
+export function sameState(a: Y.Doc, b: Y.Doc): boolean {
+  return Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b)))
+}
+
 /**
  * The update that inserts `text` at `index` of a content doc's text, built on the doc's `state`
  * (a change a peer would send, for tests that send it themselves).

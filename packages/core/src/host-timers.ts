@@ -14,19 +14,17 @@ import { captureHostContext, type HostRunner } from './host-context.js'
 
 const nativeSetTimeout = setTimeout
 const nativeSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined
-// Where this module loads: outside any script.
-const host = captureHostContext()
-
 /**
- * Runs `fn` outside any script's context: for promise chains of ours that a script starts and
- * that may settle after it ended (a bulk store and the rows it unpins, a copy kept connected
- * until its sync settles), whose `.then` callbacks would otherwise be skipped then.
+ * Runs `fn` outside any script's context (the context this module loads in): for promise chains
+ * of ours that a script starts and that may settle after it ended (a bulk store and the rows it
+ * unpins, a copy kept connected until its sync settles), whose `.then` callbacks would otherwise
+ * be skipped then. The timers below run their callbacks through it.
  */
-export const outsideScripts: HostRunner = host
+export const outsideScripts: HostRunner = captureHostContext()
 
 /** `setTimeout(fn, ms)`, with `fn` run outside any script's context. */
 export function hostSetTimeout(fn: () => void, ms?: number): ReturnType<typeof setTimeout> {
-  return nativeSetTimeout(() => host(fn), ms)
+  return nativeSetTimeout(() => outsideScripts(fn), ms)
 }
 
 export const hostClearTimeout = clearTimeout
@@ -36,7 +34,7 @@ export const hostClearTimeout = clearTimeout
  * script's context: `setImmediate` in Node, a 0 ms timeout in browsers.
  */
 export function afterThisTask(fn: () => void): void {
-  if (nativeSetImmediate) nativeSetImmediate(() => host(fn))
+  if (nativeSetImmediate) nativeSetImmediate(() => outsideScripts(fn))
   else hostSetTimeout(fn, 0)
 }
 

@@ -106,7 +106,7 @@ async function copy(
 function resolvedDestination(ctx: FsContext, path: string): string {
   if (isSystemPath(path)) return path
   try {
-    return paths.join(locate(ctx, paths.dirname(path), true, 'cp', path).path, paths.basename(path))
+    return paths.join(parentFolder(ctx, path, 'cp', path).parentPath, paths.basename(path))
   } catch (error) {
     if (error instanceof FsError) return path
     throw error
