@@ -10,5 +10,9 @@ export default defineProject({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     fileParallelism: false,
+    // A page under the full suite's load (two cores, a server and Chromium per file) can take
+    // more than the default 1 s to show a state change (CI once missed 'offline' after
+    // `setOffline(true)`); a poll still ends at its first match.
+    expect: { poll: { timeout: 10_000 } },
   },
 })
