@@ -1,14 +1,20 @@
 /**
  * Random bash calls for the sequence properties (bash-sequences, mcp-bash-sequences): a few
- * commands agents use on three files, in calls of up to three commands, each followed by a pause.
+ * commands agents use on four files, in calls of up to three commands, each followed by a pause.
  */
 import fc from 'fast-check'
 import type { IFileSystem } from 'just-bash'
 
-/** Three files, one in a folder made first (`/d`): just-bash's InMemoryFs creates missing folders where POSIX refuses. */
-export const FILES = ['/f', '/g', '/d/h']
+/**
+ * Four files, two in a folder made first (`/d`: just-bash's InMemoryFs creates missing folders
+ * where POSIX refuses), of both kinds: moves between them convert the content (`.md` is rich
+ * text), which once left the old kind's copy behind to come back when the file was emptied.
+ * Every peer has the Markdown codec.
+ */
+export const FILES = ['/f.txt', '/g.md', '/d/h.md', '/d/k.txt']
 const file = fc.constantFrom(...FILES)
-const word = fc.constantFrom('alpha', 'beta', 'gamma', 'é', '')
+// No empty word: `echo '' > f.md` is an empty paragraph, which Markdown reads back as ''.
+const word = fc.constantFrom('alpha', 'beta', 'gamma', 'é')
 const command = fc.oneof(
   fc.tuple(word, file).map(([w, f]) => `echo ${w} > ${f}`),
   fc.tuple(word, file).map(([w, f]) => `echo ${w} >> ${f}`),

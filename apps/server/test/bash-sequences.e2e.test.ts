@@ -8,6 +8,7 @@
 import { connectWorkspace } from '@yfs/client'
 import type { YjsFileSystem } from '@yfs/core'
 import { fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
+import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
 import { Bash, InMemoryFs } from 'just-bash'
 import { afterAll, beforeAll, it } from 'vitest'
@@ -90,7 +91,12 @@ it('bash calls on a connected client print and leave what they do on InMemoryFs'
   timeout: 300_000,
 }, async () => {
   await checkSequences(async (workspace, token) => {
-    const connection = await connectWorkspace({ url: t.url, workspace, token })
+    const connection = await connectWorkspace({
+      url: t.url,
+      workspace,
+      token,
+      fs: { codecs: [markdownCodec] },
+    })
     return { fs: connection.fs, settle: () => connection.flush(), close: () => connection.close() }
   }, 120)
 })
@@ -99,7 +105,7 @@ it("the same on peers of plain y-websocket providers (the design's wiring)", {
   timeout: 300_000,
 }, async () => {
   await checkSequences(async (workspace, token) => {
-    const peer = await plainPeer(t, token, { workspace })
+    const peer = await plainPeer(t, token, { workspace, codecs: [markdownCodec] })
     // y-websocket acknowledges nothing: the second peer's wait is the barrier.
     return { fs: peer.fs, settle: async () => {}, close: async () => peer.close() }
   }, 60)
@@ -114,8 +120,18 @@ it('two clients running random bash calls at the same time converge, and a fresh
     fc.asyncProperty(calls, calls, async (callsOfA, callsOfB) => {
       const workspace = `concurrent-${run++}`
       const { write } = await t.workspace(workspace)
-      const a = await connectWorkspace({ url: t.url, workspace, token: write })
-      const b = await connectWorkspace({ url: t.url, workspace, token: write })
+      const a = await connectWorkspace({
+        url: t.url,
+        workspace,
+        token: write,
+        fs: { codecs: [markdownCodec] },
+      })
+      const b = await connectWorkspace({
+        url: t.url,
+        workspace,
+        token: write,
+        fs: { codecs: [markdownCodec] },
+      })
       try {
         await a.fs.mkdir('/d')
         await a.flush()
@@ -140,7 +156,12 @@ it('two clients running random bash calls at the same time converge, and a fresh
           },
           `both clients' trees alike after\n${JSON.stringify(callsOfA)}\n${JSON.stringify(callsOfB)}`,
         )
-        const fresh = await connectWorkspace({ url: t.url, workspace, token: write })
+        const fresh = await connectWorkspace({
+          url: t.url,
+          workspace,
+          token: write,
+          fs: { codecs: [markdownCodec] },
+        })
         try {
           const [onA] = await trees()
           await waitFor(

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { connectWorkspace } from '@yfs/client'
 import { fuzzParameters, waitFor } from '@yfs/core/testing'
+import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
 import { Bash, InMemoryFs } from 'just-bash'
 import { afterAll, beforeAll, it } from 'vitest'
@@ -48,7 +49,12 @@ it("an agent's bash calls through /mcp print and leave what they do on InMemoryF
             structuredContent: BashResult
           }
         ).structuredContent
-      const person = await connectWorkspace({ url: t.url, workspace, token: write })
+      const person = await connectWorkspace({
+        url: t.url,
+        workspace,
+        token: write,
+        fs: { codecs: [markdownCodec] },
+      })
       try {
         const reference = new InMemoryFs()
         await reference.mkdir('/d')

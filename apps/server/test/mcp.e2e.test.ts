@@ -87,6 +87,34 @@ describe('MCP at the sync server', () => {
     expect(rewritten).not.toContain('merged')
   })
 
+  it("a file an agent empties after renaming it to another kind stays empty, for the agent's next call and for a person", async () => {
+    // The rename converts the content (.md is rich text); the old kind's copy stayed behind, and
+    // once the file was emptied every reader but the writer took it for the content again.
+    const agent = await connect(tokens.write)
+    const bash = async (script: string) =>
+      (
+        (await agent.callTool({ name: 'bash', arguments: { script } })) as unknown as {
+          structuredContent: { stdout: string }
+        }
+      ).structuredContent.stdout
+    await bash('echo alpha > /kind.md; mv /kind.md /kind.txt; : > /kind.txt')
+    await bash('echo beta > /back.txt; mv /back.txt /back.md; : > /back.md')
+    expect(await bash('cat /kind.txt /back.md; wc -c < /kind.txt')).toBe('0\n')
+    const person = await connectWorkspace({
+      url: t.url,
+      workspace: 'team',
+      token: tokens.write,
+      fs: { codecs: [markdownCodec] },
+    })
+    try {
+      await waitFor(() => person.fs.exists('/back.md'), 'the person to see the files')
+      expect(await person.fs.readFile('/kind.txt')).toBe('')
+      expect(await person.fs.readFile('/back.md')).toBe('')
+    } finally {
+      await person.close()
+    }
+  })
+
   it('logs an agent as its MCP client\'s name, else its token\'s name, else "agent"', async () => {
     const named = await t.store.createToken('team', 'write', 'build-bot')
     const whoOf = async (token: string, clientName: string) => {

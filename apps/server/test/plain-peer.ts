@@ -3,7 +3,7 @@
  * `WebsocketProvider` per doc (main doc `<workspace>`, content docs `<workspace>/<fileId>`)
  * against the server's `/yws` path, nothing of @yfs/client.
  */
-import { createFileSystem, type YjsFileSystem } from '@yfs/core'
+import { type ContentCodec, createFileSystem, type YjsFileSystem } from '@yfs/core'
 import { WebSocket } from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -16,7 +16,7 @@ export const WS = 'plain'
 export async function plainPeer(
   t: TestServer,
   token: string,
-  options: { maxIdle?: number; workspace?: string } = {},
+  options: { maxIdle?: number; workspace?: string; codecs?: ContentCodec[] } = {},
 ): Promise<{ fs: YjsFileSystem; close(): void }> {
   const { workspace = WS, ...fsOptions } = options
   const providers: WebsocketProvider[] = []

@@ -2,7 +2,7 @@
  * @yfs/markdown plugged into @yfs/core: bash on .md files, convert-on-switch
  * when a rename changes the kind, self-healing, row size upkeep and history.
  */
-import { createFileSystem, isFsError, TEXT_KEY, type YjsFileSystem } from '@yfs/core'
+import { createFileSystem, docPlaintext, isFsError, TEXT_KEY, type YjsFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -77,8 +77,72 @@ describe('Markdown files in YjsFileSystem', () => {
     const id = fs.index.lookup('/crashed.txt')!
     fs.table.update(id, { name: 'crashed.md' })
     fs.index.plaintext.delete(id)
+    // The server's search index reads it through the other kind too (without writing).
+    expect(docPlaintext(await docOf(fs, '/crashed.md'), 'crashed.md', [markdownCodec])).toBe(
+      '# Title\n\nbody\n',
+    )
     expect(await fs.readFile('/crashed.md')).toBe('# Title\n\nbody\n')
     expect((await docOf(fs, '/crashed.md')).getXmlFragment(RICHTEXT_KEY).length).toBe(2)
+  })
+
+  it("a converting rename empties the old kind's keys: the content moves, it is not copied", async () => {
+    const fs = make()
+    await fs.writeFile('/a.md', NOTE)
+    await fs.mv('/a.md', '/a.txt')
+    let doc = await docOf(fs, '/a.txt')
+    expect(doc.getText(TEXT_KEY).toString()).toBe(NOTE)
+    // Emptied as the codec empties a file: no front matter, one empty paragraph.
+    expect(markdownCodec.read(doc)).toBe('')
+    expect(doc.getMap(FRONTMATTER_KEY).size).toBe(0)
+    expect(doc.getXmlFragment(RICHTEXT_KEY).toString()).toBe('<paragraph></paragraph>')
+    await fs.mv('/a.txt', '/b.md')
+    doc = await docOf(fs, '/b.md')
+    expect(doc.getText(TEXT_KEY).length).toBe(0)
+    expect(await fs.readFile('/b.md')).toBe(NOTE)
+  })
+
+  for (const [from, to] of [
+    ['/k.md', '/k.txt'],
+    ['/k.txt', '/k.md'],
+  ] as const)
+    it(`a file emptied after a converting rename (${from} → ${to}) stays empty, on another replica too`, async () => {
+      // It came back with its old content: the reader took the old kind's keys for an
+      // interrupted conversion and healed the file from them.
+      const a = make()
+      const bash = new Bash({ fs: a, cwd: '/' })
+      const r = await bash.exec(`echo alpha > ${from}; mv ${from} ${to}; : > ${to}; cat ${to}`)
+      expect(r.stdout).toBe('')
+      const id = a.index.lookup(to)!
+      a.index.plaintext.delete(id) // read the doc, not the cache
+      expect(await a.readFile(to)).toBe('')
+      const b = make()
+      Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+      const hb = await b.pool.acquire(id)
+      Y.applyUpdate(hb.doc, Y.encodeStateAsUpdate(await docOf(a, to)))
+      hb.release()
+      expect(await b.readFile(to)).toBe('')
+      expect((await b.stat(to)).size).toBe(0)
+    })
+
+  it("a file emptied under its own kind is not healed from another kind's keys (a doc converted by a copy)", async () => {
+    // Docs converted before the conversion emptied the old keys hold both kinds.
+    const fs = make()
+    await fs.writeFile('/old.md', 'old text\n')
+    await fs.mv('/old.md', '/old.txt')
+    const id = fs.index.lookup('/old.txt')!
+    const h = await fs.pool.acquire(id)
+    markdownCodec.write(h.doc, 'old text\n')
+    h.release()
+    await fs.writeFile('/old.txt', '')
+    await fs.flushTruncations() // a truncation is held until a command ends (held-truncations.ts)
+    fs.index.plaintext.delete(id)
+    expect(await fs.readFile('/old.txt')).toBe('')
+    // Not healed: the doc's text is the emptied file's, and the old rich text stays where it was.
+    const doc = await docOf(fs, '/old.txt')
+    expect(doc.getText(TEXT_KEY).length).toBe(0)
+    expect(markdownCodec.read(doc)).toBe('old text\n')
+    // The server's search index reads stored docs the same way.
+    expect(docPlaintext(doc, 'old.txt', [markdownCodec])).toBe('')
   })
 
   it("a person's edit on another replica updates that replica's row size, which syncs", async () => {

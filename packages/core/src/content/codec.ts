@@ -14,7 +14,7 @@
  *   that `read` returns changes nothing.
  * - `hasContent` is cheap and lets core heal a file whose active keys are
  *   empty while another codec's keys hold content (an interrupted
- *   convert-on-switch).
+ *   convert-on-switch; see heal-source.ts for when it does not).
  */
 import type * as Y from 'yjs'
 import type { TextMergeResult } from './three-way-merge.js'

@@ -10,6 +10,7 @@
 import type * as Y from 'yjs'
 import { readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
+import { healSource } from '../content/heal-source.js'
 import { textCodec } from '../content/text-codec.js'
 import { utf8Length } from '../encoding.js'
 import { eio, enosys, type FsError } from '../errors.js'
@@ -55,16 +56,13 @@ export function codecFor(ctx: FsContext, name: string): ContentCodec {
   return ctx.codecs.find((c) => c.matches(name)) ?? textCodec
 }
 
-/** Text of a content doc through the file's codec, healing an interrupted convert-on-switch. */
+/** Text of a content doc through the file's codec, healing an interrupted convert-on-switch (heal-source.ts). */
 export function readText(ctx: FsContext, doc: Y.Doc, name: string): string {
   const codec = codecFor(ctx, name)
-  if (ctx.codecs.length > 1 && !codec.hasContent(doc)) {
-    const other = ctx.codecs.find((c) => c !== codec && c.hasContent(doc))
-    if (other) {
-      const text = other.read(doc)
-      codec.write(doc, text, FS_ORIGIN)
-      return codec.read(doc)
-    }
+  const other = ctx.codecs.length > 1 ? healSource(doc, codec, ctx.codecs) : undefined
+  if (other) {
+    codec.write(doc, other.read(doc), FS_ORIGIN)
+    return codec.read(doc)
   }
   return codec.read(doc)
 }

@@ -205,8 +205,12 @@ async function move(
       if (!readBinary(handle.doc)) {
         const text = readText(ctx, handle.doc, row.name)
         // The converted content and its version in one transaction: one update for peers.
+        // A move, not a copy: the other kinds' keys are emptied, or a reader would later take
+        // them for the file's content once it is emptied (heal-source.ts).
         handle.doc.transact(() => {
           toCodec.write(handle.doc, text, FS_ORIGIN)
+          for (const other of ctx.codecs)
+            if (other !== toCodec && other.hasContent(handle.doc)) other.write(handle.doc, '', FS_ORIGIN)
           recordFileVersion(ctx, handle.doc, name, contentSize(ctx, handle.doc, name), 'write')
         }, FS_ORIGIN)
         ctx.index.plaintext.delete(loc.id)

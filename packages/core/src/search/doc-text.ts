@@ -8,6 +8,7 @@
 import type * as Y from 'yjs'
 import { readBinary } from '../content/binary.js'
 import type { ContentCodec } from '../content/codec.js'
+import { healSource } from '../content/heal-source.js'
 import { textCodec } from '../content/text-codec.js'
 import type { FileRow } from '../files-table.js'
 
@@ -16,11 +17,7 @@ export function docPlaintext(doc: Y.Doc, name: string, codecs: readonly ContentC
   if (readBinary(doc)) return undefined
   const all = [...codecs, textCodec]
   const codec = all.find((c) => c.matches(name)) ?? textCodec
-  if (!codec.hasContent(doc)) {
-    const other = all.find((c) => c !== codec && c.hasContent(doc))
-    if (other) return other.read(doc)
-  }
-  return codec.read(doc)
+  return (healSource(doc, codec, all) ?? codec).read(doc)
 }
 
 /** What makes indexed text stale: a content change (size, mtime, state vector) or a rename (codec). */
