@@ -29,12 +29,30 @@ const command = fc.oneof(
   fc.tuple(word, file).map(([w, f]) => `printf '%s\\n' ${w} one two | tee ${f}`),
   file.map((f) => `wc -c ${f}`),
   file.map((f) => `sort -r ${f} -o ${f}`),
+  // Bytes that are not text (the same size as 'beta\n': a cached text once hid them).
+  file.map((f) => `printf 'a\\000b\\377' > ${f}`),
+  file.map((f) => `printf '\\001\\002' >> ${f}`),
+  fc.tuple(file, file).map(([a, b]) => `head -c 3 ${a} > ${b}`),
+  fc.tuple(file, file).map(([a, b]) => `tr a-z A-Z < ${a} > ${b}`),
+  file.map((f) => `touch ${f}`),
+  file.map((f) => `od -c ${f} | head -3`),
+  // The folder moved away and back, emptied and copied back.
+  fc.constantFrom('mv /d /e; mv /e /d', 'rm -r /d; mkdir /d', 'cp -r /d /e; rm -r /d; mv /e /d'),
 )
 export const call = fc.record({
   script: fc.array(command, { minLength: 1, maxLength: 3 }).map((c) => c.join('; ')),
   pause: fc.integer({ min: 0, max: 6 }),
 })
 
+/** Each file's bytes (as text when they are UTF-8, else hex), or '-' when it cannot be read. */
 export async function contents(fs: IFileSystem): Promise<string[]> {
-  return Promise.all(FILES.map(async (f) => `${f}: ${await fs.readFile(f).then(JSON.stringify, () => '-')}`))
+  const utf8 = new TextDecoder('utf-8', { fatal: true })
+  const show = (bytes: Uint8Array) => {
+    try {
+      return JSON.stringify(utf8.decode(bytes))
+    } catch {
+      return `hex ${Buffer.from(bytes).toString('hex')}`
+    }
+  }
+  return Promise.all(FILES.map(async (f) => `${f}: ${await fs.readFileBuffer(f).then(show, () => '-')}`))
 }

@@ -226,6 +226,28 @@ describe('write batches through a client', () => {
     expect([...a.fs.pool.loaded()]).toEqual([])
   }, 60_000)
 
+  it('bytes written over a text of the same size, in a batch or a new file of one, read back as the bytes', async () => {
+    // The bulk overwrite kept the old text cached, and reads matched it by size: the writer read
+    // 'beta\n' (and `cat h >> f` copied it on) while every other peer had the bytes.
+    const a = await connect()
+    const bytes = new Uint8Array([0x61, 0, 0x62, 0xc3, 0xbf])
+    await a.fs.writeFile('/same-size.txt', 'beta\n')
+    await a.flush()
+    expect(await a.fs.readFile('/same-size.txt')).toBe('beta\n')
+    const inBatch = await a.fs.batch(async () => {
+      await a.fs.writeFile('/same-size.txt', bytes)
+      await a.fs.writeFile('/new-same-size.txt', 'gamma')
+      await a.fs.writeFile('/new-same-size.txt', bytes)
+      return [await a.fs.readFileBuffer('/same-size.txt'), await a.fs.readFileBuffer('/new-same-size.txt')]
+    })
+    expect(inBatch).toEqual([bytes, bytes])
+    expect(await a.fs.readFileBuffer('/same-size.txt')).toEqual(bytes)
+    await a.flush()
+    const b = await connect()
+    expect(await b.fs.readFileBuffer('/same-size.txt')).toEqual(bytes)
+    expect(await b.fs.readFileBuffer('/new-same-size.txt')).toEqual(bytes)
+  })
+
   it("a batch's changes to an open doc reach the server as one update, before the rows; a peer gets all", async () => {
     const a = await connect()
     const peer = await connect()

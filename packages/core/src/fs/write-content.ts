@@ -345,6 +345,8 @@ export function markStored(ctx: FsContext, name: string, content: EncodedContent
   if (content.at === undefined) ctx.seen.markSeen(content.id, codec)
   else ctx.seen.markSeenAt(content.id, codec, content.at)
   if (content.text !== undefined) ctx.index.plaintext.set(content.id, content.text, content.size, content.at)
+  // Bytes now: a text cached before must go, or a read of the same size would still get it.
+  else ctx.index.plaintext.delete(content.id)
   // Its newest version, known without opening the doc while the row still announces this state.
   if (content.version) ctx.newestVersions.set(content.id, { sv: content.sv, version: content.version })
   else ctx.newestVersions.delete(content.id)
