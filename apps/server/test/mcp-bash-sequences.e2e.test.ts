@@ -6,12 +6,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { connectWorkspace } from '@yfs/client'
-import { fuzzParameters, waitFor } from '@yfs/core/testing'
+import type { YjsFileSystem } from '@yfs/core'
+import { fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
-import { Bash, InMemoryFs } from 'just-bash'
+import { Bash, type IFileSystem, InMemoryFs } from 'just-bash'
 import { afterAll, beforeAll, it } from 'vitest'
-import { call, contents } from './bash-calls.js'
+import { call, contents, FILES } from './bash-calls.js'
 import { startTestServer, type TestServer } from './helpers.js'
 
 let t: TestServer
@@ -29,32 +30,33 @@ interface BashResult {
   merges?: unknown[]
 }
 
+/** A workspace with an agent on /mcp (its `bash` tool) and a person's client (Markdown codec). */
+async function agentAndPerson(workspace: string) {
+  const { write } = await t.workspace(workspace)
+  const agent = new Client({ name: 'sequence', version: '1.0.0' })
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${t.port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${write}` } },
+    }),
+  )
+  const bash = async (script: string) =>
+    (
+      (await agent.callTool({ name: 'bash', arguments: { script } })) as unknown as {
+        structuredContent: BashResult
+      }
+    ).structuredContent
+  const connect = () =>
+    connectWorkspace({ url: t.url, workspace, token: write, fs: { codecs: [markdownCodec] } })
+  return { agent, bash, person: await connect(), connect }
+}
+
 it("an agent's bash calls through /mcp print and leave what they do on InMemoryFs", {
   timeout: 300_000,
 }, async () => {
   const { runs, seed, path } = fuzzParameters(40)
   await fc.assert(
     fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 10 }), async (calls) => {
-      const workspace = `agent-sequence-${run++}`
-      const { write } = await t.workspace(workspace)
-      const agent = new Client({ name: 'sequence', version: '1.0.0' })
-      await agent.connect(
-        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${t.port}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${write}` } },
-        }),
-      )
-      const bash = async (script: string) =>
-        (
-          (await agent.callTool({ name: 'bash', arguments: { script } })) as unknown as {
-            structuredContent: BashResult
-          }
-        ).structuredContent
-      const person = await connectWorkspace({
-        url: t.url,
-        workspace,
-        token: write,
-        fs: { codecs: [markdownCodec] },
-      })
+      const { agent, bash, person } = await agentAndPerson(`agent-sequence-${run++}`)
       try {
         const reference = new InMemoryFs()
         await reference.mkdir('/d')
@@ -83,6 +85,75 @@ it("an agent's bash calls through /mcp print and leave what they do on InMemoryF
       } finally {
         await agent.close()
         await person.close()
+      }
+    }),
+    { numRuns: runs, seed, path },
+  )
+})
+
+it("an agent's calls through /mcp and a person's bash on a client, at the same time, converge", {
+  timeout: 300_000,
+}, async () => {
+  // Each side's files as bytes (base64), the agent's read through its own bash tool.
+  const personView = (fs: IFileSystem) =>
+    Promise.all(
+      FILES.map(
+        async (f) =>
+          `${f}:${await fs.readFileBuffer(f).then(
+            (b) => Buffer.from(b).toString('base64'),
+            () => '-',
+          )}`,
+      ),
+    )
+  const agentScript = FILES.map(
+    (f) => `if [ -f ${f} ]; then echo "${f}:$(base64 -w0 ${f})"; else echo "${f}:-"; fi`,
+  ).join('; ')
+  const { runs, seed, path } = fuzzParameters(40)
+  const calls = fc.array(call, { minLength: 1, maxLength: 8 })
+  await fc.assert(
+    fc.asyncProperty(calls, calls, async (agentCalls, personCalls) => {
+      const { agent, bash, person, connect } = await agentAndPerson(`agent-and-person-${run++}`)
+      const fresh: Awaited<ReturnType<typeof connect>>[] = []
+      const tried = `agent: ${JSON.stringify(agentCalls)}\nperson: ${JSON.stringify(personCalls)}`
+      try {
+        await bash('mkdir /d')
+        await waitFor(() => person.fs.exists('/d'), '/d on the person')
+        await Promise.all([
+          (async () => {
+            for (const { script, pause } of agentCalls) {
+              await bash(script)
+              await new Promise((resolve) => setTimeout(resolve, pause))
+            }
+          })(),
+          (async () => {
+            for (const { script, pause } of personCalls) {
+              // A redirect into a folder the agent just moved away rejects the whole exec
+              // (just-bash lets a failed redirect write escape): the person's script ends there.
+              await new Bash({ fs: person.fs, cwd: '/' }).exec(script).catch(() => undefined)
+              await new Promise((resolve) => setTimeout(resolve, pause))
+            }
+            await person.fs.flushTruncations()
+            await person.flush()
+          })(),
+        ])
+        fresh.push(await connect())
+        const tree = async (fs: IFileSystem) => JSON.stringify(await snapshotFileSystem(fs as YjsFileSystem))
+        await waitFor(
+          async () => (await tree(fresh[0]!.fs)) === (await tree(person.fs)),
+          `a fresh client's tree is the person's\n${tried}`,
+        )
+        const want = (await personView(person.fs)).join('\n')
+        let seen = ''
+        await waitFor(async () => {
+          seen = (await bash(agentScript)).stdout.trim()
+          return seen === want
+        }, `the agent's files are the person's\n${tried}\nperson:\n${want}`).catch((error: Error) => {
+          throw new Error(`${error.message}\nagent:\n${seen}`)
+        })
+      } finally {
+        await agent.close()
+        await person.close()
+        for (const c of fresh) await c.close()
       }
     }),
     { numRuns: runs, seed, path },

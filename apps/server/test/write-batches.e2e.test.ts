@@ -248,6 +248,44 @@ describe('write batches through a client', () => {
     expect(await b.fs.readFileBuffer('/new-same-size.txt')).toEqual(bytes)
   })
 
+  it('a row that a late write won with an older size is repaired by the writer that holds every change, its doc not open', async () => {
+    // An agent's append and a person's overwrite of it in bulk (the person's doc never open): the
+    // append's row landed last, with the size it saw (2), and kept it on every replica while the
+    // content was the overwrite's 6 bytes; the agent read its own 2 bytes from its cache.
+    const agent = await connect()
+    const person = await connect()
+    await person.fs.batch(() => person.fs.writeFile('/late.txt', ''))
+    await person.flush()
+    await waitFor(() => agent.fs.exists('/late.txt'), 'the file on the agent')
+    const id = agent.fs.index.lookup('/late.txt')!
+    await agent.fs.batch(() => agent.fs.appendFile('/late.txt', 'ab'))
+    await agent.flush()
+    const appended = agent.fs.table.get(id)!
+    expect(appended.size).toBe(2)
+    await waitFor(() => person.fs.table.get(id)?.sv === appended.sv, "the append's row on the person")
+    await person.fs.batch(() => person.fs.writeFile('/late.txt', 'alpha\n'))
+    await person.flush()
+    await waitFor(() => agent.fs.table.get(id)?.size === 6, "the overwrite's row on the agent")
+    // The person never opened the doc (its writes went in bulk): its known state must repair it.
+    expect(person.fs.pool.peek(id)).toBeUndefined()
+    // The append's row write landing after the overwrite's (as a batch's held row does), from an
+    // agent whose doc has closed since (a session keeps few open).
+    agent.fs.pool.evictIdle(true)
+    expect(agent.fs.pool.peek(id)).toBeUndefined()
+    agent.fs.table.update(id, {
+      size: appended.size,
+      updatedAt: Date.now(),
+      ...(appended.sv ? { sv: appended.sv } : {}),
+    })
+    await agent.flush()
+    await waitFor(
+      () => agent.fs.table.get(id)?.size === 6 && person.fs.table.get(id)?.size === 6,
+      'the row repaired on both',
+    )
+    expect(await agent.fs.readFile('/late.txt')).toBe('alpha\n')
+    expect((await person.fs.stat('/late.txt')).size).toBe(6)
+  })
+
   it("a batch's changes to an open doc reach the server as one update, before the rows; a peer gets all", async () => {
     const a = await connect()
     const peer = await connect()

@@ -15,8 +15,10 @@
  *   the other change. Every change of a peer's (a row entry, winning or not,
  *   or content arriving) schedules a check, after `announceDelayMs` so rows
  *   in flight can land: when the row does not cover every version announced
- *   and the loaded doc does, this instance announces the doc's size and
- *   version. Replicas holding the same content announce the same values.
+ *   and the loaded doc does (or, with no doc loaded, the state this instance
+ *   knows of the file from a bulk write or fetch), this instance announces
+ *   its size and version. Replicas holding the same content announce the
+ *   same values.
  *
  * The pool's hooks and the table's remote-entry observer are wired to these
  * functions by the `YjsFileSystem` constructor.
@@ -93,8 +95,13 @@ export function onContentClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
 export function onRemoteRow(ctx: FsContext, row: FileRow): void {
   if (row.type !== 'file') return
   if (row.sv !== undefined && !ctx.lazyContent) ctx.announced.add(row.id, row.sv)
-  if (ctx.pool.peek(row.id) === undefined) ctx.index.plaintext.delete(row.id)
-  else scheduleAnnounceCheck(ctx, row.id)
+  if (ctx.pool.peek(row.id) === undefined) {
+    ctx.index.plaintext.delete(row.id)
+    // Written (or fetched) here without opening the doc: the state known here may be the one that
+    // holds every change (see `announceKnownState`). Only such files: a peer's thousands of new rows
+    // set no timer.
+    if (ctx.batch.known.has(row.id)) scheduleAnnounceCheck(ctx, row.id)
+  } else scheduleAnnounceCheck(ctx, row.id)
 }
 
 /** Check, after `announceDelayMs`, that the row of `id` announces what peers wrote (see the module comment). */
@@ -112,13 +119,42 @@ function scheduleAnnounceCheck(ctx: FsContext, id: FileId): void {
 function announceIfBehind(ctx: FsContext, id: FileId): void {
   const row = ctx.table.get(id)
   const doc = ctx.pool.peek(id)
-  if (row?.type !== 'file' || doc === undefined) return
+  if (row?.type !== 'file') return
+  if (doc === undefined) {
+    announceKnownState(ctx, id, row)
+    return
+  }
   // The row covers every announced change: nothing was lost.
   if (row.sv !== undefined && ctx.announced.coveredBy(id, decodeContentVersion(row.sv))) return
   // Some announced change has not arrived here yet: its arrival schedules another check.
   if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc)))) return
   if (row.sv === contentVersionOf(doc)) return
   ctx.table.update(id, contentPatch(ctx, id, contentSize(ctx, doc, row.name)), FS_ORIGIN)
+}
+
+/**
+ * `announceIfBehind` for a file whose doc is not loaded here, from the state this instance knows
+ * of it (it wrote or fetched it in bulk, known-states.ts). Two writers in bulk, neither with the
+ * doc open: a write announced late (a batch's row waits for its content to be stored) can win the
+ * row with a size and version older than a write that already holds it; no loaded doc here or
+ * there repaired the row, and it kept the older size for good (an agent's append and a person's
+ * overwrite of it: the row said 2 bytes of a 6-byte file, and the agent read its own 2 bytes).
+ */
+function announceKnownState(ctx: FsContext, id: FileId, row: FileRow): void {
+  const known = ctx.batch.known.get(id)
+  if (known === undefined || row.sv === known.sv) return
+  if (row.sv !== undefined && ctx.announced.coveredBy(id, decodeContentVersion(row.sv))) return
+  // Only a state holding every announced change describes the file.
+  if (!ctx.announced.coveredBy(id, decodeContentVersion(known.sv))) return
+  const doc = new Y.Doc({ guid: id, gc: false })
+  try {
+    Y.applyUpdate(doc, known.update)
+    const size = contentSize(ctx, doc, row.name)
+    ctx.writtenSv.set(id, known.sv)
+    ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
+  } finally {
+    doc.destroy()
+  }
 }
 
 /** Cancel pending announcement checks (the filesystem is destroyed). */
