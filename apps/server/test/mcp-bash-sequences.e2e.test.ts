@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { connectWorkspace } from '@yfs/client'
-import type { YjsFileSystem } from '@yfs/core'
+import { isFsError, type YjsFileSystem } from '@yfs/core'
 import { fuzzParameters, snapshotFileSystem, waitFor } from '@yfs/core/testing'
 import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
@@ -129,7 +129,9 @@ it("an agent's calls through /mcp and a person's bash on a client, at the same t
             for (const { script, pause } of personCalls) {
               // A redirect into a folder the agent just moved away rejects the whole exec
               // (just-bash lets a failed redirect write escape): the person's script ends there.
-              await new Bash({ fs: person.fs, cwd: '/' }).exec(script).catch(() => undefined)
+              await new Bash({ fs: person.fs, cwd: '/' }).exec(script).catch((error: unknown) => {
+                if (!isFsError(error)) throw error
+              })
               await new Promise((resolve) => setTimeout(resolve, pause))
             }
             await person.fs.flushTruncations()
