@@ -2,8 +2,10 @@
  * Random bash calls for the sequence properties (bash-sequences, mcp-bash-sequences): a few
  * commands agents use on four files, in calls of up to three commands, each followed by a pause.
  */
+
+import { isFsError } from '@yfs/core'
 import fc from 'fast-check'
-import type { IFileSystem } from 'just-bash'
+import { Bash, type IFileSystem } from 'just-bash'
 
 /**
  * Four files, two in a folder made first (`/d`: just-bash's InMemoryFs creates missing folders
@@ -55,4 +57,17 @@ export async function contents(fs: IFileSystem): Promise<string[]> {
     }
   }
   return Promise.all(FILES.map(async (f) => `${f}: ${await fs.readFileBuffer(f).then(show, () => '-')}`))
+}
+
+/**
+ * Run `script` on `fs` while another peer changes the same tree: a redirect into a folder the
+ * other peer just moved or removed rejects the whole exec (just-bash lets a failed redirect write
+ * escape), so the script ends there. Any other rejection still fails the caller.
+ */
+export async function execBesideAnother(fs: IFileSystem, script: string): Promise<void> {
+  try {
+    await new Bash({ fs, cwd: '/' }).exec(script)
+  } catch (error) {
+    if (!isFsError(error)) throw error
+  }
 }

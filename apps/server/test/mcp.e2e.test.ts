@@ -36,14 +36,13 @@ describe('MCP at the sync server', () => {
     return client
   }
 
+  // A person's client of the workspace, as the web app opens it (Markdown as rich text).
+  const connectPerson = () =>
+    connectWorkspace({ url: t.url, workspace: 'team', token: tokens.write, fs: { codecs: [markdownCodec] } })
+
   it("an agent's tool calls land in the token's workspace, live for a person", async () => {
     const agent = await connect(tokens.write)
-    const person = await connectWorkspace({
-      url: t.url,
-      workspace: 'team',
-      token: tokens.write,
-      fs: { codecs: [markdownCodec] },
-    })
+    const person = await connectPerson()
     try {
       const r = (await agent.callTool({
         name: 'write_file',
@@ -100,12 +99,7 @@ describe('MCP at the sync server', () => {
     await bash('echo alpha > /kind.md; mv /kind.md /kind.txt; : > /kind.txt')
     await bash('echo beta > /back.txt; mv /back.txt /back.md; : > /back.md')
     expect(await bash('cat /kind.txt /back.md; wc -c < /kind.txt')).toBe('0\n')
-    const person = await connectWorkspace({
-      url: t.url,
-      workspace: 'team',
-      token: tokens.write,
-      fs: { codecs: [markdownCodec] },
-    })
+    const person = await connectPerson()
     try {
       await waitFor(() => person.fs.exists('/back.md'), 'the person to see the files')
       expect(await person.fs.readFile('/kind.txt')).toBe('')
