@@ -79,6 +79,10 @@ export function openSyncState(root: string, workspace: string): SyncState {
   const file = join(dir, 'state.sqlite')
   const db = new Database(file)
   try {
+    // 16 KiB pages, for a new state only (an existing one keeps its size: WAL mode fixes it). An
+    // entry with its merge base of a few KiB filled a 4 KiB page alone, so each one written was a
+    // page of its own in the WAL: recording 10,000 files of 2 KB took 2.5–3 times as long.
+    db.pragma('page_size = 16384')
     db.pragma('journal_mode = WAL')
   } catch (error) {
     db.close()
