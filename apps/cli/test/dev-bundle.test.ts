@@ -2,7 +2,16 @@
 // reused while they are unchanged, rebuilt when one changes, its package imports pinned to the
 // files Node loads (one yjs), and a failed build reported, so that the launcher falls back to tsx.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,11 +44,18 @@ function source(name: string, text: string, ageMs = 60_000): string {
   return file
 }
 
-const load = async (url: string) =>
-  (await import(`${url}?v=${statSync(fileURLToPath(url)).mtimeMs}`)) as {
+// A query per load: the same file URL imported twice is the module loaded first.
+const load = async (url: string, version: number) =>
+  (await import(`${url}?v=${version}`)) as {
     answer: () => string
     Doc: typeof Y.Doc
   }
+
+/** Append a marker to a built bundle: a later call that returns it unmarked has rebuilt it. */
+function mark(url: string): void {
+  appendFileSync(fileURLToPath(url), '\n// marked by the test\n')
+}
+const marked = (url: string) => readFileSync(fileURLToPath(url), 'utf8').includes('// marked by the test')
 
 it('bundles TypeScript sources, reuses the bundle while they are unchanged and rebuilds when one changes', async () => {
   source('part.ts', `export const word = (): string => 'first'\n`)
@@ -48,30 +64,28 @@ it('bundles TypeScript sources, reuses the bundle while they are unchanged and r
     `import { Doc } from 'yjs'\nimport { word } from './part.js'\nexport const answer = (): string => word()\nexport { Doc }\n`,
   )
   const url = await devBundle(entry, 'fixture', { cacheDir })
-  const bundled = await load(url)
+  const bundled = await load(url, 1)
   expect(bundled.answer()).toBe('first')
   // The package import is pinned to the file this process loads too: one Y.Doc class, not two.
   expect(bundled.Doc).toBe(Y.Doc)
 
-  const built = statSync(fileURLToPath(url)).mtimeMs
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  mark(url)
   expect(await devBundle(entry, 'fixture', { cacheDir })).toBe(url)
-  expect(statSync(fileURLToPath(url)).mtimeMs).toBe(built)
+  expect(marked(url)).toBe(true)
 
   source('part.ts', `export const word = (): string => 'second'\n`, 30_000)
   const rebuilt = await devBundle(entry, 'fixture', { cacheDir })
-  expect(statSync(fileURLToPath(rebuilt)).mtimeMs).toBeGreaterThan(built)
-  expect((await load(rebuilt)).answer()).toBe('second')
+  expect(marked(rebuilt)).toBe(false)
+  expect((await load(rebuilt, 2)).answer()).toBe('second')
 })
 
 it('does not stamp a bundle fresh when a source was saved during its build', async () => {
   const entry = source('entry.ts', `export const answer = (): string => 'now'\nexport const Doc = null\n`, 0)
   const url = await devBundle(entry, 'fixture', { cacheDir })
-  const built = statSync(fileURLToPath(url)).mtimeMs
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  mark(url)
   await devBundle(entry, 'fixture', { cacheDir })
   // Built again: the first build could have read the file before its last save.
-  expect(statSync(fileURLToPath(url)).mtimeMs).toBeGreaterThan(built)
+  expect(marked(url)).toBe(false)
 })
 
 it('rejects when the sources do not build (the launcher then runs them through tsx)', async () => {
