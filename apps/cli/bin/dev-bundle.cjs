@@ -1,20 +1,24 @@
-// A checkout's `yfs sync` as one cached ES module bundle, built with esbuild from the TypeScript
-// sources the first time it is run and again whenever a source changes.
+// The checkout's `yfs` as cached ES module bundles (the command, and `yfs sync` on its own), built
+// with esbuild from the TypeScript sources the first time they are run and again whenever a
+// source changes.
 //
-// Why: through tsx, every module of the command (some two hundred, over five workspace packages)
-// is resolved and loaded through loader hooks on another thread: about a second before the daemon
-// does anything, on every start. The bundle is what the installed package runs
-// (scripts/build.ts, dist/yfs-sync.mjs), with two differences: the workspace packages are bundled
-// too (here they are sources), and every other import is pinned to the file Node would load from
-// the importing source, so one copy of each package (of yjs above all) is loaded, as under tsx.
+// Why: through tsx, every module (some two hundred for `yfs sync`, more for the server and the
+// agent tools) is resolved and loaded through loader hooks on another thread: about a second
+// before `yfs sync` does anything, and two before `yfs serve` listens, on every start. A bundle
+// is what the installed package runs (scripts/build.ts, dist/), with two differences: the
+// workspace packages are bundled too (here they are sources), and every other import is pinned to
+// the file Node would load from the importing source, so one copy of each package (of yjs above
+// all) is loaded, as under tsx. A source's `import.meta.url` stays its own file's URL (workers,
+// the web app's build and packages are found from it).
 //
 // Fresh means: the same esbuild, Node, lockfile and this file, and every bundled source with the
-// size and mtime it had when built. Anything else rebuilds (about a quarter of a second). The cache
-// lives in apps/cli/node_modules/.cache/yfs-dev (outside git). YFS_DEV_BUNDLE=0 runs through tsx.
+// size and mtime it had when built. Anything else rebuilds (a quarter to half a second). The cache
+// lives in apps/cli/node_modules/.cache/yfs-dev (outside git). YFS_DEV_BUNDLE=0 runs through tsx;
+// YFS_DEV_BUNDLE_DEBUG=1 says why a bundle could not be used.
 'use strict'
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs')
 const { builtinModules } = require('node:module')
-const { join, resolve } = require('node:path')
+const { dirname, join, resolve, sep } = require('node:path')
 const { pathToFileURL } = require('node:url')
 
 const REPO = resolve(__dirname, '../../..')
@@ -69,6 +73,21 @@ async function devBundle(entry, name, options = {}) {
   const pinImports = {
     name: 'yfs-pin-imports',
     setup(b) {
+      // A workspace source's `import.meta.url` stays its own file's URL: a worker, the web app's
+      // build or a package resolved next to a module is found where it is under tsx.
+      b.onLoad({ filter: /\.(c|m)?tsx?$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined
+        const text = readFileSync(args.path, 'utf8')
+        if (!text.includes('import.meta.')) return undefined
+        const url = pathToFileURL(args.path)
+        return {
+          contents: text
+            .replace(/\bimport\.meta\.url\b/g, JSON.stringify(url.href))
+            .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
+            .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path))),
+          loader: args.path.endsWith('x') ? 'tsx' : 'ts',
+        }
+      })
       b.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.pluginData === 'pinning') return undefined
         if (args.path.startsWith('node:') || builtins.has(args.path)) return { external: true }

@@ -13,8 +13,9 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import * as Y from 'yjs'
 
@@ -88,23 +89,48 @@ it('does not stamp a bundle fresh when a source was saved during its build', asy
   expect(marked(url)).toBe(false)
 })
 
+it("keeps each source's import.meta.url its own file's URL", async () => {
+  // Outside node_modules, as the workspace's sources are (a package's own files are left as they are).
+  const sources = mkdtempSync(join(tmpdir(), 'yfs-dev-bundle-'))
+  try {
+    const part = join(sources, 'part.ts')
+    writeFileSync(part, `export const partUrl = import.meta.url\n`)
+    const entry = join(sources, 'entry.ts')
+    writeFileSync(
+      entry,
+      `export { partUrl } from './part.js'\nexport const entryUrl: string = import.meta.url\n`,
+    )
+    const url = await devBundle(entry, 'fixture', { cacheDir })
+    const bundled = (await load(url, 3)) as unknown as { partUrl: string; entryUrl: string }
+    expect(bundled.entryUrl).toBe(pathToFileURL(entry).href)
+    expect(bundled.partUrl).toBe(pathToFileURL(part).href)
+  } finally {
+    rmSync(sources, { recursive: true, force: true })
+  }
+})
+
 it('rejects when the sources do not build (the launcher then runs them through tsx)', async () => {
   const entry = source('entry.ts', `export const answer = ( => 'broken'\n`)
   await expect(devBundle(entry, 'fixture', { cacheDir })).rejects.toThrow(/Expected|Unexpected/)
   await expect(devBundle(join(dir, 'missing.ts'), 'fixture', { cacheDir })).rejects.toThrow()
 })
 
-it('yfs sync runs from the bundle and, with YFS_DEV_BUNDLE=0, through tsx', () => {
-  for (const env of [{ YFS_DEV_BUNDLE_DEBUG: '1' }, { YFS_DEV_BUNDLE: '0' }]) {
-    const run = spawnSync(process.execPath, [BIN, 'sync', '--help'], {
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    })
-    expect(run.status).toBe(0)
-    expect(run.stdout).toMatch(/^Usage: yfs sync \[options\] <dir>/)
-    // With the debug switch, a bundle that could not be had is reported before falling back.
-    expect(run.stderr).not.toMatch(/dev bundle/)
+it('yfs and yfs sync run from their bundles and, with YFS_DEV_BUNDLE=0, through tsx', () => {
+  for (const [args, usage, bundle] of [
+    [['sync', '--help'], /^Usage: yfs sync \[options\] <dir>/, 'yfs-sync.mjs'],
+    [['--help'], /^Usage: yfs \[options\] \[command\]/, 'yfs.mjs'],
+  ] as const) {
+    for (const env of [{ YFS_DEV_BUNDLE_DEBUG: '1' }, { YFS_DEV_BUNDLE: '0' }]) {
+      const run = spawnSync(process.execPath, [BIN, ...args], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      })
+      expect(run.status).toBe(0)
+      expect(run.stdout).toMatch(usage)
+      // With the debug switch, a bundle that could not be had is reported before falling back.
+      expect(run.stderr).not.toMatch(/dev bundle/)
+    }
+    const cached = fileURLToPath(new URL(`../node_modules/.cache/yfs-dev/${bundle}`, import.meta.url))
+    expect(statSync(cached).size).toBeGreaterThan(0)
   }
-  const cached = fileURLToPath(new URL('../node_modules/.cache/yfs-dev/yfs-sync.mjs', import.meta.url))
-  expect(statSync(cached).size).toBeGreaterThan(0)
 })
