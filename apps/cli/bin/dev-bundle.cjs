@@ -11,9 +11,9 @@
 // all) is loaded, as under tsx. A source's `import.meta.url` stays its own file's URL (workers,
 // the web app's build and packages are found from it).
 //
-// Fresh means: the same esbuild, Node, lockfile and this file, and every bundled source with the
-// size and mtime it had when built. Anything else rebuilds (a quarter to half a second). The cache
-// lives in apps/cli/node_modules/.cache/yfs-dev (outside git). YFS_DEV_BUNDLE=0 runs through tsx;
+// Fresh means: the same checkout, esbuild, Node, lockfile and this file, and every bundled source
+// with the size and mtime it had when built. Anything else rebuilds (a quarter to half a second).
+// The cache lives in apps/cli/node_modules/.cache/yfs-dev (outside git). YFS_DEV_BUNDLE=0 runs through tsx;
 // YFS_DEV_BUNDLE_DEBUG=1 says why a bundle could not be used.
 'use strict'
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs')
@@ -29,6 +29,8 @@ const builtins = new Set(builtinModules)
 function keyOf(esbuildVersion) {
   const mtime = (file) => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0
   return JSON.stringify({
+    // A copy of the checkout elsewhere builds its own: the pinned imports name this one's files.
+    repo: REPO,
     esbuild: esbuildVersion,
     node: process.version,
     lockfile: mtime(join(REPO, 'pnpm-lock.yaml')),
