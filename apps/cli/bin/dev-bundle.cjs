@@ -13,8 +13,8 @@
 //
 // Fresh means: the same checkout, esbuild, Node, lockfile and this file, and every bundled source
 // with the size and mtime it had when built. Anything else rebuilds (a quarter to half a second).
-// The cache lives in apps/cli/node_modules/.cache/yfs-dev (outside git). YFS_DEV_BUNDLE=0 runs through tsx;
-// YFS_DEV_BUNDLE_DEBUG=1 says why a bundle could not be used.
+// The cache lives in apps/cli/node_modules/.cache/yfs-dev (outside git). YFS_DEV_BUNDLE=0 runs
+// through tsx; YFS_DEV_BUNDLE_DEBUG=1 says why a bundle could not be used.
 'use strict'
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs')
 const { builtinModules } = require('node:module')
