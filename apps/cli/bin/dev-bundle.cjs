@@ -60,11 +60,11 @@ function writeAtomic(file, text) {
  * when it can be neither found fresh nor built: the caller then runs the sources through tsx.
  */
 async function devBundle(entry, name, options = {}) {
-  const esbuild = require('esbuild')
   const cache = options.cacheDir ?? CACHE
   const outfile = join(cache, `${name}.mjs`)
   const stampFile = join(cache, `${name}.inputs.json`)
-  const key = keyOf(esbuild.version)
+  // The version from its manifest: loading esbuild itself took 16–24 ms of every start.
+  const key = keyOf(require('esbuild/package.json').version)
   try {
     const stamp = JSON.parse(readFileSync(stampFile, 'utf8'))
     if (stamp.key === key && statSync(outfile, { throwIfNoEntry: false }) && inputsUnchanged(stamp.inputs))
@@ -106,7 +106,7 @@ async function devBundle(entry, name, options = {}) {
     },
   }
   const started = Date.now()
-  const result = await esbuild.build({
+  const result = await require('esbuild').build({
     absWorkingDir: REPO,
     entryPoints: [require.resolve(entry)],
     outfile,
@@ -138,4 +138,20 @@ async function devBundle(entry, name, options = {}) {
   return pathToFileURL(outfile).href
 }
 
-module.exports = { devBundle }
+/**
+ * Run `entry` from its bundle (see `devBundle`), or through `throughTsx` where no bundle can be had
+ * or YFS_DEV_BUNDLE=0 says so; resolves once the entry module has run.
+ */
+async function runBundled(entry, name, throughTsx) {
+  let bundle
+  if (process.env.YFS_DEV_BUNDLE !== '0')
+    try {
+      bundle = await devBundle(entry, name)
+    } catch (error) {
+      if (process.env.YFS_DEV_BUNDLE_DEBUG) console.error('yfs: dev bundle:', error)
+    }
+  // Only a bundle that could not be had falls back: an error of the command itself is its own.
+  return bundle ? import(bundle) : throughTsx()
+}
+
+module.exports = { devBundle, runBundled }

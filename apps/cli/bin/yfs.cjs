@@ -11,20 +11,9 @@ if (process.argv[2] === 'sync' && !servesStore) {
   // and the agent tools' modules were most of its start-up, seconds on a busy machine. It runs as
   // one cached bundle of the sources (./dev-bundle.cjs: loading them through tsx took a second);
   // where that bundle can be neither found nor built, through tsx.
-  const throughTsx = () =>
+  require('./dev-bundle.cjs').runBundled('@yfs/sync/yfs-sync-main', 'yfs-sync', () =>
     import('tsx/esm/api').then(({ tsImport }) =>
       tsImport('@yfs/sync/yfs-sync-main', require('node:url').pathToFileURL(__filename).href),
-    )
-  if (process.env.YFS_DEV_BUNDLE === '0') throughTsx()
-  else
-    require('./dev-bundle.cjs')
-      .devBundle('@yfs/sync/yfs-sync-main', 'yfs-sync')
-      .then(
-        // Only a bundle that could not be had falls back: an error of the command itself is its own.
-        (bundle) => import(bundle),
-        (error) => {
-          if (process.env.YFS_DEV_BUNDLE_DEBUG) console.error('yfs: dev bundle:', error)
-          return throughTsx()
-        },
-      )
+    ),
+  )
 } else import('./yfs.js')
