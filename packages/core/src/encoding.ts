@@ -17,6 +17,7 @@ const COUNT_LOOP_MAX = 256
 /** Characters encoded per `encodeInto` call (the scratch buffer holds 3 bytes per character). */
 export const UTF8_LENGTH_CHUNK = 16 * 1024
 let scratch: Uint8Array | undefined
+const NON_ASCII = /[\u0080-\uffff]/
 
 function countUtf8(text: string): number {
   let n = 0
@@ -37,7 +38,8 @@ function countUtf8(text: string): number {
 
 /** UTF-8 byte length of a string without allocating the bytes (a lone surrogate counts as U+FFFD). */
 export function utf8Length(text: string): number {
-  if (text.length <= COUNT_LOOP_MAX) return countUtf8(text)
+  // ASCII (most files) is one byte per character: the regex scan is native, ~3× the loop's speed.
+  if (text.length <= COUNT_LOOP_MAX) return NON_ASCII.test(text) ? countUtf8(text) : text.length
   scratch ??= new Uint8Array(3 * (UTF8_LENGTH_CHUNK + 1))
   let n = 0
   for (let i = 0; i < text.length; ) {

@@ -53,7 +53,9 @@ export function sameContent(a: FileContentValue, b: FileContentValue): boolean {
 
 /** The codec that owns files with this name. */
 export function codecFor(ctx: FsContext, name: string): ContentCodec {
-  return ctx.codecs.find((c) => c.matches(name)) ?? textCodec
+  // A loop, not `find` with a closure: two calls per file write.
+  for (const codec of ctx.codecs) if (codec.matches(name)) return codec
+  return textCodec
 }
 
 /** Text of a content doc through the file's codec, healing an interrupted convert-on-switch (heal-source.ts). */

@@ -11,8 +11,8 @@
  * last entry (which also keeps a Yjs search marker at the end of the array,
  * so that `push` does not walk the whole list to find its end).
  */
-import { nanoid } from 'nanoid'
 import type * as Y from 'yjs'
+import { randomId } from '../ids.js'
 import { runningTransaction } from '../internals/yjs.js'
 
 /** Why a version was recorded; `conflict`: the content a stale write overwrote parts of. */
@@ -22,7 +22,7 @@ import { runningTransaction } from '../internals/yjs.js'
  * a leading `-` reads as an option.
  */
 export function newVersionId(): string {
-  const id = nanoid(10)
+  const id = randomId(10)
   return id.startsWith('-') ? `_${id.slice(1)}` : id
 }
 
