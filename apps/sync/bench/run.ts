@@ -51,6 +51,8 @@ const { values } = parseArgs({
   },
 })
 const sizes = values.sizes.split(',').map(Number)
+// The issue's files/s goal is for a 10,000-file tree, start-up included; smaller trees are shown, not judged.
+const GOAL_FILES = 10_000
 const baseline = !values['no-baseline']
 const THIS_BIN = fileURLToPath(new URL('../../cli/bin/yfs.cjs', import.meta.url))
 /** The builds of `yfs` timed: label → bin (apps/cli/bin/yfs.cjs of a checkout). */
@@ -314,7 +316,11 @@ function report(latency: Map<string, number[]>, idle: Map<string, number>): void
     for (const p of r.passes)
       out(
         `| ${r.n.toLocaleString('en')} |${many ? ` ${p.label} |` : ''} ${p.round} | ${cell(r.n, p.ingest)} | ${cpu(p.ingestCpu)} | ${cell(r.n, p.mat)} | ${cpu(p.matCpu)} | ${
-          p.failed ? `**failed**: ${p.failed}` : goal(rate(r.n, p.ingest) >= 2000 && rate(r.n, p.mat) >= 2000)
+          p.failed
+            ? `**failed**: ${p.failed}`
+            : r.n < GOAL_FILES
+              ? `– (the goal is for ${GOAL_FILES.toLocaleString('en')} files: start-up weighs more here)`
+              : goal(rate(r.n, p.ingest) >= 2000 && rate(r.n, p.mat) >= 2000)
         } |`,
       )
   out('')
