@@ -65,15 +65,21 @@ export interface FileSystemIndex {
   allPaths(): string[]
   /** Canonical dump for tests: equal for equal trees. */
   snapshot(): IndexSnapshot
-  /** Called after the index applied a table change (paths may have changed). */
+  /**
+   * Called after the index applied a table change (paths may have changed), with each changed
+   * row's path before it (`oldPaths.get(id)`: `undefined` when it had none, a new row's is not set).
+   */
   onChange(fn: IndexChangeListener): () => void
   destroy(): void
 }
 
 /** Row changes after the index applied them, with each changed row's path before the change. */
+/** The old paths of a change of new rows only: none (shared, read-only). */
+const NO_OLD_PATHS: ReadonlyMap<FileId, string | undefined> = new Map()
+
 export type IndexChangeListener = (
   changes: Map<FileId, FileRowChange>,
-  oldPaths: Map<FileId, string | undefined>,
+  oldPaths: ReadonlyMap<FileId, string | undefined>,
   source: FileRowChangeSource,
 ) => void
 
@@ -499,15 +505,21 @@ export function createFileSystemIndex(table: FilesTable): FileSystemIndex {
   rebuild()
   const unobserve = table.observe((changes, tr) => {
     if (listeners.size === 0) return apply(changes)
-    const oldPaths = new Map<FileId, string | undefined>()
+    // A row that was absent had no path: no walk for it, and no map when every row is new (a
+    // batch of new files, watched by an agent's tool call, is one change per file).
+    let oldPaths: Map<FileId, string | undefined> | undefined
     changing = changes
     try {
-      for (const id of changes.keys()) oldPaths.set(id, index.pathOf(id))
+      for (const [id, change] of changes) {
+        if (change.before === undefined) continue
+        oldPaths ??= new Map()
+        oldPaths.set(id, index.pathOf(id))
+      }
     } finally {
       changing = undefined
     }
     apply(changes)
-    for (const fn of listeners) fn(changes, oldPaths, tr)
+    for (const fn of listeners) fn(changes, oldPaths ?? NO_OLD_PATHS, tr)
   })
 
   const index: FileSystemIndex = {

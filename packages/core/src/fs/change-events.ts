@@ -41,7 +41,7 @@ export function watchChangesOfType(ctx: FsContext, type: FsEventType, handler: F
 function emitRowEvents(
   ctx: FsContext,
   changes: Map<FileId, FileRowChange>,
-  oldPaths: Map<FileId, string | undefined>,
+  oldPaths: ReadonlyMap<FileId, string | undefined>,
   tr: FileRowChangeSource,
 ): void {
   if (!ctx.events.active) return
