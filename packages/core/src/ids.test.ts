@@ -27,4 +27,12 @@ describe('randomId', () => {
     expect(new Set([...short, ...long]).size).toBe(20_000)
     expect(new Set(short.join('')).size).toBe(64)
   })
+
+  it('makes ids of any other length the same way', () => {
+    for (const length of [1, 7, 21, 64]) {
+      const ids = Array.from({ length: 200 }, () => randomId(length))
+      for (const id of ids) expect(id).toMatch(new RegExp(`^[A-Za-z0-9_-]{${length}}$`))
+      if (length >= 7) expect(new Set(ids).size).toBe(ids.length)
+    }
+  })
 })

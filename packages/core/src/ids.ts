@@ -20,8 +20,6 @@ const CODES = Uint16Array.from(ALPHABET, (c) => c.charCodeAt(0))
 const POOL_IDS = 4096
 let pool = new Uint8Array(0)
 let used = 0
-// One buffer per id length (fromCharCode.apply takes the whole array).
-const scratch = new Map<number, Uint16Array>()
 
 /**
  * A random id of `length` characters: what `nanoid(length)` gives (same alphabet, same source of
@@ -34,14 +32,17 @@ export function randomId(length: number): string {
     pool = crypto.getRandomValues(new Uint8Array(FILE_ID_LENGTH * POOL_IDS))
     used = 0
   }
-  let chars = scratch.get(length)
-  if (chars === undefined) {
-    chars = new Uint16Array(length)
-    scratch.set(length, chars)
-  }
-  for (let k = 0; k < length; k++) chars[k] = CODES[pool[used + k]! & 63]!
+  const bytes = pool
+  const at = used
   used += length
-  // One flat string in one call.
+  const c = (k: number) => CODES[bytes[at + k]! & 63]!
+  // One flat string in one call. The two lengths made on every write get their characters as
+  // arguments: 70 ns an id, against 170–270 ns through `apply` on an array.
+  // biome-ignore format: one argument per character, on one line
+  if (length === 15) return String.fromCharCode(c(0), c(1), c(2), c(3), c(4), c(5), c(6), c(7), c(8), c(9), c(10), c(11), c(12), c(13), c(14))
+  if (length === 10) return String.fromCharCode(c(0), c(1), c(2), c(3), c(4), c(5), c(6), c(7), c(8), c(9))
+  const chars = new Uint16Array(length)
+  for (let k = 0; k < length; k++) chars[k] = c(k)
   return String.fromCharCode.apply(null, chars as unknown as number[]) // apply takes any array-like
 }
 
