@@ -1,8 +1,10 @@
 /**
  * `pnpm bench` for @yfs/core: runs every benchmark of issue 2, prints the tables
- * and rewrites docs/benchmarks.md. `tsx bench/run.ts <name>` runs one.
+ * and rewrites docs/benchmarks.md, each benchmark in a child process of its own.
+ * `tsx bench/run.ts <name>[,<name>…]` runs those in this process and prints their tables.
  * YFS_BENCH_FULL=1 runs the metadata-size benchmark at its full size (10k × 100).
  */
+import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -442,23 +444,64 @@ const benchmarks: Record<string, () => Promise<Result>> = {
   remoteIndexUpdates,
 }
 
+/**
+ * One benchmark in a child process of its own, its result back as JSON: what a benchmark leaves
+ * in a process (compiled code shaped by its calls, a grown heap) made the next one slower, for
+ * both systems, by up to 1.5× (`InMemoryFs`'s 10,000 writes 33 ms alone, 50 ms after the read
+ * benchmarks), and by how much depended on the order of the list.
+ */
+function runAlone(name: string): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), name, '--json'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+    })
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(JSON_PREFIX))
+      if (code !== 0 || !line) reject(new Error(`benchmark ${name} exited with ${code}`))
+      else resolve(JSON.parse(line.slice(JSON_PREFIX.length)) as Result)
+    })
+  })
+}
+
+const JSON_PREFIX = 'RESULT '
+
 async function main(): Promise<void> {
   const only = process.argv[2]
+  if (only !== undefined) {
+    // `tsx bench/run.ts <name>[,<name>…]`: those, in this process, in the list's order.
+    const names = only.split(',')
+    for (const [name, fn] of Object.entries(benchmarks)) {
+      if (!names.includes(name)) continue
+      process.stderr.write(`${name}…\n`)
+      const r = await fn()
+      if (process.argv.includes('--json')) console.log(`${JSON_PREFIX}${JSON.stringify(r)}`)
+      else console.log(`\n## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
+    }
+    return
+  }
   const results: Result[] = []
-  for (const [name, fn] of Object.entries(benchmarks)) {
-    if (only && only !== name) continue
+  for (const name of Object.keys(benchmarks)) {
     process.stderr.write(`${name}…\n`)
-    const r = await fn()
+    const r = await runAlone(name)
     results.push(r)
     console.log(`\n## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
   }
-  if (only) return
   const header = [
     '# Benchmarks',
     '',
     'Written by `pnpm bench` (`packages/core/bench/run.ts`); every figure is from the same run.',
     "Each row compares yfs with just-bash's `InMemoryFs` (or a plain `Y.Map`) in the same process, interleaved",
     'after a warm-up; times are medians with (min–max). Ratios are what to read: these machines are shared.',
+    'Each benchmark runs in a fresh process (`runAlone` in the script says why).',
     '',
     `Run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}.`,
   ].join('\n')

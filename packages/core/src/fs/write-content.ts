@@ -254,8 +254,14 @@ export function reseedEmpty(
  * content only. One object per new file (no closure), as many files are written at once.
  */
 class NewContent implements ContentSeed {
-  // Chosen now, so the first version is known before the doc is built (`seededVersion`).
-  readonly versionId = newVersionId()
+  #versionId: string | undefined
+
+  // Chosen when first asked (`seededVersion`, or the doc being built), then kept: most seeded
+  // files of a batch are never asked before their doc is built, if ever.
+  get versionId(): string {
+    this.#versionId ??= newVersionId()
+    return this.#versionId
+  }
 
   constructor(
     readonly id: FileId,
