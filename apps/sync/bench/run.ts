@@ -25,6 +25,8 @@
  * time to a loaded machine. Writes its section of docs/benchmarks.md (between
  * `<!-- sync:start -->` and `<!-- sync:end -->`) unless `--no-write`.
  *
+ * `YFS_BENCH_DAEMON_NODE_ARGS='--cpu-prof --cpu-prof-dir DIR'` passes Node options to the daemons only.
+ *
  *   tsx bench/run.ts [--sizes 1000,10000] [--latency 40] [--idle 10] [--bins a=…,b=…] [--rounds 3] [--no-baseline] [--no-write]
  */
 import { spawn } from 'node:child_process'
@@ -91,11 +93,24 @@ function check(dir: string, n: number): void {
  * with SIGTERM. Returns the ms from spawn to that line, the CPU seconds it used until then, and
  * the ms from SIGTERM to the (flushed) exit.
  */
+// Node options for the `yfs sync` children only (a profile of the daemon: `--cpu-prof --cpu-prof-dir DIR`).
+const DAEMON_NODE_ARGS = (process.env.YFS_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean)
+
 async function timeCli(bin: string, ws: { id: string; token: string }, dir: string) {
   const started = performance.now()
   const child = spawn(
     process.execPath,
-    [bin, 'sync', dir, '--server', env.server.url, '--workspace', ws.id, '--no-progress'],
+    [
+      ...DAEMON_NODE_ARGS,
+      bin,
+      'sync',
+      dir,
+      '--server',
+      env.server.url,
+      '--workspace',
+      ws.id,
+      '--no-progress',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, YFS_TOKEN: ws.token } },
   )
   let stderr = ''
