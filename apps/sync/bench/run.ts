@@ -88,14 +88,14 @@ function check(dir: string, n: number): void {
       throw new Error(`bench: wrong content in ${dir}`)
 }
 
+// Node options for the `yfs sync` children only (a profile of the daemon: `--cpu-prof --cpu-prof-dir DIR`).
+const DAEMON_NODE_ARGS = (process.env.YFS_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean)
+
 /**
  * Run `yfs sync <dir>` (human output, as a person runs it) until its `in sync` line; then stop it
  * with SIGTERM. Returns the ms from spawn to that line, the CPU seconds it used until then, and
  * the ms from SIGTERM to the (flushed) exit.
  */
-// Node options for the `yfs sync` children only (a profile of the daemon: `--cpu-prof --cpu-prof-dir DIR`).
-const DAEMON_NODE_ARGS = (process.env.YFS_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean)
-
 async function timeCli(bin: string, ws: { id: string; token: string }, dir: string) {
   const started = performance.now()
   const child = spawn(

@@ -444,6 +444,12 @@ const benchmarks: Record<string, () => Promise<Result>> = {
   remoteIndexUpdates,
 }
 
+/** A benchmark's section of docs/benchmarks.md: its title, table and note. */
+const section = (r: Result) => `## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`
+
+/** The line a child prints its result on (`--json`). */
+const JSON_PREFIX = 'RESULT '
+
 /**
  * One benchmark in a child process of its own, its result back as JSON: what a benchmark leaves
  * in a process (compiled code shaped by its calls, a grown heap) made the next one slower, for
@@ -472,8 +478,6 @@ function runAlone(name: string): Promise<Result> {
   })
 }
 
-const JSON_PREFIX = 'RESULT '
-
 async function main(): Promise<void> {
   const only = process.argv[2]
   if (only !== undefined) {
@@ -484,7 +488,7 @@ async function main(): Promise<void> {
       process.stderr.write(`${name}…\n`)
       const r = await fn()
       if (process.argv.includes('--json')) console.log(`${JSON_PREFIX}${JSON.stringify(r)}`)
-      else console.log(`\n## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
+      else console.log(`\n${section(r)}`)
     }
     return
   }
@@ -493,7 +497,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${name}…\n`)
     const r = await runAlone(name)
     results.push(r)
-    console.log(`\n## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
+    console.log(`\n${section(r)}`)
   }
   const header = [
     '# Benchmarks',
@@ -505,9 +509,7 @@ async function main(): Promise<void> {
     '',
     `Run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}.`,
   ].join('\n')
-  const body = results
-    .map((r) => `## ${r.title}\n\n${table(r.head, r.rows)}${r.note ? `\n\n${r.note}` : ''}`)
-    .join('\n\n')
+  const body = results.map(section).join('\n\n')
   const out = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url))
   const existing = await import('node:fs').then((m) => (m.existsSync(out) ? m.readFileSync(out, 'utf8') : ''))
   const analysis = existing.includes('<!-- analysis -->')

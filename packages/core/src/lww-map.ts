@@ -829,10 +829,10 @@ export function attachLwwMap<V>(
       storeSoon()
     }
   }
-  /** A local write outside any transaction while held: applied now, stored by `flush`. */
   // The source of held writes, kept while their origin is the same (one object per write cost
   // ~1 % of a batch of small writes; observers only read it).
   let localSource: LwwChangeSource = { local: true, origin: undefined }
+  /** A local write outside any transaction while held: applied now, stored by `flush`. */
   const setDeferred = (key: string, val: V, origin: unknown) => {
     if (deferred.length > 0 && origin !== deferredOrigin) flush()
     const cur = winnerOf(key)

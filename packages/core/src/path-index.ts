@@ -74,14 +74,14 @@ export interface FileSystemIndex {
 }
 
 /** Row changes after the index applied them, with each changed row's path before the change. */
-/** The old paths of a change of new rows only: none (shared, read-only). */
-const NO_OLD_PATHS: ReadonlyMap<FileId, string | undefined> = new Map()
-
 export type IndexChangeListener = (
   changes: Map<FileId, FileRowChange>,
   oldPaths: ReadonlyMap<FileId, string | undefined>,
   source: FileRowChangeSource,
 ) => void
+
+/** The old paths of a change of new rows only: none (shared, read-only). */
+const NO_OLD_PATHS: ReadonlyMap<FileId, string | undefined> = new Map()
 
 export interface IndexSnapshot {
   paths: [string, FileId][]
