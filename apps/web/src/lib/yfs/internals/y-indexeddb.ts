@@ -11,7 +11,7 @@
  * - `db`: its database, to store the document's whole state when a change
  *   arrived while the listener was off.
  *
- * The learning test beside this file (`y-indexeddb.test.ts`, on fake-indexeddb)
+ * The learning test (`apps/web/test/y-indexeddb-internals.test.ts`, on fake-indexeddb)
  * fails naming the member when a release changes one.
  */
 import type { IndexeddbPersistence } from 'y-indexeddb'
