@@ -446,6 +446,77 @@ describe('bulk content messages', () => {
     expect(reader.openDocuments).toBe(0)
   })
 
+  it("a file edited call after call alone (an agent's `sed -i` of one file) is written through its doc from the second call on: no fetch of its whole state per call, a peer's edit between calls kept", async () => {
+    const a = await connect(tokens.write)
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
+    const others = Array.from({ length: 5 }, (_, i) => `/again/g${i}.txt`)
+    await a.fs.writeTree([
+      { path: '/again/f.txt', content: lines.join('') },
+      ...others.map((path) => ({ path, content: 'other\n' })),
+    ])
+    await a.flush()
+    // The writer's loads and bulk updates go through its own channel (counted); its pool keeps docs warm (the default).
+    const loaded: number[] = []
+    const updated: number[] = []
+    let channel: ReturnType<typeof createBulkChannel> | undefined
+    const writer = await connect(tokens.write, {
+      loadContent: (ids) => {
+        loaded.push(ids.length)
+        return channel!.load(ids)
+      },
+      updateContent: (updates) => {
+        updated.push(updates.length)
+        return channel!.update(updates)
+      },
+    })
+    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    await waitFor(() => writer.fs.exists(others[4]!), 'the files on the writer')
+    // As an agent's tool call: one batch, read then written; flushed as the call's end waits.
+    const edit = async (path: string, from: RegExp, to: string) => {
+      await writer.fs.batch(async () => {
+        await writer.fs.writeFile(path, (await writer.fs.readFile(path)).replace(from, to))
+      })
+      await writer.flush()
+    }
+
+    // The first call goes in bulk, on the file's fetched state (its read fetched the small folder whole).
+    await edit('/again/f.txt', /line 19/, 'line 19 v1')
+    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [6], updated: [1], open: 0 })
+    // The file was the last call's only overwrite: the second opens its doc, which stays loaded.
+    await edit('/again/f.txt', /line 19 v1/, 'line 19 v2')
+    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [6], updated: [1], open: 1 })
+    // A peer's edit between calls reaches the open doc live; the next calls build on it.
+    await a.fs.writeFile(
+      '/again/f.txt',
+      (await a.fs.readFile('/again/f.txt')).replace('line 0', 'line 0 by a'),
+    )
+    await a.flush()
+    await waitFor(
+      async () => (await writer.fs.readFile('/again/f.txt')).startsWith('line 0 by a'),
+      "a's edit on the writer",
+    )
+    for (let v = 3; v <= 10; v++) await edit('/again/f.txt', new RegExp(`line 19 v${v - 1}`), `line 19 v${v}`)
+    // Nothing fetched or sent in bulk for it since: each call sent its change through the doc.
+    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [6], updated: [1], open: 1 })
+    const expected = ['line 0 by a\n', ...lines.slice(1, 19), 'line 19 v10\n'].join('')
+    await waitFor(async () => (await a.fs.readFile('/again/f.txt')) === expected, 'the last edit on a')
+
+    // A call overwriting more than a few files keeps the next call's overwrites in bulk.
+    await writer.fs.batch(async () => {
+      for (const path of others) await writer.fs.writeFile(path, 'changed\n')
+    })
+    await writer.fs.batch(() => writer.fs.writeFile(others[0]!, 'changed again\n'))
+    await writer.flush()
+    expect(updated).toEqual([1, 5, 1])
+    expect(writer.openDocuments).toBe(1)
+
+    const fresh = await connect(tokens.write)
+    expect(await fresh.fs.readFile('/again/f.txt')).toBe(expected)
+    expect(await fresh.fs.readFile(others[0]!)).toBe('changed again\n')
+    // A version per write: the first, the writer's ten and a's one.
+    expect(await fresh.fs.history('/again/f.txt')).toHaveLength(12)
+  })
+
   it("a batch's overwrites of a big folder in glob order (`sed -i dir/*`) fetch each file's state once", async () => {
     const asked: string[] = []
     let channel: ReturnType<typeof createBulkChannel> | undefined
@@ -549,6 +620,102 @@ describe('bulk content messages', () => {
     )
     channel.destroy()
     expect(updated).toBeGreaterThan(0)
+  })
+
+  it("calls that edit the same few files, in bulk then through their docs, and a peer typing between and during them keep every line's last edit (property)", async () => {
+    // The writer's pool keeps docs warm (the default): a file its last call overwrote alone or
+    // with few others is written through its doc in the next call, else in bulk (counted).
+    let updated = 0
+    let channel: ReturnType<typeof createBulkChannel> | undefined
+    const writer = await connect(tokens.write, {
+      updateContent: (docs) => {
+        updated += docs.length
+        return channel!.update(docs)
+      },
+    })
+    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    const peer = await connect(tokens.write)
+    await writer.fs.mkdir('/calls')
+    const n = 8
+    const text = (ls: string[]) => ls.map((l) => `${l}\n`).join('')
+    let run = 0
+    // Most docs the writer held open after a call: both ways of writing must have been taken.
+    let opened = 0
+    await fc.assert(
+      fc.asyncProperty(
+        // In order: who edits (the writer its even lines in a call of its own, the peer its odd
+        // ones in its open doc), which files (the writer may edit several in one call), which line, the pause after.
+        fc.array(
+          fc.record({
+            writer: fc.boolean(),
+            files: fc.uniqueArray(fc.nat(5), { minLength: 1, maxLength: 6 }),
+            k: fc.nat(3),
+            pause: fc.constantFrom(0, 0, 2, 10),
+          }),
+          { minLength: 1, maxLength: 10 },
+        ),
+        async (steps) => {
+          const paths = Array.from({ length: 6 }, (_, i) => `/calls/r${run}-${i}.txt`)
+          run++
+          const expected = paths.map(() => Array.from({ length: n }, (_, i) => `line ${i}`))
+          await writer.fs.writeTree(paths.map((path, i) => ({ path, content: text(expected[i]!) })))
+          await writer.flush()
+          await waitFor(() => peer.fs.exists(paths[5]!), 'the files on the peer')
+          const handles = await Promise.all(
+            paths.map((path) => peer.fs.pool.acquire(peer.fs.index.lookup(path)! as FileId)),
+          )
+          try {
+            for (const [s, step] of steps.entries()) {
+              const line = (step.writer ? 0 : 1) + 2 * step.k
+              const edit = `${step.writer ? 'writer' : 'peer'} ${s}`
+              for (const f of step.files) expected[f]![line] = edit
+              if (step.writer) {
+                // An agent's call: each file read and written whole, its own line changed.
+                await writer.fs.batch(async () => {
+                  for (const f of step.files) {
+                    const now = (await writer.fs.readFile(paths[f]!)).split('\n').slice(0, n)
+                    now[line] = edit
+                    await writer.fs.writeFile(paths[f]!, text(now))
+                  }
+                })
+                await writer.flush()
+                opened = Math.max(opened, writer.openDocuments)
+              } else {
+                // A person types in an editor: the line replaced in the open doc.
+                for (const f of step.files) {
+                  const ytext = handles[f]!.doc.getText('text')
+                  const now = ytext.toString()
+                  let start = 0
+                  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
+                  const end = now.indexOf('\n', start)
+                  handles[f]!.doc.transact(() => {
+                    ytext.delete(start, end - start)
+                    ytext.insert(start, edit)
+                  })
+                }
+              }
+              if (step.pause > 0) await new Promise((done) => setTimeout(done, step.pause))
+            }
+            await Promise.all([writer.flush(), peer.flush()])
+            for (const [f, path] of paths.entries()) {
+              const want = text(expected[f]!)
+              const ytext = handles[f]!.doc.getText('text')
+              await waitFor(
+                () => ytext.toString() === want,
+                `${path} in the peer's doc at ${JSON.stringify(want)}`,
+              )
+              await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on the writer`)
+            }
+          } finally {
+            for (const handle of handles) handle.release()
+          }
+        },
+      ),
+      { numRuns: 25 },
+    )
+    channel.destroy()
+    expect(updated).toBeGreaterThan(0)
+    expect(opened).toBeGreaterThan(0)
   })
 
   it('a bulk update that cannot be sent (offline) goes through each doc and reaches the server on reconnect', async () => {

@@ -148,6 +148,11 @@ export class ContentDocPool {
     return { id, doc: slot.doc, release, [Symbol.dispose]: release }
   }
 
+  /** True when a released doc stays loaded for a while (`maxIdle` and `idleMs` above 0). */
+  get keepsIdle(): boolean {
+    return (this.#options.maxIdle ?? 512) > 0 && (this.#options.idleMs ?? 30_000) > 0
+  }
+
   /**
    * The loaded doc of `id`, without taking a reference; `undefined` when not loaded.
    * A seeded doc counts as loaded: peeking builds it (and leaves it idle).

@@ -112,6 +112,11 @@ export interface BatchState {
    * more. One doc at most.
    */
   decoded: { id: FileId; state: Uint8Array; doc: Y.Doc } | undefined
+  /** Files overwritten in bulk in the batch `rewrittenEpoch` (rewritten-files.ts). */
+  readonly rewritten: Set<FileId>
+  rewrittenEpoch: number
+  /** Files the last batch that overwrote any overwrote alone or with few others (rewritten-files.ts). */
+  rewrittenBefore: ReadonlySet<FileId>
 }
 
 export function newBatchState(): BatchState {
@@ -132,5 +137,8 @@ export function newBatchState(): BatchState {
     clientIds: new Uint32Array(0),
     nextClientId: 0,
     decoded: undefined,
+    rewritten: new Set(),
+    rewrittenEpoch: 0,
+    rewrittenBefore: new Set(),
   }
 }

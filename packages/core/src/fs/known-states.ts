@@ -12,7 +12,8 @@
  *   (`coveringState`, write-batch.ts). A write in a later batch fetches the
  *   state again: it then holds everything the server had when the batch
  *   fetched it, as a doc opened for the write would (a peer's flushed edit is
- *   merged, even while its row is still on its way here).
+ *   merged, even while its row is still on its way here). A file rewritten alone
+ *   batch after batch is written through its doc instead (rewritten-files.ts).
  */
 import { fromBase64 } from 'lib0/buffer'
 import * as Y from 'yjs'

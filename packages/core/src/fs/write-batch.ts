@@ -32,7 +32,10 @@
  *   lacks). A refused or failed update pauses bulk updates for a minute.
  *   The base holds what the server had when the batch first fetched or stored
  *   the file, as a doc opened then would; a concurrent edit after that is merged
- *   by Yjs (line by line, text-diff.ts), as in an open doc.
+ *   by Yjs (line by line, text-diff.ts), as in an open doc. A file the last batch to
+ *   overwrite any overwrote alone or with a few others is written through its doc instead
+ *   (rewritten-files.ts): an agent editing one file call after call would otherwise fetch
+ *   its whole history in every call.
  *
  * A batch ends by storing what it holds (its promise resolves once the
  * server acknowledged the content); overlapping batches share the pending
@@ -48,6 +51,7 @@ import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { coveringState, rememberStored } from './known-states.js'
 import type { StaleWrite } from './merge-stale.js'
+import { countRewrite, rewrittenBefore } from './rewritten-files.js'
 import { encodeNewContent, markStored, randomUint32s, writeInScratchDoc } from './write-content.js'
 
 /** Store pending content once this many files wait… */
@@ -126,7 +130,7 @@ function scheduleSend(ctx: FsContext): void {
 /**
  * True when an overwrite of `id` goes to the server's bulk update (see the module comment): in a
  * batch, on a filesystem that has one, `id`'s doc not open here (an open doc is written as it
- * is), bulk updates not paused. Outside a batch an overwrite opens the doc: a lone write gains
+ * is), bulk updates not paused, `id` not one of the few files the last batch rewrote. Outside a batch an overwrite opens the doc: a lone write gains
  * nothing from a bulk request, and a doc kept open after it follows a peer's saves live (the sync
  * daemon merging saves on disk with writes in the workspace, a few ms apart).
  */
@@ -135,7 +139,8 @@ export function bulkUpdatesContent(ctx: FsContext, id: FileId): boolean {
     ctx.batch.depth > 0 &&
     ctx.updateContent !== undefined &&
     ctx.pool.peek(id) === undefined &&
-    hostNow() >= ctx.batch.updatesPausedUntil
+    hostNow() >= ctx.batch.updatesPausedUntil &&
+    !rewrittenBefore(ctx, id)
   )
 }
 
@@ -190,6 +195,7 @@ export function addUpdate(
     pending?.change.since ?? 'base',
   )
   markStored(ctx, name, content)
+  countRewrite(ctx, id)
   batch.pendingBytes += content.update.byteLength - (pending?.content.update.byteLength ?? 0)
   batch.updates.delete(id)
   batch.updates.set(id, { name, content, change })
@@ -352,18 +358,24 @@ async function throughEachDoc(ctx: FsContext, docs: { content: EncodedContent }[
 }
 
 async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<void> {
-  try {
-    await ctx.updateContent!(
-      updates.map(({ content, change }) => ({ id: content.id, update: change.update })),
-    )
-    rememberStored(ctx, updates)
-  } catch {
-    // Refused (a server of several processes takes none) or failed (offline, timed out); bulk
-    // updates pause meanwhile. The server opens a content doc only for a file whose row it has
-    // (a new one's may wait here): the rows go first.
-    ctx.batch.updatesPausedUntil = hostNow() + UPDATES_PAUSE_MS
-    ctx.table.unpin(updates.map(({ content }) => content.id))
-    ctx.table.flush()
-    await throughEachDoc(ctx, updates)
+  // Paused since some of these were written (their writes waited for a fetch while an earlier
+  // update was refused): through each doc, as the writes after the refusal go.
+  if (hostNow() >= ctx.batch.updatesPausedUntil) {
+    try {
+      await ctx.updateContent!(
+        updates.map(({ content, change }) => ({ id: content.id, update: change.update })),
+      )
+      rememberStored(ctx, updates)
+      return
+    } catch {
+      // Refused (a server of several processes takes none) or failed (offline, timed out); bulk
+      // updates pause meanwhile.
+      ctx.batch.updatesPausedUntil = hostNow() + UPDATES_PAUSE_MS
+    }
   }
+  // The server opens a content doc only for a file whose row it has (a new one's may wait
+  // here): the rows go first.
+  ctx.table.unpin(updates.map(({ content }) => content.id))
+  ctx.table.flush()
+  await throughEachDoc(ctx, updates)
 }
