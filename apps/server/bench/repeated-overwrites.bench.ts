@@ -3,7 +3,9 @@
  * `sed -i` over the same 1,000 files, `--calls` times in one session (alternating two
  * substitutions). Every call adds a version to each file, and every version stays in the file's
  * content doc (docs/history.md), so each call decodes, writes and stores more: the table shows
- * the first calls, the last ones, and how much slower the last are.
+ * the first calls, the last ones, and how much slower the last are. `--files 1 --calls 1000` is
+ * an agent editing one file call after call (written through its doc from the second call on:
+ * core's rewritten-files.ts).
  *
  * `--against <checkout>` runs the same calls on that checkout's `yfs serve` too, call by call in
  * alternating order (both sessions see the same machine), and prints this build ÷ that one.
