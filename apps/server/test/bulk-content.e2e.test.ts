@@ -446,12 +446,13 @@ describe('bulk content messages', () => {
     expect(reader.openDocuments).toBe(0)
   })
 
-  it("a file edited call after call alone (an agent's `sed -i` of one file) is written through its doc from the second call on: no fetch of its whole state per call, a peer's edit between calls kept", async () => {
+  it("a file edited call after call alone (an agent's `sed -i` of one file) is written through its doc from the second call on, two files in turn too: no fetch of a whole state per call, a peer's edit between calls kept", async () => {
     const a = await connect(tokens.write)
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i}\n`)
     const others = Array.from({ length: 5 }, (_, i) => `/again/g${i}.txt`)
     await a.fs.writeTree([
       { path: '/again/f.txt', content: lines.join('') },
+      { path: '/again/h.txt', content: lines.join('') },
       ...others.map((path) => ({ path, content: 'other\n' })),
     ])
     await a.flush()
@@ -481,10 +482,10 @@ describe('bulk content messages', () => {
 
     // The first call goes in bulk, on the file's fetched state (its read fetched the small folder whole).
     await edit('/again/f.txt', /line 19/, 'line 19 v1')
-    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [6], updated: [1], open: 0 })
+    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [7], updated: [1], open: 0 })
     // The file was the last call's only overwrite: the second opens its doc, which stays loaded.
     await edit('/again/f.txt', /line 19 v1/, 'line 19 v2')
-    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [6], updated: [1], open: 1 })
+    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [7], updated: [1], open: 1 })
     // A peer's edit between calls reaches the open doc live; the next calls build on it.
     await a.fs.writeFile(
       '/again/f.txt',
@@ -497,9 +498,16 @@ describe('bulk content messages', () => {
     )
     for (let v = 3; v <= 10; v++) await edit('/again/f.txt', new RegExp(`line 19 v${v - 1}`), `line 19 v${v}`)
     // Nothing fetched or sent in bulk for it since: each call sent its change through the doc.
-    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [6], updated: [1], open: 1 })
+    expect({ loaded, updated, open: writer.openDocuments }).toEqual({ loaded: [7], updated: [1], open: 1 })
     const expected = ['line 0 by a\n', ...lines.slice(1, 19), 'line 19 v10\n'].join('')
     await waitFor(async () => (await a.fs.readFile('/again/f.txt')) === expected, 'the last edit on a')
+    // Two files in turn: the other's first call goes in bulk, its next ones through its doc too.
+    for (let v = 11; v <= 14; v++) {
+      await edit('/again/h.txt', /line 5.*/, `line 5 v${v}`)
+      await edit('/again/f.txt', /line 5.*/, `line 5 v${v}`)
+    }
+    expect({ updated, open: writer.openDocuments }).toEqual({ updated: [1, 1], open: 2 })
+    const expectedF = expected.replace('line 5\n', 'line 5 v14\n')
 
     // A call overwriting more than a few files keeps the next call's overwrites in bulk.
     await writer.fs.batch(async () => {
@@ -507,14 +515,15 @@ describe('bulk content messages', () => {
     })
     await writer.fs.batch(() => writer.fs.writeFile(others[0]!, 'changed again\n'))
     await writer.flush()
-    expect(updated).toEqual([1, 5, 1])
-    expect(writer.openDocuments).toBe(1)
+    expect(updated).toEqual([1, 1, 5, 1])
+    expect(writer.openDocuments).toBe(2)
 
     const fresh = await connect(tokens.write)
-    expect(await fresh.fs.readFile('/again/f.txt')).toBe(expected)
+    expect(await fresh.fs.readFile('/again/f.txt')).toBe(expectedF)
+    expect(await fresh.fs.readFile('/again/h.txt')).toBe(lines.join('').replace('line 5\n', 'line 5 v14\n'))
     expect(await fresh.fs.readFile(others[0]!)).toBe('changed again\n')
-    // A version per write: the first, the writer's ten and a's one.
-    expect(await fresh.fs.history('/again/f.txt')).toHaveLength(12)
+    // A version per write: the first, the writer's fourteen and a's one.
+    expect(await fresh.fs.history('/again/f.txt')).toHaveLength(16)
   })
 
   it("a batch's overwrites of a big folder in glob order (`sed -i dir/*`) fetch each file's state once", async () => {

@@ -40,6 +40,16 @@ describe('ContentDocPool', () => {
     expect([...pool.loaded()]).toEqual(['b', 'c'])
   })
 
+  it('keeps released docs warm unless maxIdle or idleMs is 0 (keepsIdle)', async () => {
+    expect(new ContentDocPool().keepsIdle).toBe(true)
+    expect(new ContentDocPool({ maxIdle: 0 }).keepsIdle).toBe(false)
+    expect(new ContentDocPool({ idleMs: 0 }).keepsIdle).toBe(false)
+    const pool = new ContentDocPool({ maxIdle: 0 })
+    const id = asFileId('nowarm')
+    ;(await pool.acquire(id)).release()
+    expect(pool.peek(id)).toBeUndefined()
+  })
+
   it('calls connect for every doc it opens and waits for whenSynced before handing it out', async () => {
     const server = new Y.Doc()
     server.getText('text').insert(0, 'from server')

@@ -115,8 +115,8 @@ export interface BatchState {
   /** Files overwritten in bulk in the batch `rewrittenEpoch` (rewritten-files.ts). */
   readonly rewritten: Set<FileId>
   rewrittenEpoch: number
-  /** Files the last batch that overwrote any overwrote alone or with few others (rewritten-files.ts). */
-  rewrittenBefore: ReadonlySet<FileId>
+  /** Files recent batches overwrote in bulk alone or with few others, most recent last (rewritten-files.ts). */
+  readonly rewrittenFew: Set<FileId>
 }
 
 export function newBatchState(): BatchState {
@@ -139,6 +139,6 @@ export function newBatchState(): BatchState {
     decoded: undefined,
     rewritten: new Set(),
     rewrittenEpoch: 0,
-    rewrittenBefore: new Set(),
+    rewrittenFew: new Set(),
   }
 }

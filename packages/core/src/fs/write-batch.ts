@@ -32,8 +32,8 @@
  *   lacks). A refused or failed update pauses bulk updates for a minute.
  *   The base holds what the server had when the batch first fetched or stored
  *   the file, as a doc opened then would; a concurrent edit after that is merged
- *   by Yjs (line by line, text-diff.ts), as in an open doc. A file the last batch to
- *   overwrite any overwrote alone or with a few others is written through its doc instead
+ *   by Yjs (line by line, text-diff.ts), as in an open doc. A file a recent batch
+ *   overwrote alone or with a few others is written through its doc instead
  *   (rewritten-files.ts): an agent editing one file call after call would otherwise fetch
  *   its whole history in every call.
  *
@@ -51,7 +51,7 @@ import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { coveringState, rememberStored } from './known-states.js'
 import type { StaleWrite } from './merge-stale.js'
-import { countRewrite, rewrittenBefore } from './rewritten-files.js'
+import { countRewrite, rewrittenRecently } from './rewritten-files.js'
 import { encodeNewContent, markStored, randomUint32s, writeInScratchDoc } from './write-content.js'
 
 /** Store pending content once this many files wait… */
@@ -130,7 +130,7 @@ function scheduleSend(ctx: FsContext): void {
 /**
  * True when an overwrite of `id` goes to the server's bulk update (see the module comment): in a
  * batch, on a filesystem that has one, `id`'s doc not open here (an open doc is written as it
- * is), bulk updates not paused, `id` not one of the few files the last batch rewrote. Outside a batch an overwrite opens the doc: a lone write gains
+ * is), bulk updates not paused, `id` not one of the few files recent batches rewrote. Outside a batch an overwrite opens the doc: a lone write gains
  * nothing from a bulk request, and a doc kept open after it follows a peer's saves live (the sync
  * daemon merging saves on disk with writes in the workspace, a few ms apart).
  */
@@ -140,7 +140,7 @@ export function bulkUpdatesContent(ctx: FsContext, id: FileId): boolean {
     ctx.updateContent !== undefined &&
     ctx.pool.peek(id) === undefined &&
     hostNow() >= ctx.batch.updatesPausedUntil &&
-    !rewrittenBefore(ctx, id)
+    !rewrittenRecently(ctx, id)
   )
 }
 
