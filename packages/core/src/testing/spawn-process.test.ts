@@ -82,14 +82,17 @@ describe('spawnProcess', () => {
 
 describe.skipIf(process.platform !== 'linux')('processCpuMs', () => {
   it("counts a child's CPU time as it computes, and nothing while it sleeps", async () => {
+    // Busy until it has spent 400 ms of CPU by its own count (not of wall time: on a loaded
+    // machine that may be far less CPU), then says so and sleeps.
     const busy = spawnProcess(process.execPath, [
       '-e',
-      'const end = Date.now() + 400; while (Date.now() < end); setTimeout(() => {}, 60000)',
+      "while (process.cpuUsage().user < 400_000); process.stdout.write('idle\\n'); setTimeout(() => {}, 60000)",
     ])
     try {
-      await new Promise((done) => setTimeout(done, 800))
+      await busy.waitForOutput('idle', 'the busy loop to end', 30_000)
       const spent = processCpuMs(busy.child.pid!)
       expect(spent).toBeGreaterThanOrEqual(300)
+      // Asleep: the time it waits for its timer costs no CPU, however long the wait.
       await new Promise((done) => setTimeout(done, 300))
       expect(processCpuMs(busy.child.pid!) - spent).toBeLessThan(100)
     } finally {
