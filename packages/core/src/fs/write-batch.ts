@@ -130,9 +130,10 @@ function scheduleSend(ctx: FsContext): void {
 /**
  * True when an overwrite of `id` goes to the server's bulk update (see the module comment): in a
  * batch, on a filesystem that has one, `id`'s doc not open here (an open doc is written as it
- * is), bulk updates not paused, `id` not one of the few files recent batches rewrote. Outside a batch an overwrite opens the doc: a lone write gains
- * nothing from a bulk request, and a doc kept open after it follows a peer's saves live (the sync
- * daemon merging saves on disk with writes in the workspace, a few ms apart).
+ * is), bulk updates not paused, `id` not one of the few files recent batches rewrote
+ * (rewritten-files.ts). Outside a batch an overwrite opens the doc: a lone write gains nothing
+ * from a bulk request, and a doc kept open after it follows a peer's saves live (the sync daemon
+ * merging saves on disk with writes in the workspace, a few ms apart).
  */
 export function bulkUpdatesContent(ctx: FsContext, id: FileId): boolean {
   return (
