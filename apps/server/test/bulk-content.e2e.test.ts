@@ -14,6 +14,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { startTestServer, type TestServer, textInsertOn, waitFor } from './helpers.js'
 
+/** Lines as a file's text, each ended by a newline. */
+const linesText = (lines: string[]) => lines.map((l) => `${l}\n`).join('')
+
+/** A person typing in an editor: line `line` of `doc`'s text replaced by `edit`, in the open doc. */
+function replaceLine(doc: Y.Doc, line: number, edit: string): void {
+  const ytext = doc.getText('text')
+  const now = ytext.toString()
+  let start = 0
+  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
+  const end = now.indexOf('\n', start)
+  doc.transact(() => {
+    ytext.delete(start, end - start)
+    ytext.insert(start, edit)
+  })
+}
+
 describe('bulk content messages', () => {
   let t: TestServer
   let tokens: { write: string; read: string }
@@ -22,6 +38,34 @@ describe('bulk content messages', () => {
     const c = await connectWorkspace({ url: t.url, workspace: 'bulk', token, fs })
     open.push(c)
     return c
+  }
+  /**
+   * A writer whose bulk loads (with `seen.load`) and bulk updates (with `seen.update`) go through a
+   * channel of its own, each request's ids shown to the hook first; `fs`: its filesystem's options.
+   */
+  const writerWithChannel = async (
+    fs: Parameters<typeof connect>[1],
+    seen: { load?: (ids: string[]) => void; update?: (ids: string[]) => void },
+  ) => {
+    let channel: ReturnType<typeof createBulkChannel> | undefined
+    const { load, update } = seen
+    const writer = await connect(tokens.write, {
+      ...fs,
+      ...(load && {
+        loadContent: (ids: string[]) => {
+          load(ids)
+          return channel!.load(ids)
+        },
+      }),
+      ...(update && {
+        updateContent: (docs: { id: string; update: Uint8Array }[]) => {
+          update(docs.map((d) => d.id))
+          return channel!.update(docs)
+        },
+      }),
+    })
+    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    return { writer, channel }
   }
   /**
    * `reader` saw `lines` at every path (each a file of 20 lines); `peer` changes the first line,
@@ -380,15 +424,7 @@ describe('bulk content messages', () => {
     await a.flush()
     // The writer asks for states through its own channel (counted); it holds no doc between writes.
     const asked: number[] = []
-    let channel: ReturnType<typeof createBulkChannel> | undefined
-    const writer = await connect(tokens.write, {
-      maxIdle: 0,
-      loadContent: (ids) => {
-        asked.push(ids.length)
-        return channel!.load(ids)
-      },
-    })
-    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    const { writer } = await writerWithChannel({ maxIdle: 0 }, { load: (ids) => asked.push(ids.length) })
     await waitFor(() => writer.fs.exists(paths[299]!), 'the files on the writer')
     // As `sed -i` does it, each call its own batch (an agent's tool call).
     const edit = (path: string) =>
@@ -459,18 +495,10 @@ describe('bulk content messages', () => {
     // The writer's loads and bulk updates go through its own channel (counted); its pool keeps docs warm (the default).
     const loaded: number[] = []
     const updated: number[] = []
-    let channel: ReturnType<typeof createBulkChannel> | undefined
-    const writer = await connect(tokens.write, {
-      loadContent: (ids) => {
-        loaded.push(ids.length)
-        return channel!.load(ids)
-      },
-      updateContent: (updates) => {
-        updated.push(updates.length)
-        return channel!.update(updates)
-      },
-    })
-    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    const { writer } = await writerWithChannel(
+      {},
+      { load: (ids) => loaded.push(ids.length), update: (ids) => updated.push(ids.length) },
+    )
     await waitFor(() => writer.fs.exists(others[4]!), 'the files on the writer')
     // As an agent's tool call: one batch, read then written; flushed as the call's end waits.
     const edit = async (path: string, from: RegExp, to: string) => {
@@ -528,15 +556,7 @@ describe('bulk content messages', () => {
 
   it("a batch's overwrites of a big folder in glob order (`sed -i dir/*`) fetch each file's state once", async () => {
     const asked: string[] = []
-    let channel: ReturnType<typeof createBulkChannel> | undefined
-    const writer = await connect(tokens.write, {
-      maxIdle: 0,
-      loadContent: (ids) => {
-        asked.push(...ids)
-        return channel!.load(ids)
-      },
-    })
-    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    const { writer } = await writerWithChannel({ maxIdle: 0 }, { load: (ids) => asked.push(...ids) })
     // Written here (their texts cached, so reads fetch nothing), in an earlier batch.
     const paths = Array.from({ length: 700 }, (_, i) => `/once/f${i + 1}.txt`)
     await writer.fs.writeTree(paths.map((path, i) => ({ path, content: `line ${i + 1}\n` })))
@@ -557,15 +577,14 @@ describe('bulk content messages', () => {
   it("a batch's overwrites without the doc and a peer typing in the open doc keep every line's last edit (property)", async () => {
     // maxIdle 0: the writer holds no doc between its writes, so they go as bulk updates (counted).
     let updated = 0
-    let channel: ReturnType<typeof createBulkChannel> | undefined
-    const writer = await connect(tokens.write, {
-      maxIdle: 0,
-      updateContent: (docs) => {
-        updated += docs.length
-        return channel!.update(docs)
+    const { writer, channel } = await writerWithChannel(
+      { maxIdle: 0 },
+      {
+        update: (ids) => {
+          updated += ids.length
+        },
       },
-    })
-    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    )
     const peer = await connect(tokens.write)
     await writer.fs.mkdir('/race')
     let run = 0
@@ -580,8 +599,7 @@ describe('bulk content messages', () => {
         async (n, steps) => {
           const path = `/race/r${run++}.txt`
           const lines = Array.from({ length: n }, (_, i) => `line ${i}`)
-          const text = (ls: string[]) => ls.map((l) => `${l}\n`).join('')
-          await writer.fs.writeFile(path, text(lines))
+          await writer.fs.writeFile(path, linesText(lines))
           await writer.flush()
           await waitFor(() => peer.fs.exists(path), `${path} on the peer`)
           const handle = await peer.fs.pool.acquire(peer.fs.index.lookup(path)! as FileId)
@@ -598,23 +616,13 @@ describe('bulk content messages', () => {
                   // A whole-file write of what the writer read, its own line changed.
                   const now = (await writer.fs.readFile(path)).split('\n').slice(0, n)
                   now[line] = edit
-                  await writer.fs.writeFile(path, text(now))
-                } else {
-                  // A person types in an editor: the line replaced in the open doc.
-                  const now = ytext.toString()
-                  let start = 0
-                  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
-                  const end = now.indexOf('\n', start)
-                  handle.doc.transact(() => {
-                    ytext.delete(start, end - start)
-                    ytext.insert(start, edit)
-                  })
-                }
+                  await writer.fs.writeFile(path, linesText(now))
+                } else replaceLine(handle.doc, line, edit)
                 if (step.pause > 0) await new Promise((done) => setTimeout(done, step.pause))
               }
             })
             await Promise.all([writer.flush(), peer.flush()])
-            const want = text(expected)
+            const want = linesText(expected)
             await waitFor(
               () => ytext.toString() === want,
               `${path} in the peer's doc at ${JSON.stringify(want)}`,
@@ -632,21 +640,20 @@ describe('bulk content messages', () => {
   })
 
   it("calls that edit the same few files, in bulk then through their docs, and a peer typing between and during them keep every line's last edit (property)", async () => {
-    // The writer's pool keeps docs warm (the default): a file its last call overwrote alone or
-    // with few others is written through its doc in the next call, else in bulk (counted).
+    // The writer's pool keeps docs warm (the default): a file a recent call overwrote alone or
+    // with few others is written through its doc in later calls, else in bulk (counted).
     let updated = 0
-    let channel: ReturnType<typeof createBulkChannel> | undefined
-    const writer = await connect(tokens.write, {
-      updateContent: (docs) => {
-        updated += docs.length
-        return channel!.update(docs)
+    const { writer, channel } = await writerWithChannel(
+      {},
+      {
+        update: (ids) => {
+          updated += ids.length
+        },
       },
-    })
-    channel = createBulkChannel(writer.main, { timeoutMs: 10_000 })
+    )
     const peer = await connect(tokens.write)
     await writer.fs.mkdir('/calls')
     const n = 8
-    const text = (ls: string[]) => ls.map((l) => `${l}\n`).join('')
     let run = 0
     // Most docs the writer held open after a call: both ways of writing must have been taken.
     let opened = 0
@@ -667,7 +674,7 @@ describe('bulk content messages', () => {
           const paths = Array.from({ length: 6 }, (_, i) => `/calls/r${run}-${i}.txt`)
           run++
           const expected = paths.map(() => Array.from({ length: n }, (_, i) => `line ${i}`))
-          await writer.fs.writeTree(paths.map((path, i) => ({ path, content: text(expected[i]!) })))
+          await writer.fs.writeTree(paths.map((path, i) => ({ path, content: linesText(expected[i]!) })))
           await writer.flush()
           await waitFor(() => peer.fs.exists(paths[5]!), 'the files on the peer')
           const handles = await Promise.all(
@@ -684,30 +691,17 @@ describe('bulk content messages', () => {
                   for (const f of step.files) {
                     const now = (await writer.fs.readFile(paths[f]!)).split('\n').slice(0, n)
                     now[line] = edit
-                    await writer.fs.writeFile(paths[f]!, text(now))
+                    await writer.fs.writeFile(paths[f]!, linesText(now))
                   }
                 })
                 await writer.flush()
                 opened = Math.max(opened, writer.openDocuments)
-              } else {
-                // A person types in an editor: the line replaced in the open doc.
-                for (const f of step.files) {
-                  const ytext = handles[f]!.doc.getText('text')
-                  const now = ytext.toString()
-                  let start = 0
-                  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
-                  const end = now.indexOf('\n', start)
-                  handles[f]!.doc.transact(() => {
-                    ytext.delete(start, end - start)
-                    ytext.insert(start, edit)
-                  })
-                }
-              }
+              } else for (const f of step.files) replaceLine(handles[f]!.doc, line, edit)
               if (step.pause > 0) await new Promise((done) => setTimeout(done, step.pause))
             }
             await Promise.all([writer.flush(), peer.flush()])
             for (const [f, path] of paths.entries()) {
-              const want = text(expected[f]!)
+              const want = linesText(expected[f]!)
               const ytext = handles[f]!.doc.getText('text')
               await waitFor(
                 () => ytext.toString() === want,
