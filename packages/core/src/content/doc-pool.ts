@@ -67,9 +67,9 @@ export interface ContentSeed {
 
 export interface ContentDocPoolOptions {
   connect?: ConnectContentDoc
-  /** How long an unused doc stays loaded (ms). Default 30 s. */
+  /** How long an unused doc stays loaded (ms). Default 30 s (`IDLE_MS`). */
   idleMs?: number
-  /** How many unused docs stay loaded at most. Default 512. */
+  /** How many unused docs stay loaded at most. Default 512 (`MAX_IDLE`). */
   maxIdle?: number
   /**
    * Before a doc that is not loaded is opened: a promise to wait for first (a new file whose
@@ -99,6 +99,10 @@ interface Slot {
   /** The connection's first sync settled (or there is none to wait for). */
   synced: boolean
 }
+
+/** Defaults of `idleMs` and `maxIdle`. */
+const IDLE_MS = 30_000
+const MAX_IDLE = 512
 
 export class ContentDocPool {
   readonly #slots = new Map<FileId, Slot>()
@@ -150,7 +154,7 @@ export class ContentDocPool {
 
   /** True when a released doc stays loaded for a while (`maxIdle` and `idleMs` above 0). */
   get keepsIdle(): boolean {
-    return (this.#options.maxIdle ?? 512) > 0 && (this.#options.idleMs ?? 30_000) > 0
+    return (this.#options.maxIdle ?? MAX_IDLE) > 0 && (this.#options.idleMs ?? IDLE_MS) > 0
   }
 
   /**
@@ -207,7 +211,7 @@ export class ContentDocPool {
 
   /** Evict idle docs older than `idleMs` (all idle docs with `force`). */
   evictIdle(force = false): void {
-    const idleMs = this.#options.idleMs ?? 30_000
+    const idleMs = this.#options.idleMs ?? IDLE_MS
     const now = Date.now()
     for (const id of [...this.#idle]) {
       const slot = this.#slots.get(id)
@@ -300,7 +304,7 @@ export class ContentDocPool {
     if (this.#slots.get(id) !== slot || --slot.refs > 0) return
     slot.idleSince = Date.now()
     this.#idle.add(id)
-    const maxIdle = this.#options.maxIdle ?? 512
+    const maxIdle = this.#options.maxIdle ?? MAX_IDLE
     if (this.#idle.size > maxIdle) {
       const oldest = this.#idle.values().next().value as FileId
       const victim = this.#slots.get(oldest)
@@ -313,7 +317,7 @@ export class ContentDocPool {
   // No timers: just-bash forbids setInterval while a script runs, and an idle
   // pool has nothing to free anyway. Hosts may call evictIdle() on a schedule.
   #evictExpired(now: number): void {
-    const idleMs = this.#options.idleMs ?? 30_000
+    const idleMs = this.#options.idleMs ?? IDLE_MS
     for (const id of this.#idle) {
       const slot = this.#slots.get(id)
       if (!slot || now - slot.idleSince < idleMs) break
