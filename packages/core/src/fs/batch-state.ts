@@ -112,7 +112,7 @@ export interface BatchState {
    * more. One doc at most.
    */
   decoded: { id: FileId; state: Uint8Array; doc: Y.Doc } | undefined
-  /** Files overwritten in bulk in the batch `rewrittenEpoch` (rewritten-files.ts). */
+  /** Files overwritten in bulk in the batch `rewrittenEpoch` (the last one `rewritten-files.ts` saw). */
   readonly rewritten: Set<FileId>
   rewrittenEpoch: number
   /** Files recent batches overwrote in bulk alone or with few others, most recent last (rewritten-files.ts). */

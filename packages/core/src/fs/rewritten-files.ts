@@ -22,13 +22,10 @@ const RECENT = 16
 
 /** Count `id` as overwritten in bulk in the batch open now. */
 export function countRewrite(ctx: FsContext, id: FileId): void {
-  const batch = ctx.batch
-  if (batch.rewrittenEpoch !== batch.epoch) {
-    rememberFew(ctx)
-    batch.rewrittenEpoch = batch.epoch
-  }
+  rollOver(ctx)
+  const { rewritten } = ctx.batch
   // More than `FEW` is all that counts: a batch over a whole tree keeps no set of its files.
-  if (batch.rewritten.size <= FEW) batch.rewritten.add(id)
+  if (rewritten.size <= FEW) rewritten.add(id)
 }
 
 /**
@@ -37,16 +34,20 @@ export function countRewrite(ctx: FsContext, id: FileId): void {
  * pay for opening it).
  */
 export function rewrittenRecently(ctx: FsContext, id: FileId): boolean {
-  const batch = ctx.batch
   if (!ctx.pool.keepsIdle) return false
-  // The batch that overwrote last has ended: its files count now.
-  if (batch.rewrittenEpoch !== batch.epoch) rememberFew(ctx)
-  return batch.rewrittenFew.has(id)
+  rollOver(ctx)
+  return ctx.batch.rewrittenFew.has(id)
 }
 
-/** The files of the last batch that overwrote any join the recent few, when there were few of them. */
-function rememberFew(ctx: FsContext): void {
-  const { rewritten, rewrittenFew } = ctx.batch
+/**
+ * In a batch other than the one `rewritten` counts: that one has ended, so its files join the
+ * recent few when there were few of them, and counting starts afresh for this one.
+ */
+function rollOver(ctx: FsContext): void {
+  const batch = ctx.batch
+  if (batch.rewrittenEpoch === batch.epoch) return
+  batch.rewrittenEpoch = batch.epoch
+  const { rewritten, rewrittenFew } = batch
   if (rewritten.size <= FEW)
     for (const id of rewritten) {
       // Most recent last.
