@@ -41,24 +41,36 @@ describe('bulk content messages', () => {
   }
   /**
    * A writer whose bulk loads (with `seen.load`) and bulk updates (with `seen.update`) go through a
-   * channel of its own, each request's ids shown to the hook first; `fs`: its filesystem's options.
+   * channel of its own, each request's ids shown to the hook first (and to `seen.loaded`, what each
+   * load got: the ids that came back without their state, still at the head the writer held);
+   * `fs`: its filesystem's options.
    */
   const writerWithChannel = async (
     fs: Parameters<typeof connect>[1],
-    seen: { load?: (ids: string[]) => void; update?: (ids: string[]) => void },
+    seen: {
+      load?: (ids: string[]) => void
+      loaded?: (unchanged: string[], states: string[]) => void
+      update?: (ids: string[]) => void
+    },
   ) => {
     let channel: ReturnType<typeof createBulkChannel> | undefined
-    const { load, update } = seen
+    const { load, loaded, update } = seen
     const writer = await connect(tokens.write, {
       ...fs,
-      ...(load && {
-        loadContent: (ids: string[]) => {
-          load(ids)
-          return channel!.load(ids)
+      ...((load || loaded) && {
+        loadContent: async (ids: string[], since?: readonly (string | undefined)[]) => {
+          load?.(ids)
+          if (!since) return channel!.load(ids)
+          const got = await channel!.loadSince(ids, since)
+          loaded?.(
+            ids.filter((_, k) => got[k] && got[k].state === undefined),
+            ids.filter((_, k) => got[k]?.state !== undefined),
+          )
+          return got
         },
       }),
       ...(update && {
-        updateContent: (docs: { id: string; update: Uint8Array }[]) => {
+        updateContent: (docs: { id: string; update: Uint8Array; base?: string }[]) => {
           update(docs.map((d) => d.id))
           return channel!.update(docs)
         },
@@ -719,6 +731,214 @@ describe('bulk content messages', () => {
     channel.destroy()
     expect(updated).toBeGreaterThan(0)
     expect(opened).toBeGreaterThan(0)
+  })
+
+  it("calls over the same files in bulk take the states they hold while the server's stay at the same heads; another agent's bulk calls and a peer's edits between and during them keep every line's last edit (property)", async () => {
+    // Five or more files a call: they stay in bulk (rewritten-files.ts writes fewer through their docs).
+    let unchanged = 0
+    let loadedWhole = 0
+    const loaded = (same: string[], whole: string[]) => {
+      unchanged += same.length
+      loadedWhole += whole.length
+    }
+    const agents = [await writerWithChannel({}, { loaded }), await writerWithChannel({}, { loaded })]
+    const peer = await connect(tokens.write)
+    const [first] = agents
+    await first!.writer.fs.mkdir('/heads')
+    // Lines 3k (the first agent's), 3k + 1 (the second's), 3k + 2 (the peer's): the last edit of each is known.
+    const n = 12
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        // In order: who edits (an agent in a call over 5–8 files, the peer in its open doc), which
+        // line of its own, and whether the next step starts before this one ends (during it).
+        fc.array(
+          fc.record({
+            who: fc.constantFrom(0, 1, 2),
+            files: fc.uniqueArray(fc.nat(7), { minLength: 5, maxLength: 8 }),
+            peerFile: fc.nat(7),
+            k: fc.nat(3),
+            overlap: fc.boolean(),
+          }),
+          { minLength: 2, maxLength: 10 },
+        ),
+        async (steps) => {
+          const paths = Array.from({ length: 8 }, (_, i) => `/heads/r${run}-${i}.txt`)
+          run++
+          const expected = paths.map(() => Array.from({ length: n }, (_, i) => `line ${i}`))
+          await first!.writer.fs.writeTree(
+            paths.map((path, i) => ({ path, content: linesText(expected[i]!) })),
+          )
+          await first!.writer.flush()
+          for (const c of [agents[1]!.writer, peer])
+            await waitFor(() => c.fs.exists(paths[7]!), 'the files on the others')
+          const handles = await Promise.all(
+            paths.map((path) => peer.fs.pool.acquire(peer.fs.index.lookup(path)! as FileId)),
+          )
+          try {
+            // Each party's steps one after another; with `overlap` the next step (another
+            // party's) starts before this one ends.
+            const running: Promise<void>[] = [Promise.resolve(), Promise.resolve(), Promise.resolve()]
+            for (const [s, step] of steps.entries()) {
+              const line = step.who + 3 * step.k
+              const edit = `${['first', 'second', 'peer'][step.who]} ${s}`
+              await running[step.who]
+              let next: Promise<void>
+              const agent = agents[step.who]?.writer
+              if (agent) {
+                for (const f of step.files) expected[f]![line] = edit
+                // An agent's call: each file read and written whole, its own line changed.
+                next = agent.fs
+                  .batch(async () => {
+                    for (const f of step.files) {
+                      const now = (await agent.fs.readFile(paths[f]!)).split('\n').slice(0, n)
+                      now[line] = edit
+                      await agent.fs.writeFile(paths[f]!, linesText(now))
+                    }
+                  })
+                  .then(() => agent.flush())
+              } else {
+                expected[step.peerFile]![line] = edit
+                replaceLine(handles[step.peerFile]!.doc, line, edit)
+                next = peer.flush()
+              }
+              running[step.who] = next
+              if (!step.overlap) await next
+            }
+            await Promise.all(running)
+            await Promise.all([...agents.map(({ writer }) => writer.flush()), peer.flush()])
+            for (const [f, path] of paths.entries()) {
+              const want = linesText(expected[f]!)
+              const ytext = handles[f]!.doc.getText('text')
+              await waitFor(
+                () => ytext.toString() === want,
+                `${path} in the peer's doc at ${JSON.stringify(want)}`,
+              )
+              for (const { writer } of agents)
+                await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on each agent`)
+            }
+          } finally {
+            for (const handle of handles) handle.release()
+          }
+        },
+      ),
+      { numRuns: 25 },
+    )
+    for (const { channel } of agents) channel.destroy()
+    // Both paths: states held at the server's head, and whole states after another's change.
+    expect(unchanged).toBeGreaterThan(0)
+    expect(loadedWhole).toBeGreaterThan(0)
+  }, 180_000)
+
+  it("an agent's calls over the same files load each state once: later calls hold it at the server's head, a peer's edit brings that file's alone", async () => {
+    const loads: { unchanged: string[]; whole: string[] }[] = []
+    const { writer: agent, channel } = await writerWithChannel(
+      {},
+      { loaded: (unchanged, whole) => loads.push({ unchanged, whole }) },
+    )
+    const paths = Array.from({ length: 6 }, (_, i) => `/heads-calls/f${i}.txt`)
+    await agent.fs.writeTree(paths.map((path) => ({ path, content: 'a\nb\n' })))
+    await agent.flush()
+    const ids = paths.map((path) => agent.fs.index.lookup(path)!)
+    const call = async (from: string, to: string) => {
+      await agent.fs.batch(async () => {
+        for (const path of paths)
+          await agent.fs.writeFile(path, (await agent.fs.readFile(path)).replace(from, to))
+      })
+      await agent.flush()
+    }
+    // Its first call fetches the states (the store of writeTree gave no heads to hold).
+    await call('a', 'A')
+    expect(loads.flatMap((l) => l.whole).sort()).toEqual([...ids].sort())
+    expect(loads.flatMap((l) => l.unchanged)).toEqual([])
+    // The next ones: every state is the one it holds, at the head its own update made.
+    loads.length = 0
+    await call('b', 'B')
+    await call('A', 'a')
+    expect(loads.flatMap((l) => l.whole)).toEqual([])
+    expect(loads.flatMap((l) => l.unchanged).sort()).toEqual([...ids, ...ids].sort())
+    // A peer's edit of one file between calls: that state comes whole (once: read, then written
+    // on), with the edit merged.
+    const peer = await connect(tokens.write)
+    await peer.fs.writeFile(paths[2]!, 'a\nB\npeer\n')
+    await peer.flush()
+    loads.length = 0
+    await waitFor(
+      async () => (await agent.fs.readFile(paths[2]!)).includes('peer'),
+      "the peer's edit on the agent",
+    )
+    await call('B', 'b')
+    expect(loads.flatMap((l) => l.whole)).toEqual([ids[2]])
+    // (The call's write of it then asks again, since the head its read got: unchanged.)
+    expect(loads.flatMap((l) => l.unchanged).sort()).toEqual([...ids].sort())
+    for (const [i, path] of paths.entries()) {
+      const want = i === 2 ? 'a\nb\npeer\n' : 'a\nb\n'
+      expect(await agent.fs.readFile(path)).toBe(want)
+      expect(await peer.fs.readFile(path)).toBe(want)
+      // Every call a version, read back from the file's history on the peer.
+      expect((await peer.fs.history(path)).length).toBe(i === 2 ? 6 : 5)
+    }
+    channel.destroy()
+  })
+
+  it('heads: a load since the head a client holds sends nothing, an update on it names the next head, anything else the whole state', async () => {
+    const a = await connect(tokens.write)
+    await a.fs.writeTree([{ path: '/heads-wire/f.txt', content: 'one\n' }])
+    await a.flush()
+    const id = a.fs.index.lookup('/heads-wire/f.txt')!
+    const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
+    const textOf = (state: Uint8Array | undefined) => {
+      const copy = new Y.Doc()
+      Y.applyUpdate(copy, state!)
+      return copy.getText('text').toString()
+    }
+    const [first] = await channel.loadSince([id], [undefined])
+    const head = first!.head!
+    expect(head).toEqual(expect.any(String))
+    // Still at that head: no state; asked since another (or a made-up one): the whole state and its head.
+    expect(await channel.loadSince([id], [head])).toEqual([{ state: undefined, head }])
+    for (const since of ['no such head', `${head}0`, 'x'.repeat(10_000)]) {
+      const [got] = await channel.loadSince([id], [since])
+      expect(got?.head).toBe(head)
+      expect(textOf(got?.state)).toBe('one\n')
+    }
+    // An update made on the head names the next; one made on an older head (a change came between) none.
+    const doc = new Y.Doc()
+    Y.applyUpdate(doc, first!.state!)
+    const sv = Y.encodeStateVector(doc)
+    doc.getText('text').insert(4, 'two\n')
+    const [next] = await channel.update([{ id, update: Y.encodeStateAsUpdate(doc, sv), base: head }])
+    expect(next).toEqual(expect.any(String))
+    expect(next).not.toBe(head)
+    const sv2 = Y.encodeStateVector(doc)
+    doc.getText('text').insert(8, 'three\n')
+    const [stale] = await channel.update([{ id, update: Y.encodeStateAsUpdate(doc, sv2), base: head }])
+    expect(stale).toBeUndefined()
+    // That update moved the head past `next`: a load since `next` brings the whole state.
+    const [after] = await channel.loadSince([id], [next])
+    expect(after?.head).not.toBe(next)
+    expect(textOf(after?.state)).toBe('one\ntwo\nthree\n')
+    // A peer's edit through its open doc moves it too.
+    const b = await connect(tokens.write)
+    await b.fs.appendFile('/heads-wire/f.txt', 'four\n')
+    await b.flush()
+    const [afterPeer] = await channel.loadSince([id], [after!.head])
+    expect(afterPeer?.head).not.toBe(after!.head)
+    expect(textOf(afterPeer?.state)).toBe('one\ntwo\nthree\nfour\n')
+    // A new doc stored in bulk gets its head (nothing was stored before it).
+    const fresh = new Y.Doc()
+    fresh.getText('text').insert(0, 'new\n')
+    expect(await channel.store([{ id: 'headsnewfile0001', update: Y.encodeStateAsUpdate(fresh) }])).toEqual([
+      expect.any(String),
+    ])
+    // A read token gets heads too; without `since` a load carries none (older clients).
+    const r = await connect(tokens.read)
+    const reader = createBulkChannel(r.main, { timeoutMs: 10_000 })
+    const current = afterPeer!.head
+    expect(await reader.loadSince([id], [current])).toEqual([{ state: undefined, head: current }])
+    expect(await reader.load([id])).toEqual([expect.any(Uint8Array)])
+    reader.destroy()
+    channel.destroy()
   })
 
   it('a bulk update that cannot be sent (offline) goes through each doc and reaches the server on reconnect', async () => {

@@ -22,6 +22,7 @@
 import type { HocuspocusProvider } from '@hocuspocus/provider'
 import {
   BULK_ASK_AGAIN,
+  BULK_UNCHANGED,
   BULK_UPDATES_OFF,
   type BulkMessage,
   decodeBulkMessage,
@@ -39,13 +40,36 @@ export interface BulkChannelOptions {
   inFlight?: number
 }
 
+/** A doc's stored state with its head (bulk-messages.ts, "Heads"). */
+export interface HeadedState {
+  /** The stored state; `undefined`: still at the head the request gave (the caller holds that state). */
+  state: Uint8Array | undefined
+  /** Its head; `undefined` when the server gives none. */
+  head: string | undefined
+}
+
 export interface BulkChannel {
   /** States of `ids` in order; `undefined` where the server refused (no such file). Rejects when offline or on timeout. */
   load(ids: readonly string[]): Promise<(Uint8Array | undefined)[]>
-  /** Store new content docs; resolves when every one is stored. Rejects with the server's reason. */
-  store(docs: readonly { id: string; update: Uint8Array }[]): Promise<void>
-  /** Apply changes to existing content docs (each file's row must be on the server); resolves when every one is stored. */
-  update(docs: readonly { id: string; update: Uint8Array }[]): Promise<void>
+  /**
+   * `load` with heads: `since` holds, per id, the head of a state the caller holds (`undefined`:
+   * none); a doc still at it comes back without its state. `undefined` where the server refused.
+   */
+  loadSince(
+    ids: readonly string[],
+    since: readonly (string | undefined)[],
+  ): Promise<(HeadedState | undefined)[]>
+  /**
+   * Store new content docs; resolves when every one is stored, with each doc's head where the
+   * server gives heads (`undefined` where it gives none). Rejects with the server's reason.
+   */
+  store(docs: readonly { id: string; update: Uint8Array }[]): Promise<(string | undefined)[]>
+  /**
+   * Apply changes to existing content docs (each file's row must be on the server); resolves when
+   * every one is stored. With `base` (the head of the state a change was made on), with each doc's
+   * head where the change went right on that state (`undefined` elsewhere, or without heads).
+   */
+  update(docs: readonly { id: string; update: Uint8Array; base?: string }[]): Promise<(string | undefined)[]>
   destroy(): void
 }
 
@@ -121,57 +145,100 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
     return out
   }
 
-  /** `store` or `update` in chunks of about `maxBytes`, `inFlight` at once. */
-  async function sendDocs(op: 'store' | 'update', docs: readonly { id: string; update: Uint8Array }[]) {
-    const chunks: [string, Uint8Array][][] = []
-    let chunk: [string, Uint8Array][] = []
+  /**
+   * `store` or `update` in chunks of about `maxBytes`, `inFlight` at once; resolves with each
+   * doc's head in order (`undefined` where the server gave none).
+   */
+  async function sendDocs(
+    op: 'store' | 'update',
+    docs: readonly { id: string; update: Uint8Array; base?: string }[],
+  ): Promise<(string | undefined)[]> {
+    const chunks: (typeof docs)[number][][] = []
+    let chunk: (typeof docs)[number][] = []
     let bytes = 0
-    for (const { id, update } of docs) {
-      if (chunk.length > 0 && (bytes + update.byteLength > maxBytes || chunk.length >= maxIds * 4)) {
+    for (const doc of docs) {
+      if (chunk.length > 0 && (bytes + doc.update.byteLength > maxBytes || chunk.length >= maxIds * 4)) {
         chunks.push(chunk)
         chunk = []
         bytes = 0
       }
-      chunk.push([id, update])
-      bytes += update.byteLength
+      chunk.push(doc)
+      bytes += doc.update.byteLength
     }
     if (chunk.length > 0) chunks.push(chunk)
-    await limited(
+    const replies = await limited(
       chunks.map((docsOf) => async () => {
-        const reply = await request({ op, req: randomReq(), docs: docsOf })
+        const wire: [string, Uint8Array][] = docsOf.map(({ id, update }) => [id, update])
+        const bases = docsOf.some((d) => d.base !== undefined) ? docsOf.map((d) => d.base ?? null) : undefined
+        const reply = await request(
+          op === 'update' && bases
+            ? { op, req: randomReq(), docs: wire, bases }
+            : { op, req: randomReq(), docs: wire },
+        )
         if (reply.op !== REPLY_OP[op]) throw new ConnectError('malformed bulk reply', name)
         if (reply.error !== undefined) throw new ConnectError(reply.error, name)
+        if (reply.heads === undefined) return docsOf.map(() => undefined)
+        if (reply.heads.length !== docsOf.length) throw new ConnectError('malformed bulk reply', name)
+        return reply.heads.map((head) => head ?? undefined)
       }),
     )
+    return replies.flat()
+  }
+
+  /** `load` of `ids`, `maxIds` a request, `inFlight` at once (see `loadSince`; `since` undefined: none). */
+  async function loadHeaded(
+    ids: readonly string[],
+    since: readonly (string | undefined)[] | undefined,
+  ): Promise<(HeadedState | undefined)[]> {
+    const loadChunk = async (
+      chunk: string[],
+      sinceOf?: (string | undefined)[],
+    ): Promise<(HeadedState | undefined)[]> => {
+      const reply = await request(
+        sinceOf
+          ? { op: 'load', req: randomReq(), ids: chunk, since: sinceOf.map((h) => h ?? null) }
+          : { op: 'load', req: randomReq(), ids: chunk },
+      )
+      if (reply.op !== 'loaded') throw new ConnectError('malformed bulk reply', name)
+      if (reply.error !== undefined) throw new ConnectError(reply.error, name)
+      if (reply.docs.length !== chunk.length || reply.docs.some(([id], k) => id !== chunk[k]))
+        throw new ConnectError('malformed bulk reply', name)
+      const states = reply.docs.map(([, bytes, reason], k): HeadedState | undefined => {
+        const head = reply.heads?.[k] ?? undefined
+        // Unchanged only at the very head asked for: anything else would leave the caller without a state.
+        if (reason === BULK_UNCHANGED && bytes === null && head !== undefined && head === sinceOf?.[k])
+          return { state: undefined, head }
+        return bytes ? { state: bytes, head } : undefined
+      })
+      const again = chunk.flatMap((id, k) => (reply.docs[k]![2] === BULK_ASK_AGAIN ? [k] : []))
+      if (again.length === 0) return states
+      // The server always answers at least the first id, so each round makes progress.
+      if (again.length === chunk.length) throw new ConnectError('malformed bulk reply', name)
+      const more = await loadChunk(
+        again.map((k) => chunk[k]!),
+        sinceOf && again.map((k) => sinceOf[k]),
+      )
+      again.forEach((k, n) => {
+        states[k] = more[n]
+      })
+      return states
+    }
+    const jobs: (() => Promise<(HeadedState | undefined)[]>)[] = []
+    for (let i = 0; i < ids.length; i += maxIds)
+      jobs.push(() => loadChunk(ids.slice(i, i + maxIds), since?.slice(i, i + maxIds)))
+    return (await limited(jobs)).flat()
   }
 
   return {
     async load(ids) {
-      const chunks: string[][] = []
-      for (let i = 0; i < ids.length; i += maxIds) chunks.push(ids.slice(i, i + maxIds))
-      const loadChunk = async (chunk: string[]): Promise<(Uint8Array | undefined)[]> => {
-        const reply = await request({ op: 'load', req: randomReq(), ids: chunk })
-        if (reply.op !== 'loaded') throw new ConnectError('malformed bulk reply', name)
-        if (reply.error !== undefined) throw new ConnectError(reply.error, name)
-        if (reply.docs.length !== chunk.length || reply.docs.some(([id], k) => id !== chunk[k]))
-          throw new ConnectError('malformed bulk reply', name)
-        const states = reply.docs.map(([, bytes]) => bytes ?? undefined)
-        const again = chunk.filter((_, k) => reply.docs[k]![2] === BULK_ASK_AGAIN)
-        if (again.length === 0) return states
-        // The server always answers at least the first id, so each round makes progress.
-        if (again.length === chunk.length) throw new ConnectError('malformed bulk reply', name)
-        const more = await loadChunk(again)
-        let next = 0
-        return states.map((state, k) => (reply.docs[k]![2] === BULK_ASK_AGAIN ? more[next++] : state))
-      }
-      const replies = await limited(chunks.map((chunk) => () => loadChunk(chunk)))
-      return replies.flat()
+      return (await loadHeaded(ids, undefined)).map((loaded) => loaded?.state)
     },
+    loadSince: (ids, since) => loadHeaded(ids, since),
     store: (docs) => sendDocs('store', docs),
     async update(docs) {
       if (updatesOff) throw new ConnectError(BULK_UPDATES_OFF, name)
       try {
-        await sendDocs('update', docs)
+        return await sendDocs('update', docs)
       } catch (error) {
         if (error instanceof ConnectError && error.reason === BULK_UPDATES_OFF) updatesOff = true
         throw error

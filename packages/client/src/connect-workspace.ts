@@ -382,7 +382,11 @@ export async function connectWorkspace(options: ConnectWorkspaceOptions): Promis
     ...options.fs,
     codecs: [...lateCodecs, ...(options.fs?.codecs ?? [])],
     // `fs: { loadContent: undefined }` opts out (each doc then opens on its own; benchmarks compare both).
-    loadContent: options.fs && 'loadContent' in options.fs ? options.fs.loadContent : (ids) => bulk.load(ids),
+    // With heads (`since`): a doc still at the head of the state the filesystem holds comes back empty.
+    loadContent:
+      options.fs && 'loadContent' in options.fs
+        ? options.fs.loadContent
+        : (ids, since) => (since ? bulk.loadSince(ids, since) : bulk.load(ids)),
     // A read token stores nothing; writeTree then fails with EACCES before any content is sent.
     storeContent: (docs) => bulk.store(docs),
     // Overwrites of files whose docs are not open, in bulk (`fs: { updateContent: undefined }` opts out).

@@ -2,7 +2,7 @@
 
 // Doc names for those who wire their own providers (the messages themselves live in @yfs/protocol).
 export { contentDocName, mainDocName } from '@yfs/protocol'
-export type { BulkChannel, BulkChannelOptions } from './bulk-channel.js'
+export type { BulkChannel, BulkChannelOptions, HeadedState } from './bulk-channel.js'
 export { createBulkChannel } from './bulk-channel.js'
 export { ConnectError } from './connect-error.js'
 export type {

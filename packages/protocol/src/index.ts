@@ -1,8 +1,9 @@
 // @yfs/protocol — what travels between @yfs/client and the sync server, in one place both import.
 
-export type { BulkMessage } from './bulk-messages.js'
+export type { BulkHeads, BulkMessage } from './bulk-messages.js'
 export {
   BULK_ASK_AGAIN,
+  BULK_UNCHANGED,
   BULK_UPDATES_OFF,
   BULK_VERSION,
   decodeBulkMessage,

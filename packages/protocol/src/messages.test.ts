@@ -8,28 +8,58 @@ import { decodeSearchMessage, encodeSearchMessage, type SearchMessage } from './
 const req = fc.integer({ min: 0, max: 2 ** 48 })
 const id = fc.string({ minLength: 1, maxLength: 21 })
 const bytes = fc.uint8Array({ maxLength: 64 })
+const head = fc.option(fc.string({ maxLength: 12 }), { nil: null })
+/** `record` with `heads` of `key`, one per element of `of`'s array (or none). */
+function withHeads<T extends object>(
+  record: fc.Arbitrary<T>,
+  key: 'since' | 'heads' | 'bases',
+  length: (m: T) => number | undefined,
+): fc.Arbitrary<T> {
+  return record.chain((m) => {
+    const n = length(m)
+    if (n === undefined) return fc.constant(m)
+    return fc
+      .option(fc.array(head, { minLength: n, maxLength: n }), { nil: undefined })
+      .map((h) => (h === undefined ? m : { ...m, [key]: h }))
+  })
+}
 
 const bulkMessage: fc.Arbitrary<BulkMessage> = fc.oneof(
-  fc.record({ op: fc.constant('load' as const), req, ids: fc.array(id) }),
-  fc.record(
-    {
-      op: fc.constant('loaded' as const),
-      req,
-      docs: fc.array(
-        fc.oneof(
-          fc.tuple(id, fc.option(bytes, { nil: null })),
-          fc.tuple(id, fc.constant(null), fc.string()),
-        ) as fc.Arbitrary<[string, Uint8Array | null, string?]>,
-      ),
-      error: fc.string(),
-    },
-    { requiredKeys: ['op', 'req', 'docs'] },
+  withHeads(
+    fc.record({ op: fc.constant('load' as const), req, ids: fc.array(id) }),
+    'since',
+    (m) => m.ids.length,
+  ),
+  withHeads(
+    fc.record(
+      {
+        op: fc.constant('loaded' as const),
+        req,
+        docs: fc.array(
+          fc.oneof(
+            fc.tuple(id, fc.option(bytes, { nil: null })),
+            fc.tuple(id, fc.constant(null), fc.string()),
+          ) as fc.Arbitrary<[string, Uint8Array | null, string?]>,
+        ),
+        error: fc.string(),
+      },
+      { requiredKeys: ['op', 'req', 'docs'] },
+    ),
+    'heads',
+    (m) => m.docs.length,
   ),
   fc.record({ op: fc.constant('store' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
-  fc.record({ op: fc.constant('stored' as const), req, error: fc.string() }, { requiredKeys: ['op', 'req'] }),
-  fc.record({ op: fc.constant('update' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
   fc.record(
-    { op: fc.constant('updated' as const), req, error: fc.string() },
+    { op: fc.constant('stored' as const), req, heads: fc.array(head), error: fc.string() },
+    { requiredKeys: ['op', 'req'] },
+  ),
+  withHeads(
+    fc.record({ op: fc.constant('update' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
+    'bases',
+    (m) => m.docs.length,
+  ),
+  fc.record(
+    { op: fc.constant('updated' as const), req, heads: fc.array(head), error: fc.string() },
     { requiredKeys: ['op', 'req'] },
   ),
 )
@@ -74,6 +104,12 @@ describe('bulk messages', () => {
       '{"v":"yfs.bulk.1","op":"load","req":1.5,"ids":[]}',
       '{"v":"yfs.bulk.1","op":"load","req":1,"ids":[1]}',
       '{"v":"yfs.bulk.1","op":"loaded","req":1,"docs":[[1,null]]}',
+      // Heads of another length than the ids or docs, or not strings.
+      '{"v":"yfs.bulk.1","op":"load","req":1,"ids":["a"],"since":[]}',
+      '{"v":"yfs.bulk.1","op":"load","req":1,"ids":["a"],"since":[1]}',
+      '{"v":"yfs.bulk.1","op":"loaded","req":1,"docs":[["a",null]],"heads":["1","2"]}',
+      '{"v":"yfs.bulk.1","op":"update","req":1,"docs":[["a","AA=="]],"bases":"1"}',
+      '{"v":"yfs.bulk.1","op":"updated","req":1,"heads":[{}]}',
       '{"v":"yfs.bulk.2","op":"load","req":1,"ids":[]}',
       'null',
     ])

@@ -24,6 +24,11 @@
  *   and the change before the row. Loaded docs get the updates applied.
  *   (Servers before Redis could carry these answered `BULK_UPDATES_OFF`
  *   when scaled out; @yfs/client then opens each doc through its provider.)
+ * - Heads (bulk-messages.ts), with a store that has them (SQLite): a `load` that sends `since`
+ *   gets each doc's head, and `BULK_UNCHANGED` instead of the state of a doc still at the head
+ *   the client gave (it holds that state: nothing is read or merged); `stored` and `updated`
+ *   (with `bases`) name each doc's head where the update went right on the state the client
+ *   built it on, so the client knows it holds the stored state and can give that head next time.
  * - With several server processes (Redis), the stored updates of both are
  *   published (`publish`): a doc another process holds loaded gets them
  *   there (extensions/redis.ts), so its clients see the change.
@@ -42,6 +47,8 @@
 import type { Extension, Hocuspocus, onStatelessPayload } from '@hocuspocus/server'
 import {
   BULK_ASK_AGAIN,
+  BULK_UNCHANGED,
+  type BulkHeads,
   type BulkMessage,
   contentDocName,
   decodeBulkMessage,
@@ -93,19 +100,34 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
       if (new Set(ids).size !== ids.length)
         return { op: 'loaded', req, docs: [], error: 'an id is asked for twice' }
       const types = await files.rowTypes(workspace, ids)
+      const names = ids.map((id) => contentDocName(workspace, id))
+      // Heads only for a client that sends `since` (it takes them).
+      const withHeads = message.since !== undefined ? persistence.heads : undefined
+      const current = withHeads && (await withHeads.of(workspace, names))
       const docs: [string, Uint8Array | null, string?][] = []
+      const heads: BulkHeads = []
       let bytes = 0
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k]!
+        heads.push(null)
         if (types[k] !== 'file') {
           docs.push([id, null, 'no such file in workspace'])
+          continue
+        }
+        const since = message.since?.[k]
+        if (current && typeof since === 'string' && since === current[k]) {
+          docs.push([id, null, BULK_UNCHANGED])
+          heads[k] = since
           continue
         }
         if (bytes >= maxBulkReplyBytes) {
           docs.push([id, null, BULK_ASK_AGAIN])
           continue
         }
-        const state = (await persistence.load(contentDocName(workspace, id))) ?? EMPTY_UPDATE
+        const loaded: { state: Uint8Array | undefined; head?: string } = withHeads
+          ? await withHeads.load(names[k]!)
+          : { state: await persistence.load(names[k]!) }
+        const state = loaded.state ?? EMPTY_UPDATE
         // The first doc always goes in, however big, so every round answers something.
         if (bytes > 0 && bytes + state.byteLength > maxBulkReplyBytes) {
           bytes = maxBulkReplyBytes
@@ -114,20 +136,23 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
         }
         bytes += state.byteLength
         docs.push([id, state])
+        heads[k] = loaded.head ?? null
       }
-      return { op: 'loaded', req, docs }
+      return withHeads ? { op: 'loaded', req, docs, heads } : { op: 'loaded', req, docs }
     }
     if (message.op === 'store') {
       const error = await refusalOf(workspace, readOnly, message.docs, newDocUpdateProblem, false)
       if (error !== undefined) return { op: 'stored', req: message.req, error }
-      await storeAndApply(workspace, message.docs)
-      return { op: 'stored', req: message.req }
+      // A new doc's head, where nothing was stored before it.
+      const heads = await storeAndApply(workspace, message.docs, () => undefined)
+      return heads ? { op: 'stored', req: message.req, heads } : { op: 'stored', req: message.req }
     }
     if (message.op === 'update') {
       const error = await refusalOf(workspace, readOnly, message.docs, updateProblem, true)
       if (error !== undefined) return { op: 'updated', req: message.req, error }
-      await storeAndApply(workspace, message.docs)
-      return { op: 'updated', req: message.req }
+      const { bases } = message
+      const heads = await storeAndApply(workspace, message.docs, bases && ((k) => bases[k] ?? null))
+      return heads ? { op: 'updated', req: message.req, heads } : { op: 'updated', req: message.req }
     }
     return undefined
   }
@@ -158,15 +183,32 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
     return undefined
   }
 
-  /** One store transaction for the whole request (all stored, or none); then loaded docs get the updates. */
-  async function storeAndApply(workspace: string, docs: [string, Uint8Array][]) {
+  /**
+   * One store transaction for the whole request (all stored, or none); then loaded docs get the
+   * updates. With `baseOf` (the head each update was made on: `undefined` for nothing stored) and
+   * a store with heads, resolves with the head each doc has now where its update was appended
+   * right on that base (`null` elsewhere); else with `undefined`.
+   */
+  async function storeAndApply(
+    workspace: string,
+    docs: [string, Uint8Array][],
+    baseOf?: (k: number) => string | null | undefined,
+  ): Promise<BulkHeads | undefined> {
     const updates = docs.map(([id, update]) => ({ name: contentDocName(workspace, id), update }))
-    await persistence.storeMany(workspace, updates)
+    const withHeads = baseOf && persistence.heads
+    let heads: BulkHeads | undefined
+    if (withHeads) {
+      const stored = await withHeads.storeMany(workspace, updates)
+      heads = stored.map(({ before, after }, k) =>
+        after !== undefined && before === baseOf(k) ? after : null,
+      )
+    } else await persistence.storeMany(workspace, updates)
     for (const { name, update } of updates) {
       const loaded = options.instance().documents.get(name)
       if (loaded) Y.applyUpdate(loaded, update, BULK_STORE_ORIGIN)
     }
     options.publish?.(updates).catch((error: unknown) => logger.warn('bulk updates not published', { error }))
+    return heads
   }
 
   return {

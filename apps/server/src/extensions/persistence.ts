@@ -47,7 +47,7 @@ import { parseDocName } from '@yfs/protocol'
 import * as Y from 'yjs'
 import type { Logger } from '../logger.js'
 import type { Compactor } from '../persistence/compactor.js'
-import type { DocumentStore } from '../persistence/document-store.js'
+import type { DocumentStore, LogHeads } from '../persistence/document-store.js'
 import { repairLog } from '../persistence/salvage.js'
 import { rowUpdateProblem } from '../protocol/row-check.js'
 import { isEmptyUpdate, isValidUpdate, readHocuspocusUpdate } from '../protocol/sync-message.js'
@@ -101,6 +101,22 @@ export interface Persistence {
   storeMany(workspace: string, updates: readonly { name: string; update: Uint8Array }[]): Promise<void>
   /** A document's stored state; `undefined` when nothing is stored. */
   load(documentName: string): Promise<Uint8Array | undefined>
+  /**
+   * With a store that has heads (`DocumentStore.heads`), the same three with them: `load` with
+   * the head of the state loaded (`head` undefined: nothing stored), `storeMany` resolving with
+   * each update's document head before and after it (an empty update, not stored, leaves the
+   * head as it was), and the heads of documents. Otherwise `undefined`.
+   */
+  readonly heads:
+    | {
+        load(documentName: string): Promise<{ state: Uint8Array | undefined; head: string | undefined }>
+        storeMany(
+          workspace: string,
+          updates: readonly { name: string; update: Uint8Array }[],
+        ): Promise<{ before: string | undefined; after: string | undefined }[]>
+        of(workspace: string, names: readonly string[]): Promise<(string | undefined)[]>
+      }
+    | undefined
   /** Load a document's stored state into `doc`. */
   loadInto(documentName: string, doc: Y.Doc): Promise<void>
   /** Resolves when no append is in flight. */
@@ -132,7 +148,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   const appends = new Map<string, Tail>()
   // Each document's size as last loaded here (its state's bytes, with what was compacted since).
   const sizes = new Map<string, number>()
-  const inFlight = new Set<Promise<void>>()
+  const inFlight = new Set<Promise<unknown>>()
 
   // Sockets that sent a refused update: their later messages are dropped too.
   const refusedSockets = new WeakSet<object>()
@@ -165,10 +181,10 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   }
 
   /** Track an in-flight write (for `flush`). */
-  async function tracked(write: Promise<void>): Promise<void> {
+  async function tracked<T>(write: Promise<T>): Promise<T> {
     inFlight.add(write)
     try {
-      await write
+      return await write
     } finally {
       inFlight.delete(write)
     }
@@ -210,12 +226,52 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     workspace: string,
     updates: readonly { name: string; update: Uint8Array }[],
   ): Promise<void> {
-    for (const { name } of updates)
-      if (workspaceOf(name) !== workspace) throw new RangeError(`${name} is not a document of ${workspace}`)
-    const nonEmpty = updates.filter(({ update }) => !isEmptyUpdate(update))
+    const nonEmpty = nonEmptyOf(workspace, updates)
     if (nonEmpty.length === 0) return
     await tracked(store.appendMany(workspace, nonEmpty))
     for (const { name, update } of nonEmpty) counted(workspace, name, update.byteLength)
+  }
+
+  /** `updates` but the empty ones (nothing to store); throws RangeError for a document of another workspace. */
+  function nonEmptyOf(workspace: string, updates: readonly { name: string; update: Uint8Array }[]) {
+    for (const { name } of updates)
+      if (workspaceOf(name) !== workspace) throw new RangeError(`${name} is not a document of ${workspace}`)
+    return updates.filter(({ update }) => !isEmptyUpdate(update))
+  }
+
+  function headsOf(logHeads: LogHeads): NonNullable<Persistence['heads']> {
+    return {
+      async load(documentName) {
+        const workspace = workspaceOf(documentName)
+        let loaded: { state: Uint8Array; head: string } | undefined
+        try {
+          loaded = await logHeads.load(workspace, documentName)
+        } catch (error) {
+          await salvage(workspace, documentName, error)
+          loaded = await logHeads.load(workspace, documentName)
+        }
+        noteSize(documentName, loaded?.state.byteLength ?? 0)
+        // As `load` (below): read without being opened, compacted here as an unload would.
+        compactIfWorthIt(workspace, documentName)
+        return { state: loaded?.state, head: loaded?.head }
+      },
+      async storeMany(workspace, updates) {
+        const nonEmpty = nonEmptyOf(workspace, updates)
+        const stored = nonEmpty.length === 0 ? [] : await tracked(logHeads.appendMany(workspace, nonEmpty))
+        for (const { name, update } of nonEmpty) counted(workspace, name, update.byteLength)
+        if (stored.length === updates.length) return stored
+        // Empty updates stored nothing: their heads are the documents' as they are now.
+        const now = await logHeads.of(
+          workspace,
+          updates.map(({ name }) => name),
+        )
+        let next = 0
+        return updates.map(({ update }, k) =>
+          isEmptyUpdate(update) ? { before: now[k], after: now[k] } : stored[next++]!,
+        )
+      },
+      of: (workspace, names) => logHeads.of(workspace, names),
+    }
   }
 
   /**
@@ -319,6 +375,7 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     extension,
     storeUpdate,
     storeMany,
+    heads: store.heads && headsOf(store.heads),
     async load(documentName) {
       const workspace = workspaceOf(documentName)
       const state = await loadState(workspace, documentName)

@@ -82,6 +82,58 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(await (await peer()).load('ws', 'ws/b')).toBeDefined()
     })
 
+    it('heads, where the store has them: every change to a log gives another, and a head names one state', async () => {
+      const heads = store.heads
+      if (!heads) {
+        // A store without heads (PostgreSQL: its row numbers are not in commit order).
+        expect(store.kind).toBe('postgres')
+        return
+      }
+      const doc = new Y.Doc()
+      expect(await heads.of('ws', ['ws/a'])).toEqual([undefined])
+      expect(await heads.load('ws', 'ws/a')).toBeUndefined()
+      const [first] = await heads.appendMany('ws', [{ name: 'ws/a', update: textUpdate(doc, 'one ') }])
+      expect(first!.before).toBeUndefined()
+      const loaded = await heads.load('ws', 'ws/a')
+      expect(loaded?.head).toBe(first!.after)
+      expect(textOf(loaded?.state)).toBe('one ')
+      // An append through any path moves the head; appendMany reports the head it built on.
+      await store.append('ws', 'ws/a', textUpdate(doc, 'two '))
+      const [afterAppend] = await heads.of('ws', ['ws/a'])
+      expect(afterAppend).not.toBe(first!.after)
+      const both = await heads.appendMany('ws', [
+        { name: 'ws/a', update: textUpdate(doc, 'three ') },
+        { name: 'ws/b', update: textUpdate(new Y.Doc(), 'b') },
+        { name: 'ws/a', update: textUpdate(doc, 'four') },
+      ])
+      expect(both[0]!.before).toBe(afterAppend)
+      expect(both[1]!.before).toBeUndefined()
+      expect(both[2]!.before).toBe(both[0]!.after)
+      expect(await heads.of('ws', ['ws/a', 'ws/b', 'ws/none'])).toEqual([
+        both[2]!.after,
+        both[1]!.after,
+        undefined,
+      ])
+      // A compaction keeps the state and its head (and later appends come after it); a salvage
+      // (which may set rows aside) gives a new one; another handle sees them.
+      await store.compact('ws', 'ws/a')
+      expect(await store.logLength('ws', 'ws/a')).toBe(1)
+      const compacted = await heads.load('ws', 'ws/a')
+      expect(textOf(compacted?.state)).toBe('one two three four')
+      expect(compacted?.head).toBe(both[2]!.after)
+      const [appended] = await heads.appendMany('ws', [{ name: 'ws/a', update: textUpdate(doc, ' five') }])
+      expect(appended!.before).toBe(compacted?.head)
+      expect(textOf((await heads.load('ws', 'ws/a'))?.state)).toBe('one two three four five')
+      await store.compact('ws', 'ws/a')
+      expect((await heads.load('ws', 'ws/a'))?.head).toBe(appended!.after)
+      await store.salvage('ws', 'ws/a', (rows) => ({ state: Y.mergeUpdates([...rows]), bad: [] }))
+      const [salvaged] = await (await peer()).heads!.of('ws', ['ws/a'])
+      expect(salvaged).not.toBe(appended!.after)
+      expect(salvaged).toBeDefined()
+      // Heads are per workspace too.
+      expect(await heads.of('other', ['ws/a'])).toEqual([undefined])
+    })
+
     it('appends updates and loads them merged', async () => {
       const doc = new Y.Doc()
       await store.append('ws', 'ws/a', textUpdate(doc, 'hello '))

@@ -163,6 +163,13 @@ export interface DocumentStore {
   revokeToken(token: string): Promise<boolean>
 
   /**
+   * Heads of stored logs, when this backend numbers its log rows in commit order (SQLite: one
+   * writer at a time). Clients that hold a doc's state at a head skip loading it again while the
+   * head stays (bulk-content.ts).
+   */
+  readonly heads?: LogHeads
+
+  /**
    * The plaintext search index (`search/plaintext-index.ts`), when this backend has one
    * (PostgreSQL with `pg_trgm`); SQLite deployments search in process on the client.
    */
@@ -170,6 +177,26 @@ export interface DocumentStore {
 
   /** Release connections and file handles. Further calls reject. */
   close(): Promise<void>
+}
+
+/**
+ * A document's head names its stored log as it stands: the number of its last row, as text. Any
+ * change to the log (an append, a compaction, a salvage) gives it another, and a log's rows are
+ * numbered in the order they were committed, so the state stored at a head never changes.
+ */
+export interface LogHeads {
+  /** The head of each of `names` (`undefined`: nothing stored). */
+  of(workspace: string, names: readonly string[]): Promise<(string | undefined)[]>
+  /** `load`, with the head of the state loaded (read together). */
+  load(workspace: string, name: string): Promise<{ state: Uint8Array; head: string } | undefined>
+  /**
+   * `appendMany`, resolving with each update's document head just before it was appended and the
+   * head it made (its row), in order.
+   */
+  appendMany(
+    workspace: string,
+    updates: readonly { name: string; update: Uint8Array }[],
+  ): Promise<{ before: string | undefined; after: string }[]>
 }
 
 /** A file's indexed text as stored: `text` undefined for binary or unreadable files. */

@@ -128,6 +128,22 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   )
   const deleteToken = db.prepare<[string]>('DELETE FROM tokens WHERE hash = ?')
 
+  const selectHead = db.prepare<[string, string], { id: number | null }>(
+    'SELECT max(id) AS id FROM updates WHERE workspace = ? AND doc = ?',
+  )
+  const headOf = (workspace: string, name: string): string | undefined => {
+    const id = selectHead.get(workspace, name)?.id
+    return id === null || id === undefined ? undefined : String(id)
+  }
+  const appendManyWithHeadsTx = db.transaction(
+    (workspace: string, updates: readonly { name: string; update: Uint8Array }[]) =>
+      updates.map(({ name, update }) => {
+        const before = headOf(workspace, name)
+        const after = String(insertUpdate.run(workspace, name, bufferOf(update)).lastInsertRowid)
+        return { before, after }
+      }),
+  )
+
   const appendManyTx = db.transaction(
     (workspace: string, updates: readonly { name: string; update: Uint8Array }[]) => {
       for (const { name, update } of updates) insertUpdate.run(workspace, name, bufferOf(update))
@@ -143,15 +159,22 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
   const countUpTo = db.prepare<[string, string, number], { n: number }>(
     'SELECT count(*) AS n FROM updates WHERE workspace = ? AND doc = ? AND id <= ?',
   )
+  const insertUpdateAt = db.prepare<[number, string, string, Buffer]>(
+    'INSERT INTO updates (id, workspace, doc, data) VALUES (?, ?, ?, ?)',
+  )
   /**
    * Replace `rows` (read before a merge that ran off this thread) by `merged`, unless one of them
    * is gone meanwhile (another compaction or a salvage replaced it): then nothing. Ids only grow
    * (AUTOINCREMENT), so the rows up to the last one read are exactly those read while none is gone.
+   * The merged row takes the last one's id: the same state keeps its head (`heads`), and it stays
+   * before any row appended since.
    */
   const replaceIfUnchangedTx = db.transaction(
     (workspace: string, name: string, rows: readonly UpdateRow[], merged: Uint8Array): CompactResult => {
-      if (countUpTo.get(workspace, name, rows.at(-1)!.id)?.n !== rows.length) return { merged: 0, bytes: 0 }
-      replaceLog(workspace, name, rows, merged)
+      const last = rows.at(-1)!.id
+      if (countUpTo.get(workspace, name, last)?.n !== rows.length) return { merged: 0, bytes: 0 }
+      for (const row of rows) deleteUpdate.run(row.id)
+      insertUpdateAt.run(last, workspace, name, bufferOf(merged))
       return { merged: rows.length, bytes: merged.byteLength }
     },
   )
@@ -236,6 +259,26 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
 
   return {
     kind: 'sqlite',
+
+    heads: {
+      async of(workspace, names) {
+        open()
+        return names.map((name) => headOf(workspace, name))
+      },
+      async load(workspace, name) {
+        open()
+        // One statement: the rows and so their head are one point in time.
+        const rows = selectUpdates.all(workspace, name)
+        if (rows.length === 0) return undefined
+        const head = String(rows.at(-1)!.id)
+        if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
+        return { state: await merger.merge(rows.map((row) => row.data)), head }
+      },
+      async appendMany(workspace, updates) {
+        open()
+        return appendManyWithHeadsTx.immediate(workspace, updates)
+      },
+    },
 
     async append(workspace, name, update) {
       open()

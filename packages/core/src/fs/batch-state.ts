@@ -57,6 +57,19 @@ export interface PendingUpdate {
   name: string
   content: EncodedContent
   change: ContentChange
+  /** The server's head of the state `change` starts from, when known (the update is sent on it). */
+  base?: string
+}
+
+/**
+ * A doc's stored state with its head, from a server that gives heads (@yfs/protocol
+ * bulk-messages.ts): the head names the doc's stored log as it stood; any change gives another.
+ */
+export interface HeadedState {
+  /** The stored state; `undefined`: still at the head the request gave (the caller holds that state). */
+  state: Uint8Array | undefined
+  /** Its head; `undefined` when the server gives none. */
+  head: string | undefined
 }
 
 /** A content state known without its doc (known-states.ts). */
@@ -64,6 +77,8 @@ export interface KnownState {
   /** Its content version. */
   sv: string
   update: Uint8Array
+  /** The server's head of exactly this state, when it gave one (it is then the stored state at that head). */
+  head?: string
   /** The batch it was had in (`BatchState.epoch`); `undefined`: outside any batch. */
   epoch: number | undefined
 }

@@ -14,7 +14,9 @@
  *   older content than the row describes), with the snapshot they were read
  *   at (a reader's next write merges against it).
  * - Every fetched state is remembered (known-states.ts): an overwrite of a
- *   file whose doc is not open builds on it (write-batch.ts).
+ *   file whose doc is not open builds on it (write-batch.ts). A state known
+ *   at a server's head is asked for since that head: a doc still at it comes
+ *   back without its state, and the known one counts as fetched.
  *
  * Binary files, files of other codecs and refused ids are left to the pool.
  * A failed fetch (offline, timed out, refused) fills nothing: each caller
@@ -24,10 +26,12 @@ import * as Y from 'yjs'
 import { readBinary } from '../content/binary.js'
 import { contentVersionOf } from '../content/content-versions.js'
 import { utf8Length } from '../encoding.js'
+import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
+import type { HeadedState } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
 import type { FsContext } from './fs-context.js'
-import { coveringState, rememberState } from './known-states.js'
+import { confirmKnown, coveringState, knownHead, rememberState } from './known-states.js'
 
 /** Files fetched per `loadContent` call… */
 const FETCH_BATCH = 256
@@ -80,40 +84,35 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   // A big folder's first to read: the file and a few more (`ids[0]` is the file).
   if (first && ids.length > WHOLE_FOLDER) ids.length = FIRST_FETCH
   const run = (async (): Promise<FetchedStates> => {
-    let states: (Uint8Array | undefined)[]
+    // The head of each state known here (from any batch): a doc still at it comes back empty.
+    const since = ids.map((fileId) => knownHead(ctx, fileId))
+    let states: (Uint8Array | HeadedState | undefined)[]
     try {
-      states = await ctx.loadContent!(ids)
+      states = await ctx.loadContent!(ids, since)
     } catch {
       return NOTHING
     }
     const fetched = new Map<FileId, Uint8Array>()
     ids.forEach((fileId, k) => {
-      const state = states[k]
+      const got = states[k]
       const row = ctx.table.get(fileId)
-      if (!state || row?.type !== 'file') return
-      const doc = new Y.Doc({ guid: fileId, gc: false })
-      try {
-        try {
-          Y.applyUpdate(doc, state)
-        } catch {
-          // A stored state this Yjs cannot apply (a server log holding bytes from before its
-          // checks): left out, so the file's doc is opened instead, whose server salvages the log.
-          return
-        }
-        fetched.set(fileId, state)
-        const sv = Y.encodeStateVector(doc)
-        // Newer than anything known of it: a write of this instance since is in its pending update.
-        if (!ctx.batch.updates.has(fileId)) rememberState(ctx, fileId, state, contentVersionOf(doc))
-        const codec = codecFor(ctx, row.name)
-        if (readBinary(doc) || !codec.hasContent(doc)) return
-        if (!ctx.announced.coveredBy(fileId, Y.decodeStateVector(sv))) return
-        const text = codec.read(doc)
-        const size = utf8Length(text)
-        // With the state it was read at: a reader's next write merges against it (markCachedSeen).
-        if (size === row.size) ctx.index.plaintext.set(fileId, text, size, Y.snapshot(doc))
-      } finally {
-        doc.destroy()
+      if (!got || row?.type !== 'file') return
+      const { state, head } = got instanceof Uint8Array ? { state: got, head: undefined } : got
+      // Newer than anything known of it: a write of this instance since is in its pending update.
+      const pendingHere = ctx.batch.updates.has(fileId)
+      if (state === undefined) {
+        // Still at the head given: the state known here is the stored one, fetched anew.
+        const known = head !== undefined && !pendingHere ? confirmKnown(ctx, fileId, head) : undefined
+        if (!known) return
+        fetched.set(fileId, known.update)
+        if (ctx.index.plaintext.lookup(fileId, row.size) === undefined)
+          readIntoCache(ctx, fileId, row, known.update)
+        return
       }
+      const read = readIntoCache(ctx, fileId, row, state)
+      if (read === undefined) return
+      fetched.set(fileId, state)
+      if (!pendingHere) rememberState(ctx, fileId, state, read, head)
     })
     return fetched
   })()
@@ -122,6 +121,35 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
     return await run
   } finally {
     for (const fileId of ids) if (ctx.fetching.get(fileId) === run) ctx.fetching.delete(fileId)
+  }
+}
+
+/**
+ * Decode file `id`'s fetched `state` and put its text in the plaintext cache when it holds every
+ * change peers announced and has the row's size (the cache never serves older content than the
+ * row describes), with the snapshot it was read at (a reader's next write merges against it).
+ * Returns the state's content version; `undefined` for a state this Yjs cannot apply (a server
+ * log holding bytes from before its checks: left out, so the file's doc is opened instead, whose
+ * server salvages the log).
+ */
+function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: Uint8Array): string | undefined {
+  const doc = new Y.Doc({ guid: id, gc: false })
+  try {
+    try {
+      Y.applyUpdate(doc, state)
+    } catch {
+      return undefined
+    }
+    const version = contentVersionOf(doc)
+    const codec = codecFor(ctx, row.name)
+    if (readBinary(doc) || !codec.hasContent(doc)) return version
+    if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc)))) return version
+    const text = codec.read(doc)
+    const size = utf8Length(text)
+    if (size === row.size) ctx.index.plaintext.set(id, text, size, Y.snapshot(doc))
+    return version
+  } finally {
+    doc.destroy()
   }
 }
 

@@ -22,7 +22,7 @@ import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import type { FileSystemLimits } from '../limits.js'
 import type { FileSystemIndex } from '../path-index.js'
-import type { BatchState } from './batch-state.js'
+import type { BatchState, HeadedState } from './batch-state.js'
 import type { EventHub } from './events.js'
 import type { LastSeenTracker } from './last-seen.js'
 import type { LocalLayer } from './local-layer.js'
@@ -64,7 +64,9 @@ export interface CreateFileSystemOptions {
    * @yfs/client); resolves once every update is stored. `writeTree` uses it instead of
    * opening each new file's doc through the provider.
    */
-  storeContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
+  storeContent?: (
+    docs: { id: FileId; update: Uint8Array }[],
+  ) => Promise<void | readonly (string | undefined)[]>
   /**
    * With `storeContent`: whether a new file written outside a batch may go to the bulk store now
    * (default: always). A client answers false while offline or when it keeps a local copy: the
@@ -76,8 +78,14 @@ export interface CreateFileSystemOptions {
    * update, see @yfs/client); resolves once every update is stored. An overwrite in a write
    * batch of a file whose doc is not open here builds on the file's stored state (fetched with
    * `loadContent`) and goes here (write-batch.ts).
+   *
+   * Heads (optional, see `ContentHeads`): `base` is the head of the state an update was made on;
+   * `storeContent` and `updateContent` may resolve with each doc's head after it, where the
+   * server stored the doc's update right on that base (a new doc's: on nothing).
    */
-  updateContent?: (docs: { id: FileId; update: Uint8Array }[]) => Promise<void>
+  updateContent?: (
+    docs: { id: FileId; update: Uint8Array; base?: string }[],
+  ) => Promise<void | readonly (string | undefined)[]>
   /**
    * With `connect`: hold the local updates of open content docs until the returned function is
    * called (a client sends each doc's held changes as one update then). A write batch takes this
@@ -95,8 +103,13 @@ export interface CreateFileSystemOptions {
    * With `connect`: the stored states of many content docs at once, in order (`undefined`
    * where refused). Reads of files whose doc is not loaded fetch their folder's files in
    * one call and fill the plaintext cache; anything it cannot serve is opened as usual.
+   * With heads, a state comes as a `HeadedState`; `since` gives, per id, the head of a state
+   * this instance holds, and a doc still at it comes back without its state.
    */
-  loadContent?: (ids: FileId[]) => Promise<(Uint8Array | undefined)[]>
+  loadContent?: (
+    ids: FileId[],
+    since?: readonly (string | undefined)[],
+  ) => Promise<(Uint8Array | HeadedState | undefined)[]>
   /**
    * With `connect`: how long after a peer's row or content change this instance waits before
    * it checks that the file's row describes the content everyone announced, and announces it

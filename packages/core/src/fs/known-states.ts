@@ -14,11 +14,17 @@
  *   fetched it, as a doc opened for the write would (a peer's flushed edit is
  *   merged, even while its row is still on its way here). A file rewritten alone
  *   batch after batch is written through its doc instead (rewritten-files.ts).
+ * - **Heads.** From a server that gives heads, a known state that is exactly the stored state at
+ *   a head (fetched with it, or stored right on it: `rememberStored`) keeps that head. A later
+ *   batch's fetch sends it (`since`): when the doc is still at that head the server sends nothing
+ *   and the state counts as fetched in this batch again (`confirmKnown`). So an agent's `sed -i`
+ *   over the same files, call after call, neither loads nor transfers their whole history again
+ *   (each state grows by a version a call).
  */
 import { fromBase64 } from 'lib0/buffer'
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
-import type { EncodedContent } from './batch-state.js'
+import type { EncodedContent, KnownState } from './batch-state.js'
 import type { FsContext } from './fs-context.js'
 
 /**
@@ -26,21 +32,58 @@ import type { FsContext } from './fs-context.js'
  * *.txt` goes by name): fewer than a big folder's files would be dropped before they are used.
  */
 const KNOWN_STATES_MAX = 8192
-/** …and their bytes at most. */
-const KNOWN_STATES_MAX_BYTES = 8 << 20
+/**
+ * …and their bytes at most (1,000 files of 100 versions each, a session's `sed -i` over a folder
+ * call after call, hold about 18 MB; dropped ones are fetched whole again).
+ */
+const KNOWN_STATES_MAX_BYTES = 24 << 20
 
-/** Remember `id`'s state `update`, whose content version is `sv`. */
-export function rememberState(ctx: FsContext, id: FileId, update: Uint8Array, sv: string): void {
+/**
+ * Remember `id`'s state `update`, whose content version is `sv`; `head`: the server's head of
+ * exactly this state (see the module comment).
+ */
+export function rememberState(
+  ctx: FsContext,
+  id: FileId,
+  update: Uint8Array,
+  sv: string,
+  head?: string,
+): void {
   forgetKnown(ctx, id)
   const epoch = ctx.batch.depth > 0 ? ctx.batch.epoch : undefined
-  ctx.batch.known.set(id, { sv, update, epoch })
+  ctx.batch.known.set(id, head === undefined ? { sv, update, epoch } : { sv, update, epoch, head })
   ctx.batch.knownBytes += update.byteLength
   trimKnown(ctx)
 }
 
-/** Remember the states just stored of `docs`. */
-export function rememberStored(ctx: FsContext, docs: { content: EncodedContent }[]): void {
-  for (const { content } of docs) rememberState(ctx, content.id, content.update, content.sv)
+/**
+ * Remember the states just stored of `docs`; `heads` (from the store or update, in order): the
+ * head of each where the server stored it right on the state it was made on.
+ */
+export function rememberStored(
+  ctx: FsContext,
+  docs: { content: EncodedContent }[],
+  heads?: void | readonly (string | undefined)[],
+): void {
+  docs.forEach(({ content }, k) => {
+    rememberState(ctx, content.id, content.update, content.sv, heads?.[k])
+  })
+}
+
+/** The server's head of the state known of `id`, had in any batch (see the module comment). */
+export function knownHead(ctx: FsContext, id: FileId): string | undefined {
+  return ctx.batch.known.get(id)?.head
+}
+
+/**
+ * The server answered that `id` is still at `head`: the known state at that head, now counted
+ * as fetched in the batch open now; `undefined` when none is known at that head.
+ */
+export function confirmKnown(ctx: FsContext, id: FileId, head: string): KnownState | undefined {
+  const known = ctx.batch.known.get(id)
+  if (known?.head !== head) return undefined
+  rememberState(ctx, id, known.update, known.sv, head)
+  return ctx.batch.known.get(id)
 }
 
 function trimKnown(ctx: FsContext): void {

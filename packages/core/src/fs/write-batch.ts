@@ -199,7 +199,13 @@ export function addUpdate(
   countRewrite(ctx, id)
   batch.pendingBytes += content.update.byteLength - (pending?.content.update.byteLength ?? 0)
   batch.updates.delete(id)
-  batch.updates.set(id, { name, content, change })
+  // The server's head of the base, when it is a known state at one: the change is sent on it.
+  const known = pending ? undefined : batch.known.get(id)
+  const head = pending ? pending.base : known?.update === base ? known.head : undefined
+  batch.updates.set(
+    id,
+    head === undefined ? { name, content, change } : { name, content, change, base: head },
+  )
   ctx.table.pin(id)
   scheduleSend(ctx)
   return content.size
@@ -327,8 +333,10 @@ function tracked(ctx: FsContext, docs: { content: EncodedContent }[], store: Pro
 
 async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> {
   try {
-    await ctx.storeContent!(docs.map(({ content }) => ({ id: content.id, update: content.update })))
-    rememberStored(ctx, docs)
+    const heads = await ctx.storeContent!(
+      docs.map(({ content }) => ({ id: content.id, update: content.update })),
+    )
+    rememberStored(ctx, docs, heads)
   } catch {
     // Refused or failed (offline, timed out). The doc is fresh here: nothing remote to wait for.
     await throughEachDoc(ctx, docs)
@@ -363,10 +371,14 @@ async function updateDocs(ctx: FsContext, updates: PendingUpdate[]): Promise<voi
   // update was refused): through each doc, as the writes after the refusal go.
   if (hostNow() >= ctx.batch.updatesPausedUntil) {
     try {
-      await ctx.updateContent!(
-        updates.map(({ content, change }) => ({ id: content.id, update: change.update })),
+      const heads = await ctx.updateContent!(
+        updates.map(({ content, change, base }) =>
+          base === undefined
+            ? { id: content.id, update: change.update }
+            : { id: content.id, update: change.update, base },
+        ),
       )
-      rememberStored(ctx, updates)
+      rememberStored(ctx, updates, heads)
       return
     } catch {
       // Refused (a server of several processes takes none) or failed (offline, timed out); bulk
