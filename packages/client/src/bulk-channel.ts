@@ -210,7 +210,7 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
           return { state: undefined, head }
         return bytes ? { state: bytes, head } : undefined
       })
-      const again = chunk.flatMap((id, k) => (reply.docs[k]![2] === BULK_ASK_AGAIN ? [k] : []))
+      const again = reply.docs.flatMap(([, , reason], k) => (reason === BULK_ASK_AGAIN ? [k] : []))
       if (again.length === 0) return states
       // The server always answers at least the first id, so each round makes progress.
       if (again.length === chunk.length) throw new ConnectError('malformed bulk reply', name)

@@ -45,6 +45,7 @@ export {
   rowProblems,
   storedRowProblem,
 } from './files-table.js'
+export type { HeadedState } from './fs/batch-state.js'
 export type { BulkEntry, BulkLoadResult } from './fs/bulk-load.js'
 export type { CommandScope } from './fs/command-scope.js'
 export { openCommandScope } from './fs/command-scope.js'

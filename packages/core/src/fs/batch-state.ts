@@ -121,12 +121,11 @@ export interface BatchState {
   clientIds: Uint32Array
   nextClientId: number
   /**
-   * The last state decoded to be read (`decodedState`: an agent's "before" version) or written
-   * in a scratch doc (`writeInScratchDoc`), kept for the write that follows on the same state
-   * (`writeInScratchDoc`: the next append to a new file not sent yet), which then decodes it no
-   * more. One doc at most.
+   * States kept decoded in scratch docs, by file, least recently used first, with the batch that
+   * last used each (decoded-states.ts): the write that follows on the same state takes the doc.
    */
-  decoded: { id: FileId; state: Uint8Array; doc: Y.Doc } | undefined
+  readonly decoded: Map<FileId, { state: Uint8Array; doc: Y.Doc; epoch: number }>
+  decodedBytes: number
   /** Files overwritten in bulk in the batch `rewrittenEpoch` (the last one `rewritten-files.ts` saw). */
   readonly rewritten: Set<FileId>
   rewrittenEpoch: number
@@ -151,7 +150,8 @@ export function newBatchState(): BatchState {
     sendAfterTask: false,
     clientIds: new Uint32Array(0),
     nextClientId: 0,
-    decoded: undefined,
+    decoded: new Map(),
+    decodedBytes: 0,
     rewritten: new Set(),
     rewrittenEpoch: 0,
     rewrittenFew: new Set(),

@@ -18,11 +18,12 @@ import {
 } from '../history/file-history.js'
 import * as paths from '../path.js'
 import { contentSize, recordPendingVersion, versionContent } from './content-codecs.js'
+import { decodedState } from './decoded-states.js'
 import { assertWritable, exclusive, FS_ORIGIN, type FsContext } from './fs-context.js'
 import { fileAt } from './locate.js'
 import { readFile } from './read-file.js'
 import { baseStateOf, bulkUpdatesContent } from './write-batch.js'
-import { contentPatch, decodedState, seededVersion, writeContent } from './write-content.js'
+import { contentPatch, seededVersion, writeContent } from './write-content.js'
 
 /**
  * Versions of a file, oldest first. Pending editor edits are recorded first,

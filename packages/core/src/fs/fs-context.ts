@@ -66,6 +66,7 @@ export interface CreateFileSystemOptions {
    */
   storeContent?: (
     docs: { id: FileId; update: Uint8Array }[],
+    // biome-ignore lint/suspicious/noConfusingVoidType: an implementation that gives no heads returns Promise<void> (as before heads)
   ) => Promise<void | readonly (string | undefined)[]>
   /**
    * With `storeContent`: whether a new file written outside a batch may go to the bulk store now
@@ -79,12 +80,13 @@ export interface CreateFileSystemOptions {
    * batch of a file whose doc is not open here builds on the file's stored state (fetched with
    * `loadContent`) and goes here (write-batch.ts).
    *
-   * Heads (optional, see `ContentHeads`): `base` is the head of the state an update was made on;
+   * Heads (optional, see `HeadedState`): `base` is the head of the state an update was made on;
    * `storeContent` and `updateContent` may resolve with each doc's head after it, where the
    * server stored the doc's update right on that base (a new doc's: on nothing).
    */
   updateContent?: (
     docs: { id: FileId; update: Uint8Array; base?: string }[],
+    // biome-ignore lint/suspicious/noConfusingVoidType: an implementation that gives no heads returns Promise<void> (as before heads)
   ) => Promise<void | readonly (string | undefined)[]>
   /**
    * With `connect`: hold the local updates of open content docs until the returned function is

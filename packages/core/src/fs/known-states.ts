@@ -63,6 +63,7 @@ export function rememberState(
 export function rememberStored(
   ctx: FsContext,
   docs: { content: EncodedContent }[],
+  // biome-ignore lint/suspicious/noConfusingVoidType: what `storeContent` / `updateContent` resolve with
   heads?: void | readonly (string | undefined)[],
 ): void {
   docs.forEach(({ content }, k) => {

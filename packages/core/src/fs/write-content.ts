@@ -45,6 +45,7 @@ import {
   readText,
   recordFileVersion,
 } from './content-codecs.js'
+import { keepDecoded, takeDecoded } from './decoded-states.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import type { LastSeenTracker } from './last-seen.js'
 import { mergeStale, type StaleWrite } from './merge-stale.js'
@@ -461,37 +462,4 @@ export function writeInScratchDoc(
   } finally {
     if (!kept) doc.destroy()
   }
-}
-
-/**
- * `state` of file `id` in a scratch doc, to be read only (not changed): kept for a write on the
- * same state that may follow (`writeInScratchDoc` takes it), so a "before" version read then a
- * write decode the state once. Holds one doc; the caller must not destroy it.
- */
-export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc {
-  const kept = ctx.batch.decoded
-  if (kept?.id === id && kept.state === state) return kept.doc
-  const doc = new Y.Doc({ guid: id, gc: false })
-  try {
-    Y.applyUpdate(doc, state)
-  } catch (error) {
-    doc.destroy()
-    throw error
-  }
-  keepDecoded(ctx, id, state, doc)
-  return doc
-}
-
-/** Keep `doc`, which holds exactly `state` of file `id`, as the one decoded state (see `decodedState`). */
-function keepDecoded(ctx: FsContext, id: FileId, state: Uint8Array, doc: Y.Doc): void {
-  ctx.batch.decoded?.doc.destroy()
-  ctx.batch.decoded = { id, state, doc }
-}
-
-/** The doc `decodedState` kept for `id` on this very `state`, now the caller's; else `undefined`. */
-function takeDecoded(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc | undefined {
-  const kept = ctx.batch.decoded
-  if (kept?.id !== id || kept.state !== state) return undefined
-  ctx.batch.decoded = undefined
-  return kept.doc
 }

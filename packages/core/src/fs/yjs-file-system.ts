@@ -83,6 +83,7 @@ import {
   onRemoteRow,
 } from './content-lifecycle.js'
 import { cp, mv } from './copy-move.js'
+import { dropDecoded } from './decoded-states.js'
 import { createEventHub, type FsEventHandler, type FsEventType } from './events.js'
 import {
   diffVersions,
@@ -578,6 +579,7 @@ export class YjsFileSystem implements IFileSystem {
     this.#ctx.unsubscribe?.()
     cancelAnnounceChecks(this.#ctx)
     dropHeldTruncations(this.#ctx)
+    dropDecoded(this.#ctx)
     this.pool.destroy()
     this.index.destroy()
     this.table.destroy()

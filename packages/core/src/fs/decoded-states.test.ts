@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import type { FileId } from '../ids.js'
+import { newBatchState } from './batch-state.js'
+import {
+  DECODED_MAX,
+  DECODED_MAX_BYTES,
+  decodedState,
+  dropDecoded,
+  keepDecoded,
+  takeDecoded,
+} from './decoded-states.js'
+import type { FsContext } from './fs-context.js'
+
+// The module reads and writes the batch state, nothing else.
+const contextOf = () => ({ batch: newBatchState() }) as unknown as FsContext
+const id = (n: number) => `file${n}` as FileId
+/** A content state holding `text`. */
+const stateOf = (text: string) => {
+  const doc = new Y.Doc()
+  doc.getText('text').insert(0, text)
+  return Y.encodeStateAsUpdate(doc)
+}
+const textOf = (doc: Y.Doc) => doc.getText('text').toString()
+/** Inside one outermost batch (as openBatch numbers them). */
+const inBatch = (ctx: FsContext, run: () => void) => {
+  ctx.batch.epoch++
+  ctx.batch.depth++
+  try {
+    run()
+  } finally {
+    ctx.batch.depth--
+  }
+}
+
+describe('states kept decoded', () => {
+  it('decodes a state once: the same bytes give the same doc, equal bytes of another array decode again', () => {
+    const ctx = contextOf()
+    const state = stateOf('one')
+    const doc = decodedState(ctx, id(1), state)
+    expect(textOf(doc)).toBe('one')
+    expect(decodedState(ctx, id(1), state)).toBe(doc)
+    const copy = decodedState(ctx, id(1), state.slice())
+    expect(copy).not.toBe(doc)
+    expect(textOf(copy)).toBe('one')
+  })
+
+  it('a write takes the doc once; what it keeps after replaces it, and matches its new state only', () => {
+    const ctx = contextOf()
+    const state = stateOf('one')
+    const doc = decodedState(ctx, id(1), state)
+    expect(takeDecoded(ctx, id(1), state)).toBe(doc)
+    expect(takeDecoded(ctx, id(1), state)).toBeUndefined()
+    doc.getText('text').insert(3, ' two')
+    const next = Y.encodeStateAsUpdate(doc)
+    keepDecoded(ctx, id(1), next, doc)
+    expect(takeDecoded(ctx, id(1), state)).toBeUndefined()
+    expect(textOf(decodedState(ctx, id(1), next))).toBe('one two')
+    expect(ctx.batch.decodedBytes).toBe(next.byteLength)
+    // Another doc kept for the same file replaces it (the old one is destroyed).
+    let destroyed = false
+    doc.on('destroy', () => {
+      destroyed = true
+    })
+    keepDecoded(ctx, id(1), stateOf('three'), new Y.Doc())
+    expect(destroyed).toBe(true)
+    expect(ctx.batch.decoded.size).toBe(1)
+  })
+
+  it('a sweep over more files than fit keeps the first ones it met, call after call; a later batch pushes out older ones', () => {
+    const ctx = contextOf()
+    const n = DECODED_MAX + 500
+    const states = Array.from({ length: n }, (_, i) => stateOf(`f${i}`))
+    const first: Y.Doc[] = []
+    inBatch(ctx, () => {
+      for (let i = 0; i < n; i++) first.push(decodedState(ctx, id(i), states[i]!))
+    })
+    expect(ctx.batch.decoded.size).toBe(DECODED_MAX)
+    // The next call over the same files: the first DECODED_MAX are the docs kept, the rest decode again.
+    inBatch(ctx, () => {
+      for (let i = 0; i < n; i++) {
+        const doc = decodedState(ctx, id(i), states[i]!)
+        if (i < DECODED_MAX) expect(doc).toBe(first[i])
+        else expect(doc).not.toBe(first[i])
+        expect(textOf(doc)).toBe(`f${i}`)
+      }
+    })
+    // A batch over other files: the least recently used of earlier batches make room.
+    inBatch(ctx, () => {
+      for (let i = 0; i < 100; i++) decodedState(ctx, id(n + i), stateOf(`new ${i}`))
+    })
+    expect(ctx.batch.decoded.size).toBe(DECODED_MAX)
+    expect(ctx.batch.decoded.has(id(n + 99))).toBe(true)
+    expect(ctx.batch.decoded.has(id(0))).toBe(false)
+    expect(ctx.batch.decoded.has(id(100))).toBe(true)
+  })
+
+  it('keeps no state bigger than its byte bound, and never more bytes than it; dropping destroys them all', () => {
+    const ctx = contextOf()
+    const big = stateOf('x'.repeat(DECODED_MAX_BYTES + 1))
+    expect(textOf(decodedState(ctx, id(1), big)).length).toBe(DECODED_MAX_BYTES + 1)
+    expect(ctx.batch.decoded.size).toBe(0)
+    const third = stateOf('y'.repeat(DECODED_MAX_BYTES / 3))
+    for (let i = 0; i < 4; i++) decodedState(ctx, id(10 + i), third.slice())
+    expect(ctx.batch.decoded.size).toBe(2)
+    expect(ctx.batch.decodedBytes).toBeLessThanOrEqual(DECODED_MAX_BYTES)
+    dropDecoded(ctx)
+    expect(ctx.batch.decoded.size).toBe(0)
+    expect(ctx.batch.decodedBytes).toBe(0)
+  })
+})

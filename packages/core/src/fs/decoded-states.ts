@@ -1,0 +1,99 @@
+/**
+ * Content states kept decoded in scratch docs, for files this instance writes without their
+ * docs (write-batch.ts): the state a "before" version was read off (`decodedState`, an agent's
+ * call noting each file's version first) and the state each such write left (`keepDecoded`), so
+ * the next write on that very state takes the doc (`takeDecoded`) instead of decoding it again:
+ * the next append to a new file not sent yet, the write after the "before" version, and, with a
+ * server that gives heads (known-states.ts), the next call's write on a state still at its head.
+ * Decoding a state reads its whole history (every version), so an agent's `sed -i` over the same
+ * files, call after call, would otherwise cost more each call.
+ *
+ * A state is matched by identity (the very bytes kept with it), never by content. Bounded in
+ * count and in bytes of encoded state (a decoded doc holds about 5–7 times its bytes); when full,
+ * the least recently used goes only if no batch open now used it, else the new one is not kept:
+ * a sweep over more files than fit keeps the first ones it met, call after call, instead of each
+ * one pushing out the next.
+ */
+import * as Y from 'yjs'
+import type { FileId } from '../ids.js'
+import type { FsContext } from './fs-context.js'
+
+/** Docs kept at most… */
+export const DECODED_MAX = 2048
+/** …and their states' bytes (1,000 files of 24 versions each: about 4 MB). */
+export const DECODED_MAX_BYTES = 8 << 20
+
+/**
+ * `state` of file `id` in a scratch doc, to be read only (not changed): kept for a write on the
+ * same state that may follow (`takeDecoded`), so a "before" version read then a write decode the
+ * state once. The caller must not destroy or change it.
+ */
+export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc {
+  const kept = ctx.batch.decoded.get(id)
+  if (kept?.state === state) {
+    touch(ctx, id, kept)
+    return kept.doc
+  }
+  const doc = new Y.Doc({ guid: id, gc: false })
+  try {
+    Y.applyUpdate(doc, state)
+  } catch (error) {
+    doc.destroy()
+    throw error
+  }
+  keepDecoded(ctx, id, state, doc)
+  return doc
+}
+
+/** Keep `doc`, which holds exactly `state` of file `id` (replacing what was kept of it), if there is room. */
+export function keepDecoded(ctx: FsContext, id: FileId, state: Uint8Array, doc: Y.Doc): void {
+  const batch = ctx.batch
+  const previous = batch.decoded.get(id)
+  if (previous) {
+    forget(ctx, id, previous)
+    if (previous.doc !== doc) previous.doc.destroy()
+  }
+  if (!makeRoom(ctx, state.byteLength)) return
+  batch.decoded.set(id, { state, doc, epoch: batch.epoch })
+  batch.decodedBytes += state.byteLength
+}
+
+/** The doc kept for `id` on this very `state`, now the caller's (to change); else `undefined`. */
+export function takeDecoded(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc | undefined {
+  const kept = ctx.batch.decoded.get(id)
+  if (kept?.state !== state) return undefined
+  forget(ctx, id, kept)
+  return kept.doc
+}
+
+/** Destroy every doc kept (the filesystem is destroyed). */
+export function dropDecoded(ctx: FsContext): void {
+  for (const { doc } of ctx.batch.decoded.values()) doc.destroy()
+  ctx.batch.decoded.clear()
+  ctx.batch.decodedBytes = 0
+}
+
+function touch(ctx: FsContext, id: FileId, kept: { state: Uint8Array; doc: Y.Doc; epoch: number }): void {
+  ctx.batch.decoded.delete(id)
+  kept.epoch = ctx.batch.epoch
+  ctx.batch.decoded.set(id, kept)
+}
+
+function forget(ctx: FsContext, id: FileId, kept: { state: Uint8Array }): void {
+  ctx.batch.decoded.delete(id)
+  ctx.batch.decodedBytes -= kept.state.byteLength
+}
+
+/** Make room for a state of `bytes`: drop the least recently used while no open batch used them. */
+function makeRoom(ctx: FsContext, bytes: number): boolean {
+  const batch = ctx.batch
+  if (bytes > DECODED_MAX_BYTES) return false
+  for (const [id, kept] of batch.decoded) {
+    if (batch.decoded.size < DECODED_MAX && batch.decodedBytes + bytes <= DECODED_MAX_BYTES) return true
+    // In use by the batch open now (most recent last: the rest are too).
+    if (batch.depth > 0 && kept.epoch === batch.epoch) return false
+    forget(ctx, id, kept)
+    kept.doc.destroy()
+  }
+  return batch.decoded.size < DECODED_MAX && batch.decodedBytes + bytes <= DECODED_MAX_BYTES
+}
