@@ -85,7 +85,23 @@ describe('states kept decoded', () => {
         expect(textOf(doc)).toBe(`f${i}`)
       }
     })
-    // A batch over other files: the least recently used of earlier batches make room.
+    // The files kept grow (a version each) and are kept again: as their sizes no longer fit, they
+    // drop out one by one (the rest are still found), never pushing out those the call needs next.
+    inBatch(ctx, () => {
+      for (let i = 0; i < DECODED_MAX; i++) {
+        const doc = takeDecoded(ctx, id(i), states[i]!)
+        expect(doc).toBe(first[i])
+        doc!.getText('text').insert(0, 'x')
+        states[i] = Y.encodeStateAsUpdate(doc!)
+        keepDecoded(ctx, id(i), states[i]!, doc!)
+      }
+    })
+    expect(ctx.batch.decoded.size).toBe(DECODED_MAX)
+    // Batches over other files: only what neither of the last two batches used makes room.
+    inBatch(ctx, () => {
+      for (let i = 0; i < 100; i++) decodedState(ctx, id(n + i), stateOf(`new ${i}`))
+    })
+    expect(ctx.batch.decoded.has(id(n))).toBe(false)
     inBatch(ctx, () => {
       for (let i = 0; i < 100; i++) decodedState(ctx, id(n + i), stateOf(`new ${i}`))
     })
@@ -93,6 +109,36 @@ describe('states kept decoded', () => {
     expect(ctx.batch.decoded.has(id(n + 99))).toBe(true)
     expect(ctx.batch.decoded.has(id(0))).toBe(false)
     expect(ctx.batch.decoded.has(id(100))).toBe(true)
+  })
+
+  it('files whose states outgrow the bytes kept drop out one by one, the others still found', () => {
+    const ctx = contextOf()
+    const size = 64 * 1024
+    const count = Math.floor(DECODED_MAX_BYTES / (size + 64))
+    const states = Array.from({ length: count }, (_, i) => stateOf(`${i}`.padEnd(size, '.')))
+    const docs: (Y.Doc | undefined)[] = []
+    inBatch(ctx, () => {
+      for (let i = 0; i < count; i++) docs.push(decodedState(ctx, id(i), states[i]!))
+    })
+    expect(ctx.batch.decoded.size).toBe(count)
+    // Each call: every file takes its doc (when kept), grows by 1 KiB, and is kept again.
+    for (let call = 0; call < 4; call++) {
+      let found = 0
+      inBatch(ctx, () => {
+        for (let i = 0; i < count; i++) {
+          const doc = takeDecoded(ctx, id(i), states[i]!)
+          if (doc) found++
+          const next = doc ?? decodedState(ctx, id(i), states[i]!)
+          if (!doc) takeDecoded(ctx, id(i), states[i]!)
+          next.getText('text').insert(0, '.'.repeat(1024))
+          states[i] = Y.encodeStateAsUpdate(next)
+          keepDecoded(ctx, id(i), states[i]!, next)
+        }
+      })
+      // Only the files that no longer fit decode again: never all of them.
+      expect(found).toBeGreaterThan(count * 0.9 - call * count * 0.02 - 1)
+      expect(ctx.batch.decodedBytes).toBeLessThanOrEqual(DECODED_MAX_BYTES)
+    }
   })
 
   it('keeps no state bigger than its byte bound, and never more bytes than it; dropping destroys them all', () => {

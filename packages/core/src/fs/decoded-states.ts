@@ -10,9 +10,11 @@
  *
  * A state is matched by identity (the very bytes kept with it), never by content. Bounded in
  * count and in bytes of encoded state (a decoded doc holds about 5–7 times its bytes); when full,
- * the least recently used goes only if no batch open now used it, else the new one is not kept:
- * a sweep over more files than fit keeps the first ones it met, call after call, instead of each
- * one pushing out the next.
+ * the least recently used makes room only if neither the batch open now (or the last one) nor
+ * the one before used it, else the new one is not kept. Least recently used alone would fail the
+ * case it is for: a call over more files than fit would push out, file by file, the very docs the
+ * rest of the call was about to use, and none would be found (as each file's state grows a
+ * version a call, the files kept stop fitting one by one instead).
  */
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
@@ -84,14 +86,14 @@ function forget(ctx: FsContext, id: FileId, kept: { state: Uint8Array }): void {
   ctx.batch.decodedBytes -= kept.state.byteLength
 }
 
-/** Make room for a state of `bytes`: drop the least recently used while no open batch used them. */
+/** Make room for a state of `bytes`: drop the least recently used while the last two batches used none of them. */
 function makeRoom(ctx: FsContext, bytes: number): boolean {
   const batch = ctx.batch
   if (bytes > DECODED_MAX_BYTES) return false
   for (const [id, kept] of batch.decoded) {
     if (batch.decoded.size < DECODED_MAX && batch.decodedBytes + bytes <= DECODED_MAX_BYTES) return true
-    // In use by the batch open now (most recent last: the rest are too).
-    if (batch.depth > 0 && kept.epoch === batch.epoch) return false
+    // Used by one of the last two batches (most recent last: the rest were too).
+    if (kept.epoch >= batch.epoch - 1) return false
     forget(ctx, id, kept)
     kept.doc.destroy()
   }
