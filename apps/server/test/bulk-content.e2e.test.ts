@@ -586,6 +586,33 @@ describe('bulk content messages', () => {
     for (const k of [0, 99, 699]) expect(await fresh.fs.readFile(paths[k]!)).toBe(`LINE ${k + 1}\n`)
   })
 
+  it("a batch's overwrites of big files fetch a few states at a time, each once: every state fetched is still held when its write comes", async () => {
+    // 70 files of 400 KiB: 28 MB of states, more than known-states.ts holds (24 MiB), and a
+    // fetch brings a quarter of that at most. Fetched 256 at a time, the first were dropped
+    // before their writes and fetched again, write after write.
+    const a = await connect(tokens.write)
+    const text = Array.from(
+      { length: 8000 },
+      (_, i) => `line ${i} of a big file.............................\n`,
+    ).join('')
+    const paths = Array.from({ length: 70 }, (_, i) => `/big-files/f${i}.txt`)
+    await a.fs.writeTree(paths.map((path) => ({ path, content: text })))
+    await a.flush()
+    const loads: string[][] = []
+    const { writer, channel } = await writerWithChannel({}, { load: (ids) => loads.push(ids) })
+    await waitFor(() => writer.fs.exists(paths[69]!), 'the files on the writer')
+    await writer.fs.batch(async () => {
+      for (const path of paths) await writer.fs.writeFile(path, `${await writer.fs.readFile(path)}one more\n`)
+    })
+    await writer.flush()
+    const ids = loads.flat()
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids.length).toBe(70)
+    expect(Math.max(...loads.map((l) => l.length))).toBeLessThanOrEqual(16)
+    for (const path of [paths[0]!, paths[69]!]) expect(await a.fs.readFile(path)).toBe(`${text}one more\n`)
+    channel.destroy()
+  })
+
   it("a batch's overwrites without the doc and a peer typing in the open doc keep every line's last edit (property)", async () => {
     // maxIdle 0: the writer holds no doc between its writes, so they go as bulk updates (counted).
     let updated = 0

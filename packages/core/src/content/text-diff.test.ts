@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { applyTextDiff } from './text-diff.js'
+import { applyTextDiff, lineDiff } from './text-diff.js'
 
 describe('applyTextDiff', () => {
   it('turns a text starting with a line end into another (a change at offset 0 across a line end)', () => {
@@ -97,5 +97,55 @@ describe('applyTextDiff', () => {
     expect(merged).toContain('agent agent')
     expect(merged).toContain('second second')
     expect(merged.split('\n').length).toBe(lines.length + 1) // nothing duplicated
+  })
+
+  it('diffs by lines only while it is cheap: a file with most of its lines changed is replaced whole (the diff took 0.15 s a 1,000-line file)', () => {
+    const lines = Array.from({ length: 1024 }, (_, i) => `line ${i} of some text\n`)
+    const changing = (every: number) => lines.map((l, i) => (i % every === 0 ? l.toUpperCase() : l))
+    // Every line changed (sed 's/line/LINE/'), or 3 in 10: no diff, without diffing.
+    expect(lineDiff(lines, changing(1))).toBeUndefined()
+    expect(lineDiff(lines, changing(3))).toBeUndefined()
+    // One in 10, or a few: the line diff, each changed line its own part.
+    const some = lineDiff(lines, changing(10))
+    expect(some?.filter((part) => part.added).length).toBe(103)
+    expect(lineDiff(lines, changing(500))?.filter((part) => part.removed).length).toBe(3)
+    // Lines that moved (a common multiset, a long edit): the diff gives up at its budget.
+    const rotated = [...lines.slice(512), ...lines.slice(0, 512)]
+    expect(lineDiff(lines, rotated)).toBeUndefined()
+    // Either way the text becomes the new one, and a rewrite's update holds the new text once.
+    for (const next of [changing(1), changing(3), changing(10), rotated]) {
+      const doc = new Y.Doc()
+      const t = doc.getText()
+      t.insert(0, lines.join(''))
+      const before = Y.encodeStateVector(doc)
+      applyTextDiff(t, next.join(''))
+      expect(t.toString()).toBe(next.join(''))
+      expect(Y.encodeStateAsUpdate(doc, before).byteLength).toBeLessThan(next.join('').length * 1.2)
+    }
+  })
+
+  it('turns a text of many lines into one with any share of its lines changed, moved or dropped', () => {
+    const line = fc.constantFrom('a\n', 'b\n', 'c\n', 'a longer line\n', '\n')
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 50, maxLength: 600 }),
+        fc.array(fc.tuple(fc.nat(599), fc.constantFrom('change', 'drop', 'copy')), { maxLength: 600 }),
+        (lines, edits) => {
+          const next: string[] = [...lines]
+          for (const [at, edit] of edits) {
+            const k = at % Math.max(1, next.length)
+            if (next.length === 0) break
+            if (edit === 'change') next[k] = `${next[k]!.trim()}!\n`
+            else if (edit === 'drop') next.splice(k, 1)
+            else next.push(next[k]!)
+          }
+          const t = new Y.Doc().getText()
+          t.insert(0, lines.join(''))
+          applyTextDiff(t, next.join(''))
+          expect(t.toString()).toBe(next.join(''))
+        },
+      ),
+      { numRuns: 200 },
+    )
   })
 })

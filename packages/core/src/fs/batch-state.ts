@@ -117,6 +117,8 @@ export interface BatchState {
    */
   readonly foldersFetched: Set<FileId>
   fetchesEpoch: number
+  /** Bytes of a fetched state, on average over the last fetch that brought any (fetch-folder.ts). */
+  fetchedStateBytes: number
   /** Client ids for encoded docs, drawn in blocks. */
   clientIds: Uint32Array
   nextClientId: number
@@ -146,6 +148,7 @@ export function newBatchState(): BatchState {
     epoch: 0,
     foldersFetched: new Set(),
     fetchesEpoch: 0,
+    fetchedStateBytes: 0,
     timer: undefined,
     sendAfterTask: false,
     clientIds: new Uint32Array(0),

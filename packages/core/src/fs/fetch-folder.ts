@@ -31,7 +31,13 @@ import type { FileId } from '../ids.js'
 import type { HeadedState } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
 import type { FsContext } from './fs-context.js'
-import { confirmKnown, coveringState, knownHead, rememberState } from './known-states.js'
+import {
+  confirmKnown,
+  coveringState,
+  KNOWN_STATES_MAX_BYTES,
+  knownHead,
+  rememberState,
+} from './known-states.js'
 
 /** Files fetched per `loadContent` call… */
 const FETCH_BATCH = 256
@@ -43,6 +49,14 @@ const FETCH_BATCH = 256
  */
 const WHOLE_FOLDER = 128
 const FIRST_FETCH = 16
+/**
+ * Bytes of states one fetch brings at most, estimated (`estimatedBytes`): all it brings must still
+ * be known when each file's write comes (known-states.ts keeps `KNOWN_STATES_MAX_BYTES`). Without
+ * it, a `sed -i` over 300 files of 64 KiB whose states had grown to 160 KB each (every line
+ * changed, every call: each state keeps what it replaced) fetched 256 states, lost most of them
+ * before their writes, and fetched them again write after write: 20 s, then over 120 s, a call.
+ */
+const FETCH_MAX_BYTES = KNOWN_STATES_MAX_BYTES / 4
 /** Folders a batch remembers fetching from (a batch over more starts afresh). */
 const FOLDERS_COUNTED = 4096
 
@@ -65,8 +79,9 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   const first = parent !== undefined && firstInFolder(ctx, parent)
   // A folder's first to write: the file alone.
   const alone = parent === undefined || (first && forWrite)
+  let bytes = estimatedBytes(ctx, id)
   for (const sibling of alone ? [] : ctx.index.allChildren(parent)) {
-    if (ids.length >= FETCH_BATCH) break
+    if (ids.length >= FETCH_BATCH || bytes >= FETCH_MAX_BYTES) break
     const row = ctx.table.get(sibling)
     if (sibling === id || row?.type !== 'file' || row.trashedAt !== null || ctx.fetching.has(sibling))
       continue
@@ -79,7 +94,11 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
         !ctx.batch.storing.has(sibling) &&
         coveringState(ctx, sibling) === undefined
       : ctx.index.plaintext.lookup(sibling, row.size) === undefined
-    if (needed) ids.push(sibling)
+    if (!needed) continue
+    const more = estimatedBytes(ctx, sibling)
+    if (bytes + more > FETCH_MAX_BYTES) break
+    bytes += more
+    ids.push(sibling)
   }
   // A big folder's first to read: the file and a few more (`ids[0]` is the file).
   if (first && ids.length > WHOLE_FOLDER) ids.length = FIRST_FETCH
@@ -93,6 +112,8 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       return NOTHING
     }
     const fetched = new Map<FileId, Uint8Array>()
+    let came = 0
+    let cameBytes = 0
     ids.forEach((fileId, k) => {
       const got = states[k]
       const row = ctx.table.get(fileId)
@@ -109,11 +130,14 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
           readIntoCache(ctx, fileId, row, known.update)
         return
       }
+      came++
+      cameBytes += state.byteLength
       const read = readIntoCache(ctx, fileId, row, state)
       if (read === undefined) return
       fetched.set(fileId, state)
       if (!pendingHere) rememberState(ctx, fileId, state, read, head)
     })
+    if (came > 0) ctx.batch.fetchedStateBytes = cameBytes / came
     return fetched
   })()
   for (const fileId of ids) ctx.fetching.set(fileId, run)
@@ -122,6 +146,16 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
   } finally {
     for (const fileId of ids) if (ctx.fetching.get(fileId) === run) ctx.fetching.delete(fileId)
   }
+}
+
+/**
+ * The bytes a fetch of `id` is likely to bring: none for a state known at the server's head (it
+ * comes back without its state unless changed), else the file's size or the last fetch's average
+ * state, whichever is more (a state holds its history too).
+ */
+function estimatedBytes(ctx: FsContext, id: FileId): number {
+  if (knownHead(ctx, id) !== undefined) return 0
+  return Math.max(ctx.table.get(id)?.size ?? 0, ctx.batch.fetchedStateBytes)
 }
 
 /**

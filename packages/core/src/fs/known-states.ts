@@ -36,7 +36,7 @@ const KNOWN_STATES_MAX = 8192
  * …and their bytes at most (1,000 files of 100 versions each, a session's `sed -i` over a folder
  * call after call, hold about 18 MB; dropped ones are fetched whole again).
  */
-const KNOWN_STATES_MAX_BYTES = 24 << 20
+export const KNOWN_STATES_MAX_BYTES = 24 << 20
 
 /**
  * Remember `id`'s state `update`, whose content version is `sv`; `head`: the server's head of
