@@ -30,7 +30,6 @@ import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
 import type { HeadedState } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
-import { decodedState } from './decoded-states.js'
 import type { FsContext } from './fs-context.js'
 import {
   confirmKnown,
@@ -163,28 +162,29 @@ function estimatedBytes(ctx: FsContext, id: FileId): number {
  * Decode file `id`'s fetched `state` and put its text in the plaintext cache when it holds every
  * change peers announced and has the row's size (the cache never serves older content than the
  * row describes), with the snapshot it was read at (a reader's next write merges against it).
- * The doc stays decoded (decoded-states.ts): the write that follows on this very state (`sed -i`
- * reads each file, then writes it) takes it instead of decoding the state a second time.
  * Returns the state's content version; `undefined` for a state this Yjs cannot apply (a server
  * log holding bytes from before its checks: left out, so the file's doc is opened instead, whose
  * server salvages the log).
  */
 function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: Uint8Array): string | undefined {
-  let doc: Y.Doc
+  const doc = new Y.Doc({ guid: id, gc: false })
   try {
-    doc = decodedState(ctx, id, state)
-  } catch {
-    return undefined
+    try {
+      Y.applyUpdate(doc, state)
+    } catch {
+      return undefined
+    }
+    const version = contentVersionOf(doc)
+    const codec = codecFor(ctx, row.name)
+    if (readBinary(doc) || !codec.hasContent(doc)) return version
+    if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc)))) return version
+    const text = codec.read(doc)
+    const size = utf8Length(text)
+    if (size === row.size) ctx.index.plaintext.set(id, text, size, Y.snapshot(doc))
+    return version
+  } finally {
+    doc.destroy()
   }
-  // Read only: the doc is the decoded set's (a write takes it from there).
-  const version = contentVersionOf(doc)
-  const codec = codecFor(ctx, row.name)
-  if (readBinary(doc) || !codec.hasContent(doc)) return version
-  if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc)))) return version
-  const text = codec.read(doc)
-  const size = utf8Length(text)
-  if (size === row.size) ctx.index.plaintext.set(id, text, size, Y.snapshot(doc))
-  return version
 }
 
 /** True for the first file of folder `parent` fetched in the batch open now (or since the last one). */
