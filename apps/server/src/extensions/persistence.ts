@@ -243,14 +243,12 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     return {
       async load(documentName) {
         const workspace = workspaceOf(documentName)
-        let loaded: { state: Uint8Array; head: string } | undefined
-        try {
-          loaded = await logHeads.load(workspace, documentName)
-        } catch (error) {
-          await salvage(workspace, documentName, error)
-          loaded = await logHeads.load(workspace, documentName)
-        }
-        noteSize(documentName, loaded?.state.byteLength ?? 0)
+        const loaded = await readSalvaged(
+          workspace,
+          documentName,
+          () => logHeads.load(workspace, documentName),
+          (got) => got.state.byteLength,
+        )
         // As `load` (below): read without being opened, compacted here as an unload would.
         compactIfWorthIt(workspace, documentName)
         return { state: loaded?.state, head: loaded?.head }
@@ -277,13 +275,9 @@ export function createPersistence(options: PersistenceOptions): Persistence {
   /**
    * Salvage the log of `documentName`, which did not load (`failure`): it is replaced by what of
    * each row applies, the rows that do not are quarantined (persistence/salvage.ts), and the
-   * document loads again instead of refusing every client from now on. Resolves with its state.
+   * document loads again instead of refusing every client from now on.
    */
-  async function salvage(
-    workspace: string,
-    documentName: string,
-    failure: unknown,
-  ): Promise<Uint8Array | undefined> {
+  async function salvage(workspace: string, documentName: string, failure: unknown): Promise<void> {
     const result = await store.salvage(workspace, documentName, repairLog)
     logger.error('stored updates quarantined', {
       doc: documentName,
@@ -292,20 +286,38 @@ export function createPersistence(options: PersistenceOptions): Persistence {
       quarantined: result.quarantined,
       bytes: result.bytes,
     })
-    return store.load(workspace, documentName)
+  }
+
+  /**
+   * What `read` gets of `documentName`'s stored log, salvaged first when its rows do not merge;
+   * its size (`bytesOf`) noted.
+   */
+  async function readSalvaged<T>(
+    workspace: string,
+    documentName: string,
+    read: () => Promise<T | undefined>,
+    bytesOf: (got: T) => number,
+  ): Promise<T | undefined> {
+    let got: T | undefined
+    try {
+      got = await read()
+    } catch (error) {
+      // `Y.mergeUpdates` threw on a row (a failing database throws in the salvage too).
+      await salvage(workspace, documentName, error)
+      got = await read()
+    }
+    noteSize(documentName, got === undefined ? 0 : bytesOf(got))
+    return got
   }
 
   /** The stored state of `documentName`, salvaged first when its rows do not merge. */
-  async function loadState(workspace: string, documentName: string): Promise<Uint8Array | undefined> {
-    let state: Uint8Array | undefined
-    try {
-      state = await store.load(workspace, documentName)
-    } catch (error) {
-      // `Y.mergeUpdates` threw on a row (a failing database throws in the salvage too).
-      state = await salvage(workspace, documentName, error)
-    }
-    noteSize(documentName, state?.byteLength ?? 0)
-    return state
+  function loadState(workspace: string, documentName: string): Promise<Uint8Array | undefined> {
+    return readSalvaged(
+      workspace,
+      documentName,
+      () => store.load(workspace, documentName),
+      (state) => state.byteLength,
+    )
   }
 
   /** Remember a large document's size (small ones compact by their count alone). */
@@ -327,7 +339,8 @@ export function createPersistence(options: PersistenceOptions): Persistence {
     } catch (error) {
       // Rows that merge but do not apply. What integrated before the error stays in `doc`;
       // the salvaged state brings the rest (applying an update twice changes nothing).
-      const salvaged = await salvage(workspace, documentName, error)
+      await salvage(workspace, documentName, error)
+      const salvaged = await store.load(workspace, documentName)
       if (salvaged) Y.applyUpdate(doc, salvaged)
     }
   }
