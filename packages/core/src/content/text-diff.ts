@@ -9,7 +9,7 @@
  * changed line run as its own delete/insert. A line diff costs O(N·D) (N
  * lines, D lines changed): when most lines changed (`sed 's/a/b/'` over a
  * file with an `a` on every line) it took 0.15 s per 1,000-line file, so past
- * `editBudget` the changed middle is replaced whole (`lineDiff`).
+ * `LINE_DIFF_BUDGET` the changed middle is replaced whole (`lineDiff`).
  */
 import { diffArrays } from 'diff'
 import type * as Y from 'yjs'

@@ -72,6 +72,13 @@ export interface HeadedState {
   head: string | undefined
 }
 
+/** A state kept decoded (decoded-states.ts): `doc` holds exactly `state`; `epoch`, the batch that last used it. */
+export interface DecodedState {
+  state: Uint8Array
+  doc: Y.Doc
+  epoch: number
+}
+
 /** A content state known without its doc (known-states.ts). */
 export interface KnownState {
   /** Its content version. */
@@ -126,7 +133,7 @@ export interface BatchState {
    * States kept decoded in scratch docs, by file, least recently used first, with the batch that
    * last used each (decoded-states.ts): the write that follows on the same state takes the doc.
    */
-  readonly decoded: Map<FileId, { state: Uint8Array; doc: Y.Doc; epoch: number }>
+  readonly decoded: Map<FileId, DecodedState>
   decodedBytes: number
   /** Files overwritten in bulk in the batch `rewrittenEpoch` (the last one `rewritten-files.ts` saw). */
   readonly rewritten: Set<FileId>

@@ -18,6 +18,7 @@
  */
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
+import type { DecodedState } from './batch-state.js'
 import type { FsContext } from './fs-context.js'
 
 /** Docs kept at most… */
@@ -75,13 +76,13 @@ export function dropDecoded(ctx: FsContext): void {
   ctx.batch.decodedBytes = 0
 }
 
-function touch(ctx: FsContext, id: FileId, kept: { state: Uint8Array; doc: Y.Doc; epoch: number }): void {
+function touch(ctx: FsContext, id: FileId, kept: DecodedState): void {
   ctx.batch.decoded.delete(id)
   kept.epoch = ctx.batch.epoch
   ctx.batch.decoded.set(id, kept)
 }
 
-function forget(ctx: FsContext, id: FileId, kept: { state: Uint8Array }): void {
+function forget(ctx: FsContext, id: FileId, kept: DecodedState): void {
   ctx.batch.decoded.delete(id)
   ctx.batch.decodedBytes -= kept.state.byteLength
 }
