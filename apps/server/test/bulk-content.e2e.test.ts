@@ -30,6 +30,29 @@ function replaceLine(doc: Y.Doc, line: number, edit: string): void {
   })
 }
 
+/** An agent's whole-file write of `path`: what it reads (`n` lines), line `line` made `edit`. */
+async function writeLine(c: WorkspaceConnection, path: string, n: number, line: number, edit: string) {
+  const now = (await c.fs.readFile(path)).split('\n').slice(0, n)
+  now[line] = edit
+  await c.fs.writeFile(path, linesText(now))
+}
+
+/** Each of `paths` reaches `expected`'s lines in the peer's open `docs` and on each of `writers`. */
+async function linesEverywhere(
+  paths: string[],
+  expected: string[][],
+  docs: Y.Doc[],
+  writers: WorkspaceConnection[],
+) {
+  for (const [f, path] of paths.entries()) {
+    const want = linesText(expected[f]!)
+    const ytext = docs[f]!.getText('text')
+    await waitFor(() => ytext.toString() === want, `${path} in the peer's doc at ${JSON.stringify(want)}`)
+    for (const writer of writers)
+      await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on each writer`)
+  }
+}
+
 describe('bulk content messages', () => {
   let t: TestServer
   let tokens: { write: string; read: string }
@@ -643,7 +666,6 @@ describe('bulk content messages', () => {
           await waitFor(() => peer.fs.exists(path), `${path} on the peer`)
           const handle = await peer.fs.pool.acquire(peer.fs.index.lookup(path)! as FileId)
           try {
-            const ytext = handle.doc.getText('text')
             const expected = [...lines]
             await writer.fs.batch(async () => {
               for (const [s, step] of steps.entries()) {
@@ -651,22 +673,13 @@ describe('bulk content messages', () => {
                 const line = Math.min(own + 2 * step.k, n - 1 - ((n - 1 - own) % 2))
                 const edit = `${step.writer ? 'writer' : 'peer'} ${s}`
                 expected[line] = edit
-                if (step.writer) {
-                  // A whole-file write of what the writer read, its own line changed.
-                  const now = (await writer.fs.readFile(path)).split('\n').slice(0, n)
-                  now[line] = edit
-                  await writer.fs.writeFile(path, linesText(now))
-                } else replaceLine(handle.doc, line, edit)
+                if (step.writer) await writeLine(writer, path, n, line, edit)
+                else replaceLine(handle.doc, line, edit)
                 if (step.pause > 0) await new Promise((done) => setTimeout(done, step.pause))
               }
             })
             await Promise.all([writer.flush(), peer.flush()])
-            const want = linesText(expected)
-            await waitFor(
-              () => ytext.toString() === want,
-              `${path} in the peer's doc at ${JSON.stringify(want)}`,
-            )
-            await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on the writer`)
+            await linesEverywhere([path], [expected], [handle.doc], [writer])
           } finally {
             handle.release()
           }
@@ -727,11 +740,7 @@ describe('bulk content messages', () => {
               if (step.writer) {
                 // An agent's call: each file read and written whole, its own line changed.
                 await writer.fs.batch(async () => {
-                  for (const f of step.files) {
-                    const now = (await writer.fs.readFile(paths[f]!)).split('\n').slice(0, n)
-                    now[line] = edit
-                    await writer.fs.writeFile(paths[f]!, linesText(now))
-                  }
+                  for (const f of step.files) await writeLine(writer, paths[f]!, n, line, edit)
                 })
                 await writer.flush()
                 opened = Math.max(opened, writer.openDocuments)
@@ -739,15 +748,12 @@ describe('bulk content messages', () => {
               if (step.pause > 0) await new Promise((done) => setTimeout(done, step.pause))
             }
             await Promise.all([writer.flush(), peer.flush()])
-            for (const [f, path] of paths.entries()) {
-              const want = linesText(expected[f]!)
-              const ytext = handles[f]!.doc.getText('text')
-              await waitFor(
-                () => ytext.toString() === want,
-                `${path} in the peer's doc at ${JSON.stringify(want)}`,
-              )
-              await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on the writer`)
-            }
+            await linesEverywhere(
+              paths,
+              expected,
+              handles.map((h) => h.doc),
+              [writer],
+            )
           } finally {
             for (const handle of handles) handle.release()
           }
@@ -817,11 +823,7 @@ describe('bulk content messages', () => {
                 // An agent's call: each file read and written whole, its own line changed.
                 next = agent.fs
                   .batch(async () => {
-                    for (const f of step.files) {
-                      const now = (await agent.fs.readFile(paths[f]!)).split('\n').slice(0, n)
-                      now[line] = edit
-                      await agent.fs.writeFile(paths[f]!, linesText(now))
-                    }
+                    for (const f of step.files) await writeLine(agent, paths[f]!, n, line, edit)
                   })
                   .then(() => agent.flush())
               } else {
@@ -834,16 +836,12 @@ describe('bulk content messages', () => {
             }
             await Promise.all(running)
             await Promise.all([...agents.map(({ writer }) => writer.flush()), peer.flush()])
-            for (const [f, path] of paths.entries()) {
-              const want = linesText(expected[f]!)
-              const ytext = handles[f]!.doc.getText('text')
-              await waitFor(
-                () => ytext.toString() === want,
-                `${path} in the peer's doc at ${JSON.stringify(want)}`,
-              )
-              for (const { writer } of agents)
-                await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on each agent`)
-            }
+            await linesEverywhere(
+              paths,
+              expected,
+              handles.map((h) => h.doc),
+              agents.map(({ writer }) => writer),
+            )
           } finally {
             for (const handle of handles) handle.release()
           }
