@@ -48,8 +48,20 @@ async function linesEverywhere(
     const want = linesText(expected[f]!)
     const ytext = docs[f]!.getText('text')
     await waitFor(() => ytext.toString() === want, `${path} in the peer's doc at ${JSON.stringify(want)}`)
-    for (const writer of writers)
-      await waitFor(async () => (await writer.fs.readFile(path)) === want, `${path} on each writer`)
+    // What each writer reads, and the size its row says (a write whose row lost still changed the content).
+    for (const [w, writer] of writers.entries()) {
+      let read = ''
+      let size = -1
+      await waitFor(
+        async () => {
+          read = await writer.fs.readFile(path)
+          size = (await writer.fs.stat(path)).size
+          return read === want && size === Buffer.byteLength(want)
+        },
+        () =>
+          `${path} on writer ${w} at ${JSON.stringify(want)}: it reads ${JSON.stringify(read)} of ${size} bytes`,
+      )
+    }
   }
 }
 
@@ -854,6 +866,72 @@ describe('bulk content messages', () => {
     expect(unchanged).toBeGreaterThan(0)
     expect(loadedWhole).toBeGreaterThan(0)
   }, 180_000)
+
+  it("two agents' concurrent whole-file writes in bulk, no doc open anywhere: both edits kept, and every party's row gives the merged file's size", async () => {
+    const [a, b] = [await connect(tokens.write), await connect(tokens.write)]
+    const n = 6
+    const paths = Array.from({ length: 5 }, (_, i) => `/both/f${i}.txt`)
+    await a.fs.writeTree(
+      paths.map((path) => ({ path, content: linesText(Array.from({ length: n }, (_, i) => `line ${i}`)) })),
+    )
+    await a.flush()
+    await waitFor(() => b.fs.exists(paths[4]!), 'the files on the second agent')
+    // Both read every file; the second writes each whole, its own line changed, and holds its
+    // batch open (its rows held) until the first has written and sent its rows and they reached
+    // the second: neither write holds the other's, and the second's rows lose while held (a
+    // peer's row superseded them before they were stored).
+    const texts = async (c: WorkspaceConnection) => Promise.all(paths.map((path) => c.fs.readFile(path)))
+    const writeAll = async (c: WorkspaceConnection, read: string[], line: number, edit: string) => {
+      for (const [f, path] of paths.entries()) {
+        const now = read[f]!.split('\n').slice(0, n)
+        now[line] = edit
+        await c.fs.writeFile(path, linesText(now))
+      }
+    }
+    const [readA, readB] = [await texts(a), await texts(b)]
+    // Everything of the first agent's main doc is on the second's: its rows arrived.
+    const rowsArrived = () => {
+      const onB = Y.decodeStateVector(Y.encodeStateVector(b.fs.doc))
+      for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(a.fs.doc)))
+        if ((onB.get(client) ?? 0) < clock) return false
+      return true
+    }
+    await b.fs.batch(async () => {
+      await writeAll(b, readB, 4, 'second agent')
+      // Each file twice: its row is newer than the second's even when both clocks run ahead of
+      // the wall clock (after a big writeTree they may, and equal stamps would decide by value).
+      await a.fs.batch(async () => {
+        await writeAll(a, readA, 1, 'first draft')
+        await writeAll(a, readA, 1, 'first agent')
+      })
+      await a.flush()
+      await waitFor(rowsArrived, "the first agent's rows on the second")
+    })
+    await b.flush()
+    const expected = Array.from({ length: n }, (_, i) => `line ${i}`)
+    expected[1] = 'first agent'
+    expected[4] = 'second agent'
+    const want = linesText(expected)
+    const fresh = await connect(tokens.read)
+    for (const path of paths)
+      for (const [name, c] of [
+        ['the first agent', a],
+        ['the second agent', b],
+        ['a fresh client', fresh],
+      ] as const) {
+        let read = ''
+        let size = -1
+        await waitFor(
+          async () => {
+            read = await c.fs.readFile(path)
+            size = (await c.fs.stat(path)).size
+            return read === want && size === Buffer.byteLength(want)
+          },
+          () =>
+            `${path} on ${name} at ${JSON.stringify(want)}: it reads ${JSON.stringify(read)} of ${size} bytes`,
+        )
+      }
+  })
 
   it("an agent's calls over the same files load each state once: later calls hold it at the server's head, a peer's edit brings that file's alone", async () => {
     const loads: { unchanged: string[]; whole: string[] }[] = []

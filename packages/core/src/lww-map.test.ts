@@ -452,6 +452,8 @@ describe('LwwMap held writes (write batches)', () => {
     Y.applyUpdate(a.doc, Y.encodeStateAsUpdate(b.doc))
     expect(a.map.get('k')).toBe('b-later') // newer: wins over the held entry
     a.map.set('j', 'a-newest') // written after seeing b's: beats it
+    const reached: string[] = []
+    b.map.observeEntries((key, val) => reached.push(`${key}=${val}`))
     release()
     Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
     for (const r of [a, b])
@@ -459,6 +461,23 @@ describe('LwwMap held writes (write batches)', () => {
         ['j', 'a-newest'],
         ['k', 'b-later'],
       ])
+    // The held write a peer's superseded is stored all the same: the peer learns of it (a file's
+    // row announces a content change that happened whether the row won or not).
+    expect(reached.sort()).toEqual(['j=a-newest', 'k=a-first'])
+  })
+
+  it('a held write superseded by a later held write of its key is never stored', () => {
+    const a = makeDeferred()
+    const b = makeDeferred()
+    const release = a.map.hold()
+    a.map.set('k', 'first')
+    a.map.set('k', 'second')
+    release()
+    const reached: string[] = []
+    b.map.observeEntries((key, val) => reached.push(`${key}=${val}`))
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    expect(reached).toEqual(['k=second'])
+    expect(a.map.yarray.length).toBe(1)
   })
 
   it('replicas end as they would without holding, and observers report exactly the changes', () => {

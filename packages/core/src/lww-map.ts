@@ -79,7 +79,8 @@
  * the first (a long command still shows its progress to peers). Until then the
  * doc does not hold them: whoever reads the doc itself rather than the map
  * (encodes it, snapshots it) during a batch calls `flush()` first. A held entry
- * superseded before it is stored is never stored. Entries are stored with
+ * superseded by a later held write of its key is never stored; one a peer's entry superseded is
+ * (stale at once: peers still learn of that write, see `storeDeferred`). Entries are stored with
  * their writer's origin (a change of origin stores the earlier ones first).
  * Stored, they are not applied a second time (`preApplied`). Outside a hold,
  * every write is stored at once, in its own transaction.
@@ -323,6 +324,13 @@ export function storedEntryKey(
     return typeof key === 'string' ? key : undefined
   }
   return isObjectEntry(raw) ? raw.key : undefined
+}
+
+/** The index of each key's last entry in `entries` (later positions must be as they were). */
+function lastIndexByKey(entries: readonly { key: string }[]): Map<string, number> {
+  const last = new Map<string, number>()
+  for (const [i, e] of entries.entries()) last.set(e.key, i)
+  return last
 }
 
 /** Attach an LWW map to `yarray`; it lives until `destroy()` or the doc is destroyed. */
@@ -761,7 +769,12 @@ export function attachLwwMap<V>(
       flush()
     })
   }
-  /** Push the deferred entries into the current transaction; superseded ones are dropped. */
+  /**
+   * Push the deferred entries into the current transaction. One superseded by a later held write of
+   * its key is dropped (that write says all it said); one a peer's entry superseded is stored all
+   * the same, stale at once: peers learn of the write that lost (a file's row announces a content
+   * change, which happened whether its row won or not: files-table.ts, `onRemoteRow`).
+   */
   const storeDeferred = (tr: Y.Transaction, withPinned = false) => {
     if (holdTimer !== undefined) {
       hostClearTimeout(holdTimer)
@@ -771,9 +784,16 @@ export function attachLwwMap<V>(
     const raws: StoredEntry<V>[] = []
     // Entries of pinned keys stay held, in order (see `pin`).
     let kept = 0
-    for (const e of deferred) {
+    // Keys by their last held entry's index (built at the first stale entry): an entry that a
+    // later held write of its key superseded is dropped.
+    let lastHeld: Map<string, number> | undefined
+    const supersededHere = (e: Entry<V>, i: number): boolean => {
+      lastHeld ??= lastIndexByKey(deferred)
+      return lastHeld.get(e.key)! > i
+    }
+    for (const [i, e] of deferred.entries()) {
       if (!withPinned && pinned.size > 0 && pinned.has(e.key)) deferred[kept++] = e
-      else if (staleWith(e.key, e.raw) === e) removeStale(e)
+      else if (staleWith(e.key, e.raw) === e && supersededHere(e, i)) removeStale(e)
       else {
         preApplied.add(e.raw)
         raws.push(e.raw as StoredEntry<V>)

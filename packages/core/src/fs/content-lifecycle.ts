@@ -55,6 +55,21 @@ export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {
     doc.off('afterTransaction', onTransaction)
     detach()
   })
+  // Its first sync came before this hook, unobserved: it may hold a change whose row lost.
+  checkIfRowBehind(ctx, id)
+}
+
+/**
+ * This instance now holds `id`'s content (its doc opened, or a state fetched): when the row
+ * misses a change announced for the file (a peer's write whose row lost), check after
+ * `announceDelayMs` whether what is held here covers it, and announce it then (see the module
+ * comment). Otherwise a change whose row lost while no replica had the doc loaded, nor knew a
+ * state holding it, was never announced: the row kept the size of one write for good.
+ */
+export function checkIfRowBehind(ctx: FsContext, id: FileId): void {
+  const row = ctx.table.get(id)
+  if (row?.type !== 'file' || row.sv === undefined) return
+  if (!ctx.announced.coveredBy(id, decodeContentVersion(row.sv))) scheduleAnnounceCheck(ctx, id)
 }
 
 /** Pool `compact`: small docs have little to drop; compacting them would cost more than it saves. */

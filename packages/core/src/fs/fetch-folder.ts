@@ -30,6 +30,7 @@ import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
 import type { HeadedState } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
+import { checkIfRowBehind } from './content-lifecycle.js'
 import type { FsContext } from './fs-context.js'
 import {
   confirmKnown,
@@ -135,7 +136,9 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       const read = readIntoCache(ctx, fileId, row, state)
       if (read === undefined) return
       fetched.set(fileId, state)
-      if (!pendingHere) rememberState(ctx, fileId, state, read, head)
+      if (pendingHere) return
+      rememberState(ctx, fileId, state, read, head)
+      checkIfRowBehind(ctx, fileId)
     })
     if (came > 0) ctx.batch.fetchedStateBytes = cameBytes / came
     return fetched
