@@ -480,6 +480,65 @@ describe('LwwMap held writes (write batches)', () => {
     expect(a.map.yarray.length).toBe(1)
   })
 
+  it("every write stored reaches every peer's entry observers, winning or not; a held write a later held write of its key superseded never does (property)", () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('write' as const), replica: fc.nat(2), key: fc.constantFrom('a', 'b') }),
+      fc.record({ kind: fc.constant('flush' as const), replica: fc.nat(2) }),
+      fc.record({ kind: fc.constant('send' as const), from: fc.nat(2), to: fc.nat(2) }),
+    )
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        let t = 0
+        const rs = [0, 1, 2].map(() => makeDeferred(() => t))
+        const releases = rs.map((r) => r.map.hold())
+        // Values are unique (the op's index): what each replica's peers observed, and what each wrote.
+        const observed = rs.map((r) => {
+          const got = new Set<number | string>()
+          r.map.observeEntries((_key, val, source) => {
+            if (!source.local) got.add(val)
+          })
+          return got
+        })
+        const held = rs.map(() => new Map<string, number>())
+        const stored = rs.map(() => new Set<number>())
+        const dropped = new Set<number>()
+        const store = (r: number) => {
+          for (const v of held[r]!.values()) stored[r]!.add(v)
+          held[r]!.clear()
+        }
+        for (const [i, o] of ops.entries()) {
+          if (o.kind === 'write') {
+            const before = held[o.replica]!.get(o.key)
+            if (before !== undefined) dropped.add(before)
+            held[o.replica]!.set(o.key, i)
+            rs[o.replica]!.map.set(o.key, i)
+            if (i % 3 === 0) t++ // clocks tie often
+          } else if (o.kind === 'flush') {
+            releases[o.replica]!()
+            store(o.replica)
+            releases[o.replica] = rs[o.replica]!.map.hold()
+          } else if (o.from !== o.to) {
+            rs[o.from]!.map.flush()
+            store(o.from)
+            Y.applyUpdate(rs[o.to]!.doc, Y.encodeStateAsUpdate(rs[o.from]!.doc))
+          }
+        }
+        for (const [r, release] of releases.entries()) {
+          release()
+          store(r)
+        }
+        for (const x of [0, 1, 2])
+          for (const y of [0, 1, 2]) if (x !== y) Y.applyUpdate(rs[y]!.doc, Y.encodeStateAsUpdate(rs[x]!.doc))
+        for (const [y, got] of observed.entries()) {
+          const want = new Set(stored.flatMap((vs, x) => (x === y ? [] : [...vs])))
+          expect(got).toEqual(want)
+          for (const v of dropped) expect(got.has(v)).toBe(false)
+        }
+      }),
+      { numRuns: 300, seed: 7 },
+    )
+  })
+
   it('replicas end as they would without holding, and observers report exactly the changes', () => {
     const op = fc.oneof(
       fc.record({
