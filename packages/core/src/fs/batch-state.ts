@@ -135,6 +135,8 @@ export interface BatchState {
    */
   readonly decoded: Map<FileId, DecodedState>
   decodedBytes: number
+  /** Drops the docs kept once no batch ran for a while (decoded-states.ts `dropDecodedWhenIdle`). */
+  decodedIdleTimer: ReturnType<typeof setTimeout> | undefined
   /** Files overwritten in bulk in the batch `rewrittenEpoch` (the last one `rewritten-files.ts` saw). */
   readonly rewritten: Set<FileId>
   rewrittenEpoch: number
@@ -162,6 +164,7 @@ export function newBatchState(): BatchState {
     nextClientId: 0,
     decoded: new Map(),
     decodedBytes: 0,
+    decodedIdleTimer: undefined,
     rewritten: new Set(),
     rewrittenEpoch: 0,
     rewrittenFew: new Set(),

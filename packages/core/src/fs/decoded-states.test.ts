@@ -3,10 +3,12 @@ import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
 import { newBatchState } from './batch-state.js'
 import {
+  cancelIdleDrop,
   DECODED_MAX,
   DECODED_MAX_BYTES,
   decodedState,
   dropDecoded,
+  dropDecodedWhenIdle,
   keepDecoded,
   takeDecoded,
 } from './decoded-states.js'
@@ -153,5 +155,41 @@ describe('states kept decoded', () => {
     dropDecoded(ctx)
     expect(ctx.batch.decoded.size).toBe(0)
     expect(ctx.batch.decodedBytes).toBe(0)
+  })
+
+  it('drops every doc once no batch opened for a while after the last ended; a batch opening keeps them', async () => {
+    const ctx = contextOf()
+    const destroyed: string[] = []
+    const keep = (n: number) => {
+      const doc = decodedState(ctx, id(n), stateOf(`text ${n}`))
+      doc.on('destroy', () => destroyed.push(textOf(doc)))
+    }
+    inBatch(ctx, () => {
+      keep(1)
+      keep(2)
+    })
+    const idle = 30
+    const past = () => new Promise((done) => setTimeout(done, idle * 3))
+    // Another batch opened meanwhile: kept.
+    dropDecodedWhenIdle(ctx, idle)
+    cancelIdleDrop(ctx)
+    await past()
+    expect(ctx.batch.decoded.size).toBe(2)
+    // Still inside a batch when the time comes: kept.
+    dropDecodedWhenIdle(ctx, idle)
+    ctx.batch.depth++
+    await past()
+    ctx.batch.depth--
+    expect(ctx.batch.decoded.size).toBe(2)
+    // Idle: all dropped, and destroyed.
+    dropDecodedWhenIdle(ctx, idle)
+    await past()
+    expect(ctx.batch.decoded.size).toBe(0)
+    expect(ctx.batch.decodedBytes).toBe(0)
+    expect(destroyed.sort()).toEqual(['text 1', 'text 2'])
+    expect(ctx.batch.decodedIdleTimer).toBeUndefined()
+    // Nothing kept: no timer at all.
+    dropDecodedWhenIdle(ctx, idle)
+    expect(ctx.batch.decodedIdleTimer).toBeUndefined()
   })
 })

@@ -15,8 +15,13 @@
  * case it is for: a call over more files than fit would push out, file by file, the very docs the
  * rest of the call was about to use, and none would be found (as each file's state grows a
  * version a call, the files kept stop fitting one by one instead).
+ *
+ * Dropped once no batch ran for `DECODED_IDLE_MS` (`dropDecodedWhenIdle`): a decoded doc takes 5–7
+ * times its state's bytes, up to ~50 MB for a full set, and a server holds a filesystem per agent
+ * session for as long as the session lives (30 minutes idle), most of it between calls.
  */
 import * as Y from 'yjs'
+import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { DecodedState } from './batch-state.js'
 import type { FsContext } from './fs-context.js'
@@ -69,11 +74,43 @@ export function takeDecoded(ctx: FsContext, id: FileId, state: Uint8Array): Y.Do
   return kept.doc
 }
 
-/** Destroy every doc kept (the filesystem is destroyed). */
+/**
+ * How long the docs kept outlive the last batch: an agent's next call usually comes within
+ * seconds (and finds them); after a minute, the memory matters more than one decode a file.
+ */
+export const DECODED_IDLE_MS = 60_000
+
+/** Destroy every doc kept (the filesystem is destroyed, or no batch ran for a while). */
 export function dropDecoded(ctx: FsContext): void {
-  for (const { doc } of ctx.batch.decoded.values()) doc.destroy()
-  ctx.batch.decoded.clear()
-  ctx.batch.decodedBytes = 0
+  const batch = ctx.batch
+  cancelIdleDrop(ctx)
+  for (const { doc } of batch.decoded.values()) doc.destroy()
+  batch.decoded.clear()
+  batch.decodedBytes = 0
+}
+
+/**
+ * The outermost batch ended (`openBatch`): drop the docs kept unless another batch opens within
+ * `ms` (one opening cancels it: `cancelIdleDrop`). The timer keeps no process alive.
+ */
+export function dropDecodedWhenIdle(ctx: FsContext, ms = DECODED_IDLE_MS): void {
+  const batch = ctx.batch
+  cancelIdleDrop(ctx)
+  if (batch.decoded.size === 0) return
+  const timer = hostSetTimeout(() => {
+    batch.decodedIdleTimer = undefined
+    if (batch.depth === 0) dropDecoded(ctx)
+  }, ms)
+  ;(timer as { unref?: () => void }).unref?.()
+  batch.decodedIdleTimer = timer
+}
+
+/** A batch opens: the docs kept stay (see `dropDecodedWhenIdle`). */
+export function cancelIdleDrop(ctx: FsContext): void {
+  const batch = ctx.batch
+  if (batch.decodedIdleTimer === undefined) return
+  hostClearTimeout(batch.decodedIdleTimer)
+  batch.decodedIdleTimer = undefined
 }
 
 function touch(ctx: FsContext, id: FileId, kept: DecodedState): void {

@@ -47,6 +47,7 @@ import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout, outsideScript
 import type { FileId } from '../ids.js'
 import type { EncodedContent, PendingContent, PendingUpdate } from './batch-state.js'
 import { codecFor, type FileContentValue, isEmptyValue } from './content-codecs.js'
+import { cancelIdleDrop, dropDecodedWhenIdle } from './decoded-states.js'
 import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { coveringState, rememberStored } from './known-states.js'
@@ -67,7 +68,10 @@ const UPDATES_PAUSE_MS = 60_000
 export function openBatch(ctx: FsContext): () => Promise<void> {
   const release = ctx.table.hold()
   const releaseContent = ctx.holdContentUpdates?.()
-  if (ctx.batch.depth === 0) ctx.batch.epoch++
+  if (ctx.batch.depth === 0) {
+    ctx.batch.epoch++
+    cancelIdleDrop(ctx)
+  }
   ctx.batch.depth++
   let ended = false
   return async () => {
@@ -80,6 +84,7 @@ export function openBatch(ctx: FsContext): () => Promise<void> {
       // Content first, rows last: open docs' held changes go before the rows that announce them.
       releaseContent?.()
       release()
+      if (ctx.batch.depth === 0) dropDecodedWhenIdle(ctx)
     }
   }
 }
