@@ -128,6 +128,8 @@ export function isBase64(x: unknown): x is string {
 
 /** The bulk message in `payload`; `undefined` for any other (or malformed) stateless payload. */
 export function decodeBulkMessage(payload: string): BulkMessage | undefined {
+  // Not naming this version literally: another channel's message (see decodeSearchMessage).
+  if (!payload.includes(BULK_VERSION)) return undefined
   let wire: Record<string, unknown>
   try {
     const parsed: unknown = JSON.parse(payload)

@@ -1,7 +1,7 @@
 // The wire contract both sides rely on: every message survives encode → decode unchanged, and
 // anything else a peer can send (other JSON, broken base64, wrong shapes) decodes to `undefined`.
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { type BulkMessage, decodeBulkMessage, encodeBulkMessage, isBase64 } from './bulk-messages.js'
 import { decodeSearchMessage, encodeSearchMessage, type SearchMessage } from './search-messages.js'
 
@@ -158,5 +158,28 @@ describe('search messages', () => {
       'not json',
     ])
       expect(decodeSearchMessage(payload), payload).toBeUndefined()
+  })
+})
+
+describe('stateless messages of another channel', () => {
+  it('are not parsed: a payload that does not name the version is refused before JSON.parse', () => {
+    const states = encodeBulkMessage({ op: 'loaded', req: 1, docs: [['a', new Uint8Array(4096).fill(7)]] })
+    const search = encodeSearchMessage({
+      op: 'search',
+      req: 2,
+      request: { query: 'x', regex: false, limit: 10 },
+    } as SearchMessage)
+    const parse = vi.spyOn(JSON, 'parse')
+    try {
+      expect(decodeSearchMessage(states)).toBeUndefined()
+      expect(decodeBulkMessage(search)).toBeUndefined()
+      expect(parse).not.toHaveBeenCalled()
+      // Their own decoders still parse them.
+      expect(decodeBulkMessage(states)?.op).toBe('loaded')
+      expect(decodeSearchMessage(search)?.op).toBe('search')
+      expect(parse).toHaveBeenCalledTimes(2)
+    } finally {
+      parse.mockRestore()
+    }
   })
 })
