@@ -16,7 +16,8 @@
  *   or content arriving) schedules a check, after `announceDelayMs` so rows
  *   in flight can land: when the row does not cover every version announced
  *   and the loaded doc does (or, with no doc loaded, the state this instance
- *   knows of the file from a bulk write or fetch), this instance announces
+ *   knows of the file from a bulk write or fetch, or that its doc held when it
+ *   closed with a check due), this instance announces
  *   its size and version. Replicas holding the same content announce the
  *   same values.
  *
@@ -31,6 +32,7 @@ import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
+import { rememberState } from './known-states.js'
 import { contentPatch } from './write-content.js'
 
 const COMPACT_ABOVE_BYTES = 16 * 1024
@@ -96,6 +98,10 @@ export function onContentClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
   if (connected) ctx.seen.freeze(id, snapshot)
   ctx.docCleanup.get(id)?.()
   ctx.docCleanup.delete(id)
+  // A check is due (`checkIfRowBehind`) and the doc goes before it: what the doc holds stays known
+  // (its first open forgot any state known before), so the check can still announce it.
+  if (connected && ctx.announceChecks.has(id))
+    rememberState(ctx, id, Y.encodeStateAsUpdate(doc), contentVersionOf(doc))
   if (!connected || !ctx.index.plaintext.has(id)) return
   if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc))))
     ctx.index.plaintext.delete(id)
