@@ -943,10 +943,24 @@ describe('bulk content messages', () => {
     }
   })
 
+  it('a client that loads the workspace after two agents raced, then reads the files, announces the merged size', async () => {
+    const { paths, want } = await twoAgentsRace('/late')
+    // Neither agent reads again (each knows only its own write); the losing rows were stored
+    // before this client loaded the main doc, so no entry observer saw them arrive.
+    const reader = await connect(tokens.write)
+    for (const path of paths) expect(await reader.fs.readFile(path)).toBe(want)
+    const watcher = await connect(tokens.read)
+    for (const path of paths)
+      await waitFor(
+        async () => (await watcher.fs.stat(path)).size === Buffer.byteLength(want),
+        async () =>
+          `${path}'s row at ${Buffer.byteLength(want)} bytes (it says ${(await watcher.fs.stat(path)).size})`,
+      )
+  })
+
   it('a reader that opens the merged file and lets its doc go before its check announces the merged size all the same', async () => {
-    // Connected before the race, the reader sees both agents' rows arrive (a replica loading the
-    // main doc later learns of no row that lost: docs/conflicts.md). Its check
-    // comes late; neither agent reads again (each knows only its own write).
+    // Connected before the race, the reader sees both agents' rows arrive; its check comes late.
+    // Neither agent reads again (each knows only its own write).
     const reader = await connect(tokens.write, { announceDelayMs: 1_000 })
     const { paths, want } = await twoAgentsRace('/evicted')
     for (const path of paths) await waitFor(() => reader.fs.exists(path), `${path} on the reader`)

@@ -122,6 +122,8 @@ export interface FilesTable {
   readonly size: number
   /** When `group` of the row last changed (its stamp, a hybrid-clock ms); `undefined` for no row. */
   stampOf(id: FileId, group: RowGroup): number | undefined
+  /** Rows of `id`'s stale entries: writes that lost, not swept yet (lww-map `staleValues`). */
+  staleRowsOf(id: FileId): FileRow[]
   /** Local and remote row changes, once per transaction. */
   observe(fn: FilesTableObserver): () => void
   /** Every valid row entry a peer added (winning the LWW or not), as it arrives. */
@@ -475,6 +477,7 @@ export function createFilesTable(doc: Y.Doc, options: FilesTableOptions = {}): F
       return map.size
     },
     stampOf: (id, group) => map.stampOf(id, ROW_GROUPS.indexOf(group)),
+    staleRowsOf: (id) => map.staleValues(id),
     observe: (fn) => map.observe(fn as LwwObserver<FileRow>),
     observeRemoteEntries: (fn) =>
       map.observeEntries((_key, row, tr) => {

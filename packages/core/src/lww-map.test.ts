@@ -466,6 +466,20 @@ describe('LwwMap held writes (write batches)', () => {
     expect(reached.sort()).toEqual(['j=a-newest', 'k=a-first'])
   })
 
+  it('a map loaded from a doc gives the values of the entries that lost (its entry observers never saw them arrive)', () => {
+    const a = makeDeferred(() => 10)
+    const b = makeDeferred(() => 20)
+    a.map.set('k', 'a-lost')
+    b.map.set('k', 'b-won')
+    Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+    const loaded = new Y.Doc()
+    Y.applyUpdate(loaded, Y.encodeStateAsUpdate(b.doc))
+    const map = attachLwwMap<number | string>(loaded.getArray<LwwEntry<number | string>>('kv'))
+    expect(map.get('k')).toBe('b-won')
+    expect(map.staleValues('k')).toEqual(['a-lost'])
+    expect(map.staleValues('other')).toEqual([])
+  })
+
   it('a held write superseded by a later held write of its key is never stored', () => {
     const a = makeDeferred()
     const b = makeDeferred()

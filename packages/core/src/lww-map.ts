@@ -194,6 +194,12 @@ export interface LwwMap<V> {
    */
   stampOf(key: string, g: number): number | undefined
   /**
+   * The values of `key`'s stale entries (stored, superseded, not swept yet), valid ones only: a
+   * write that lost, which an entry observer saw arrive only if it arrived after the map was
+   * attached (the initial load calls none).
+   */
+  staleValues(key: string): V[]
+  /**
    * Calls `fn` for every winner with its value, or with its stored array entry
    * (`[tag, key, ts, ...fields]`, valid) while that winner is not decoded yet: for a pass over
    * every row that reads a few fields, without a value object per row.
@@ -976,6 +982,11 @@ export function attachLwwMap<V>(
     stampOf(key, g) {
       const w = winnerOf(key)
       return w === undefined ? undefined : stampOf(w, g)
+    },
+    staleValues(key) {
+      const values: V[] = []
+      for (const s of staleOf(key)) if (!isRejected(s)) values.push(s.val)
+      return values
     },
     scan(fn) {
       winners.forEach((e, key) => {

@@ -70,7 +70,10 @@ export function onContentOpen(ctx: FsContext, id: FileId, doc: Y.Doc): void {
  */
 export function checkIfRowBehind(ctx: FsContext, id: FileId): void {
   const row = ctx.table.get(id)
-  if (row?.type !== 'file' || row.sv === undefined) return
+  if (ctx.lazyContent || row?.type !== 'file' || row.sv === undefined) return
+  // Rows that lost before this instance loaded the main doc: the load announced none of them.
+  for (const lost of ctx.table.staleRowsOf(id))
+    if (lost.type === 'file' && lost.sv !== undefined) ctx.announced.add(id, lost.sv)
   if (!ctx.announced.coveredBy(id, decodeContentVersion(row.sv))) scheduleAnnounceCheck(ctx, id)
 }
 
