@@ -22,7 +22,6 @@ import {
   decodeSearchMessage,
   encodeSearchMessage,
   parseDocName,
-  SEARCH_VERSION,
   type SearchFailure,
   type SearchMessage,
 } from '@yfs/protocol'
@@ -67,8 +66,7 @@ export function createSearchExtension(options: SearchExtensionOptions): Extensio
     },
 
     async onStateless({ connection, documentName, payload }: onStatelessPayload) {
-      // Cheap test first: most stateless messages are not ours.
-      if (!payload.includes(SEARCH_VERSION)) return
+      // Bounded before it is parsed (the decoder refuses, unparsed, what is not a search message).
       if (Buffer.byteLength(payload) > limits.maxSearchRequestBytes) return
       const message = decodeSearchMessage(payload)
       if (message?.op !== 'search') return
