@@ -37,6 +37,30 @@ async function writeLine(c: WorkspaceConnection, path: string, n: number, line: 
   await c.fs.writeFile(path, linesText(now))
 }
 
+/** `c` reads `want` at `path` and its row says `want`'s size, within the wait's bound. */
+async function readsWithSize(c: WorkspaceConnection, name: string, path: string, want: string) {
+  let read = ''
+  let size = -1
+  await waitFor(
+    async () => {
+      read = await c.fs.readFile(path)
+      size = (await c.fs.stat(path)).size
+      return read === want && size === Buffer.byteLength(want)
+    },
+    () => `${path} on ${name} at ${JSON.stringify(want)}: it reads ${JSON.stringify(read)} of ${size} bytes`,
+  )
+}
+
+/** Each of `paths`' rows on `c` says `want`'s size (read without reading the file). */
+async function rowsGiveSize(c: WorkspaceConnection, paths: string[], want: string) {
+  for (const path of paths)
+    await waitFor(
+      async () => (await c.fs.stat(path)).size === Buffer.byteLength(want),
+      async () =>
+        `${path}'s row at ${Buffer.byteLength(want)} bytes (it says ${(await c.fs.stat(path)).size})`,
+    )
+}
+
 /** Each of `paths` reaches `expected`'s lines in the peer's open `docs` and on each of `writers`. */
 async function linesEverywhere(
   paths: string[],
@@ -49,19 +73,7 @@ async function linesEverywhere(
     const ytext = docs[f]!.getText('text')
     await waitFor(() => ytext.toString() === want, `${path} in the peer's doc at ${JSON.stringify(want)}`)
     // What each writer reads, and the size its row says (a write whose row lost still changed the content).
-    for (const [w, writer] of writers.entries()) {
-      let read = ''
-      let size = -1
-      await waitFor(
-        async () => {
-          read = await writer.fs.readFile(path)
-          size = (await writer.fs.stat(path)).size
-          return read === want && size === Buffer.byteLength(want)
-        },
-        () =>
-          `${path} on writer ${w} at ${JSON.stringify(want)}: it reads ${JSON.stringify(read)} of ${size} bytes`,
-      )
-    }
+    for (const [w, writer] of writers.entries()) await readsWithSize(writer, `writer ${w}`, path, want)
   }
 }
 
@@ -918,21 +930,6 @@ describe('bulk content messages', () => {
     return { a, b, paths, want: linesText(expected) }
   }
 
-  /** `c` reads `want` at `path` and its row says `want`'s size, within the wait's bound. */
-  const readsWithSize = async (c: WorkspaceConnection, name: string, path: string, want: string) => {
-    let read = ''
-    let size = -1
-    await waitFor(
-      async () => {
-        read = await c.fs.readFile(path)
-        size = (await c.fs.stat(path)).size
-        return read === want && size === Buffer.byteLength(want)
-      },
-      () =>
-        `${path} on ${name} at ${JSON.stringify(want)}: it reads ${JSON.stringify(read)} of ${size} bytes`,
-    )
-  }
-
   it("two agents' concurrent whole-file writes in bulk, no doc open anywhere: both edits kept, and every party's row gives the merged file's size", async () => {
     const { a, b, paths, want } = await twoAgentsRace('/both')
     const fresh = await connect(tokens.read)
@@ -949,13 +946,7 @@ describe('bulk content messages', () => {
     // before this client loaded the main doc, so no entry observer saw them arrive.
     const reader = await connect(tokens.write)
     for (const path of paths) expect(await reader.fs.readFile(path)).toBe(want)
-    const watcher = await connect(tokens.read)
-    for (const path of paths)
-      await waitFor(
-        async () => (await watcher.fs.stat(path)).size === Buffer.byteLength(want),
-        async () =>
-          `${path}'s row at ${Buffer.byteLength(want)} bytes (it says ${(await watcher.fs.stat(path)).size})`,
-      )
+    await rowsGiveSize(await connect(tokens.read), paths, want)
   })
 
   it('a reader that opens the merged file and lets its doc go before its check announces the merged size all the same', async () => {
@@ -967,13 +958,7 @@ describe('bulk content messages', () => {
     await waitFor(async () => (await reader.fs.readFile(paths[4]!)) === want, 'the merged text on the reader')
     for (const path of paths) expect(await reader.fs.readFile(path)).toBe(want)
     reader.fs.pool.evictIdle(true)
-    const watcher = await connect(tokens.read)
-    for (const path of paths)
-      await waitFor(
-        async () => (await watcher.fs.stat(path)).size === Buffer.byteLength(want),
-        async () =>
-          `${path}'s row at ${Buffer.byteLength(want)} bytes (it says ${(await watcher.fs.stat(path)).size})`,
-      )
+    await rowsGiveSize(await connect(tokens.read), paths, want)
   })
 
   it("an agent's calls over the same files load each state once: later calls hold it at the server's head, a peer's edit brings that file's alone", async () => {
