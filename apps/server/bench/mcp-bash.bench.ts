@@ -20,8 +20,10 @@
  * drifts, that ratio is steadier than the ratios against just-bash.
  *
  * `--redis URL` runs the servers with Redis (a scaled-out deployment's configuration, one process).
+ * `--postgres URL` runs them on PostgreSQL (each in a schema of its own, dropped after) instead of
+ * SQLite.
  *
- *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--warmup N] [--files N] [--against ../other-checkout] [--redis URL]
+ *   node --import tsx bench/mcp-bash.bench.ts [--rounds N] [--warmup N] [--files N] [--against ../other-checkout] [--redis URL] [--postgres URL]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -31,6 +33,7 @@ import { createToolRegistry, keepShellWorkersWarm } from '@yfs/agent'
 import { createFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
+import { dropSchema, testSchema } from '../test/services.js'
 import { openBashSession } from './bash-session.js'
 import { fmt, percentile } from './stats.js'
 
@@ -41,9 +44,18 @@ const { values } = parseArgs({
     files: { type: 'string', default: '1000' },
     against: { type: 'string' },
     redis: { type: 'string' },
+    postgres: { type: 'string' },
   },
 })
 // Each server its own prefix: two deployments on one Redis must not hear each other.
+// The store: a data folder (SQLite), or with --postgres a schema of its own (dropped at the end).
+const schemas: string[] = []
+const storeArgs = (dataDir: string) => {
+  if (values.postgres === undefined) return ['--data', dataDir]
+  const schema = testSchema('yfs_bench')
+  schemas.push(schema)
+  return ['--postgres', values.postgres, '--pg-schema', schema]
+}
 const redisArgs = (who: string) =>
   values.redis ? ['--redis', values.redis, '--redis-prefix', `yfs-bench-${process.pid}-${who}`] : []
 const AGAINST = values.against === undefined ? undefined : resolve(values.against, 'apps/cli/bin/yfs.js')
@@ -114,10 +126,10 @@ async function round(who: string, runner: Runner): Promise<void> {
 // As an MCP session does (the server's sessions below do it themselves): a warm worker per call.
 const releaseWorkers = keepShellWorkersWarm()
 const data = mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-'))
-const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin', ...redisArgs('this')])
+const server = await spawnServer([...storeArgs(data), '--admin-token', 'bench-admin', ...redisArgs('this')])
 const otherData = AGAINST ? mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-against-')) : undefined
 const other = AGAINST
-  ? await spawnServer(['--data', otherData!, '--admin-token', 'bench-admin', ...redisArgs('against')], {
+  ? await spawnServer([...storeArgs(otherData!), '--admin-token', 'bench-admin', ...redisArgs('against')], {
       bin: AGAINST,
     })
   : undefined
@@ -177,10 +189,12 @@ try {
   }
 } finally {
   releaseWorkers()
-  server.child.kill()
-  other?.child.kill()
+  // Ended before their stores go: a server stores what it holds as it stops.
+  await server.stop('SIGTERM')
+  await other?.stop('SIGTERM')
   rmSync(data, { recursive: true, force: true })
   if (otherData) rmSync(otherData, { recursive: true, force: true })
+  for (const schema of schemas) await dropSchema(schema, values.postgres)
 }
 
 const p50 = (who: string, step: string) => percentile(times.get(`${who}\u0000${step}`) ?? [], 50)

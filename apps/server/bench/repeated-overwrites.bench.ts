@@ -10,13 +10,17 @@
  * `--against <checkout>` runs the same calls on that checkout's `yfs serve` too, call by call in
  * alternating order (both sessions see the same machine), and prints this build ÷ that one.
  *
- *   node --import tsx bench/repeated-overwrites.bench.ts [--calls N] [--files N] [--against ../other-checkout]
+ * `--postgres URL` runs the servers on PostgreSQL (each in a schema of its own, dropped after)
+ * instead of SQLite.
+ *
+ *   node --import tsx bench/repeated-overwrites.bench.ts [--calls N] [--files N] [--against ../other-checkout] [--postgres URL]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { spawnServer } from '../../cli/test/spawn-server.js'
+import { dropSchema, testSchema } from '../test/services.js'
 import { openBashSession } from './bash-session.js'
 import { fmt } from './stats.js'
 
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '16' },
     files: { type: 'string', default: '1000' },
     against: { type: 'string' },
+    postgres: { type: 'string' },
   },
 })
 const CALLS = Number(values.calls)
@@ -44,7 +49,10 @@ interface Session {
 /** This build's `yfs serve` (or `bin`'s) in a temporary folder, and a session on its `/mcp`. */
 async function open(bin?: string): Promise<Session> {
   const data = mkdtempSync(join(tmpdir(), 'yfs-repeated-'))
-  const server = await spawnServer(['--data', data, '--admin-token', 'bench-admin'], bin ? { bin } : {})
+  const schema = values.postgres === undefined ? undefined : testSchema('yfs_bench')
+  const database =
+    schema === undefined ? ['--data', data] : ['--postgres', values.postgres!, '--pg-schema', schema]
+  const server = await spawnServer([...database, '--admin-token', 'bench-admin'], bin ? { bin } : {})
   const session = await openBashSession(server, 'bench-admin', 'repeated')
   return {
     async call(script) {
@@ -55,8 +63,10 @@ async function open(bin?: string): Promise<Session> {
     },
     async close() {
       await session.close()
-      server.child.kill()
+      // Ended before its schema is dropped: a server stores what it holds as it stops.
+      await server.stop('SIGTERM')
       rmSync(data, { recursive: true, force: true })
+      if (schema !== undefined) await dropSchema(schema, values.postgres)
     },
   }
 }

@@ -102,6 +102,53 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       await b.close()
     }
   })
+
+  it("heads are the deployment's: a load since a head brings nothing while no server changed the doc, and the whole state after a client of the other server did", async () => {
+    const a = await connectWorkspace({ url: servers[0]!.url, workspace: 'scale', token, fs: { maxIdle: 0 } })
+    const b = await connectWorkspace({ url: servers[1]!.url, workspace: 'scale', token, fs: { maxIdle: 0 } })
+    const onA = createBulkChannel(a.main, { timeoutMs: 10_000 })
+    const onB = createBulkChannel(b.main, { timeoutMs: 10_000 })
+    const textOf = (state: Uint8Array | undefined) => {
+      const doc = new Y.Doc()
+      Y.applyUpdate(doc, state!)
+      return doc.getText('text').toString()
+    }
+    try {
+      await a.fs.writeTree([{ path: '/heads/f.txt', content: 'one\n' }])
+      await a.flush()
+      const id = a.fs.index.lookup('/heads/f.txt')!
+      const [first] = await onA.loadSince([id], [undefined])
+      const head = first!.head!
+      expect(head).toEqual(expect.any(String))
+      // The same head on either server.
+      expect(await onB.loadSince([id], [head])).toEqual([{ state: undefined, head }])
+      // A client of server 2 edits the file through its doc: server 1 no longer answers "unchanged".
+      await waitFor(() => b.fs.exists('/heads/f.txt'), 'the row on server 2')
+      await b.fs.appendFile('/heads/f.txt', 'two\n')
+      await b.flush()
+      const [moved] = await onA.loadSince([id], [head])
+      expect(moved!.head).not.toBe(head)
+      expect(textOf(moved!.state)).toBe('one\ntwo\n')
+      // A bulk update on server 1, made on that head, names the next one, which server 2 knows.
+      const [next] = await onA.update([
+        { id, update: textInsertOn(moved!.state!, 8, 'three\n'), base: moved!.head },
+      ])
+      expect(next).toEqual(expect.any(String))
+      expect(await onB.loadSince([id], [next])).toEqual([{ state: undefined, head: next }])
+      // An update made on an older head gets none back (a change came between).
+      const [stale] = await onB.update([
+        { id, update: textInsertOn(moved!.state!, 0, 'zero\n'), base: moved!.head },
+      ])
+      expect(stale).toBeUndefined()
+      const [last] = await onA.loadSince([id], [next])
+      expect(textOf(last!.state)).toBe('zero\none\ntwo\nthree\n')
+    } finally {
+      onA.destroy()
+      onB.destroy()
+      await a.close()
+      await b.close()
+    }
+  })
 })
 
 describe.skipIf(!up)('a doc loaded while a bulk update of it is stored elsewhere', () => {

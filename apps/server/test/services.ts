@@ -46,9 +46,9 @@ export function testSchema(prefix = 'yfs_test'): string {
   return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 }
 
-/** Drop a test schema (as the owner). */
-export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL })
+/** Drop a test schema (as the owner), on the test database or `url`. */
+export async function dropSchema(schema: string, url = POSTGRES_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)

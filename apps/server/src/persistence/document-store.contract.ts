@@ -82,13 +82,9 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
       expect(await (await peer()).load('ws', 'ws/b')).toBeDefined()
     })
 
-    it('heads, where the store has them: every change to a log gives another, and a head names one state', async () => {
-      const heads = store.heads
-      if (!heads) {
-        // A store without heads (PostgreSQL: its row numbers are not in commit order).
-        expect(store.kind).toBe('postgres')
-        return
-      }
+    it('heads: every change to a log gives another, and a head names one state', async () => {
+      const heads = store.heads!
+      expect(heads).toBeDefined()
       const doc = new Y.Doc()
       expect(await heads.of('ws', ['ws/a'])).toEqual([undefined])
       expect(await heads.load('ws', 'ws/a')).toBeUndefined()
@@ -307,6 +303,85 @@ export function describeDocumentStoreContract(name: string, setup: () => Promise
           expect(sortedChars(await other.load('ws', name))).toBe([...expected].sort().join(''))
         }),
         { seed: 7, numRuns: 15 },
+      )
+    })
+
+    it('heads under appends, loads and compactions racing on two handles: a head names exactly the updates up to it (property)', async () => {
+      const other = await peer()
+      const DOCS = ['a', 'b', 'c']
+      const ops = fc.array(
+        fc.oneof(
+          fc.record({
+            kind: fc.constant('append' as const),
+            by: fc.integer({ min: 0, max: 1 }),
+            docs: fc.array(fc.constantFrom(...DOCS), { minLength: 1, maxLength: 4 }),
+          }),
+          fc.record({
+            kind: fc.constant('load' as const),
+            by: fc.integer({ min: 0, max: 1 }),
+            doc: fc.constantFrom(...DOCS),
+          }),
+          fc.record({
+            kind: fc.constant('compact' as const),
+            by: fc.integer({ min: 0, max: 1 }),
+            doc: fc.constantFrom(...DOCS),
+          }),
+        ),
+        { minLength: 1, maxLength: 24 },
+      )
+      let run = 0
+      await fc.assert(
+        fc.asyncProperty(ops, async (list) => {
+          const prefix = `ws/h${run++}-`
+          const handles = [store.heads!, other.heads!]
+          // Each update one character of its own (its doc's text is then the set of them).
+          let next = 0
+          const made: { doc: string; char: string; before?: string; after: string }[] = []
+          const loads: { doc: string; head: string; chars: string }[] = []
+          await Promise.all(
+            list.map(async (op) => {
+              const handle = handles[op.by]!
+              if (op.kind === 'compact')
+                return void (await [store, other][op.by]!.compact('ws', prefix + op.doc))
+              if (op.kind === 'load') {
+                const got = await handle.load('ws', prefix + op.doc)
+                if (got) loads.push({ doc: op.doc, head: got.head, chars: sortedChars(got.state) })
+                return
+              }
+              const updates = op.docs.map((doc) => ({ doc, char: String.fromCharCode(0x4e00 + next++) }))
+              const stored = await handle.appendMany(
+                'ws',
+                updates.map(({ doc, char }) => ({
+                  name: prefix + doc,
+                  update: textUpdate(new Y.Doc(), char),
+                })),
+              )
+              for (const [k, u] of updates.entries()) made.push({ ...u, ...stored[k]! })
+            }),
+          )
+          for (const doc of DOCS) {
+            // The updates of a doc form one chain from "nothing stored", each head given once.
+            const mine = made.filter((u) => u.doc === doc)
+            const byBefore = new Map(mine.map((u) => [u.before, u]))
+            expect(byBefore.size).toBe(mine.length)
+            const chain: string[] = []
+            const upTo = new Map<string | undefined, string>([[undefined, '']])
+            for (let at: string | undefined, u = byBefore.get(undefined); u; u = byBefore.get(at)) {
+              chain.push(u.char)
+              at = u.after
+              upTo.set(at, [...chain].sort().join(''))
+            }
+            expect(chain.length).toBe(mine.length)
+            // A load gives the state of exactly the updates up to its head; so does the last head.
+            for (const load of loads.filter((l) => l.doc === doc))
+              expect(load.chars).toBe(upTo.get(load.head))
+            const [head] = await store.heads!.of('ws', [prefix + doc])
+            if (mine.length === 0) continue
+            expect(head).toBe(mine.find((u) => !byBefore.has(u.after))!.after)
+            expect(sortedChars((await other.heads!.load('ws', prefix + doc))?.state)).toBe(upTo.get(head))
+          }
+        }),
+        { seed: 11, numRuns: 25 },
       )
     })
 

@@ -163,9 +163,8 @@ export interface DocumentStore {
   revokeToken(token: string): Promise<boolean>
 
   /**
-   * Heads of stored logs, when this backend numbers its log rows in commit order (SQLite: one
-   * writer at a time). Clients that hold a doc's state at a head skip loading it again while the
-   * head stays (bulk-content.ts).
+   * Heads of stored logs: clients that hold a doc's state at a head skip loading it again while
+   * the head stays (bulk-content.ts). Every backend has them (optional for a store of tests).
    */
   readonly heads?: LogHeads
 
@@ -180,9 +179,11 @@ export interface DocumentStore {
 }
 
 /**
- * A document's head names its stored log as it stands: the number of its last row, as text. Any
- * change to the log (an append, a compaction, a salvage) gives it another, and a log's rows are
- * numbered in the order they were committed, so the state stored at a head never changes.
+ * A document's head names its stored log as it stands, as text: SQLite's number of its last row
+ * (rows are numbered in commit order there: one writer at a time), PostgreSQL's count of the
+ * changes to it (a counter raised in each change's transaction, postgres-store.ts). Any change to
+ * the log (an append, a salvage) gives it another, a compaction keeps it (the same state), and no
+ * head is given twice, so the state stored at a head never changes.
  */
 export interface LogHeads {
   /** The head of each of `names` (`undefined`: nothing stored). */

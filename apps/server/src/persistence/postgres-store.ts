@@ -19,6 +19,15 @@
  * Search: `plaintext` (postgres-plaintext.ts) holds each file's current text
  * with a `pg_trgm` GIN index, under the same row-level security.
  *
+ * Heads (`DocumentStore.heads`): row ids are not in commit order here (a
+ * `bigserial` is taken before its transaction commits), so a document's head
+ * is a counter in `heads`, raised by a trigger on every insert into `updates`
+ * in the inserting transaction: whatever inserts a row (this build, an older
+ * server on the same database, a restore) moves the head, and the row lock
+ * the trigger takes orders the appends of one document. A compaction keeps
+ * the head (`yfs.keep_head`: its state is the same), a salvage raises it. The
+ * first start with heads counts every stored document once (backfill).
+ *
  * Concurrency: appends are single INSERTs. Compaction takes a per-document
  * advisory transaction lock (so two processes don't merge the same rows
  * twice), reads the rows, inserts the merged row and deletes exactly the ids
@@ -96,7 +105,35 @@ CREATE TABLE IF NOT EXISTS ${s}.updates (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS updates_by_doc ON ${s}.updates (workspace, doc, id);
+-- Heads (see the header). Made, and every document already stored counted once, on the first
+-- start with heads: the trigger exists before the backfill reads, and creating it waits for every
+-- insert in flight, so no append falls between the two. The owner is subject to the forced
+-- row-level security: the backfill lifts it for this transaction only (set again below).
+DO $heads$ BEGIN
+  IF to_regclass('${s}.heads') IS NULL THEN
+    CREATE TABLE ${s}.heads (
+      workspace text NOT NULL,
+      doc text NOT NULL,
+      head bigint NOT NULL,
+      PRIMARY KEY (workspace, doc)
+    );
+    CREATE FUNCTION ${s}.raise_heads() RETURNS trigger LANGUAGE plpgsql AS $raise$
+    BEGIN
+      IF current_setting('yfs.keep_head', true) = 'on' THEN RETURN NULL; END IF;
+      -- In key order: two transactions raising the same heads lock them in the same order.
+      INSERT INTO ${s}.heads AS h (workspace, doc, head)
+        SELECT workspace, doc, count(*) FROM appended GROUP BY workspace, doc ORDER BY workspace, doc
+        ON CONFLICT (workspace, doc) DO UPDATE SET head = h.head + EXCLUDED.head;
+      RETURN NULL;
+    END $raise$;
+    CREATE TRIGGER updates_raise_heads AFTER INSERT ON ${s}.updates
+      REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION ${s}.raise_heads();
+    ALTER TABLE ${s}.updates NO FORCE ROW LEVEL SECURITY;
+    INSERT INTO ${s}.heads (workspace, doc, head) SELECT workspace, doc, 1 FROM ${s}.updates GROUP BY workspace, doc;
+  END IF;
+END $heads$;
 ${workspaceRowSecurity(s, 'updates', 'updates_by_workspace')}
+${workspaceRowSecurity(s, 'heads', 'heads_by_workspace')}
 -- Rows a salvage set aside (salvage.ts): they did not load; kept for inspection, never loaded.
 CREATE TABLE IF NOT EXISTS ${s}.quarantined_updates (
   id bigserial PRIMARY KEY,
@@ -116,6 +153,7 @@ END $$;
 GRANT USAGE ON SCHEMA ${s} TO ${role};
 GRANT SELECT, INSERT, DELETE ON ${s}.workspaces, ${s}.tokens, ${s}.updates TO ${role};
 GRANT USAGE ON SEQUENCE ${s}.updates_id_seq TO ${role};
+GRANT SELECT, INSERT, UPDATE ON ${s}.heads TO ${role};
 GRANT SELECT, INSERT ON ${s}.quarantined_updates TO ${role};
 GRANT USAGE ON SEQUENCE ${s}.quarantined_updates_id_seq TO ${role};
 `
@@ -226,6 +264,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
   }
 
+  /** Append `updates` to their documents' logs in one statement, in order. */
+  async function insertMany(
+    client: pg.PoolClient,
+    workspace: string,
+    updates: readonly { name: string; update: Uint8Array }[],
+  ): Promise<void> {
+    await client.query(
+      `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(doc, data, n) ORDER BY n`,
+      [
+        workspace,
+        updates.map((u) => u.name),
+        updates.map((u) => Buffer.from(u.update.buffer, u.update.byteOffset, u.update.byteLength)),
+      ],
+    )
+  }
+
   async function query<R extends pg.QueryResultRow>(
     sql: string,
     params: unknown[],
@@ -237,6 +291,67 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   return {
     kind: 'postgres',
     plaintext: Object.assign(createPostgresPlaintext(s, withWorkspace), { trigramIndex }),
+
+    heads: {
+      async of(workspace, names) {
+        const { rows } = await withWorkspace(workspace, (client) =>
+          client.query<{ doc: string; head: string }>(
+            `SELECT doc, head::text AS head FROM ${s}.heads WHERE workspace = $1 AND doc = ANY($2::text[])`,
+            [workspace, names],
+          ),
+        )
+        const headOf = new Map(rows.map((row) => [row.doc, row.head]))
+        return names.map((name) => headOf.get(name))
+      },
+      async load(workspace, name) {
+        // One statement sees one snapshot: the rows and the head they make, together.
+        const { rows } = await withWorkspace(workspace, (client) =>
+          client.query<{ head: string; data: Buffer }>(
+            `SELECT h.head::text AS head, u.data FROM ${s}.updates u
+             JOIN ${s}.heads h ON h.workspace = u.workspace AND h.doc = u.doc
+             WHERE u.workspace = $1 AND u.doc = $2 ORDER BY u.id`,
+            [workspace, name],
+          ),
+        )
+        if (rows.length === 0) return undefined
+        const head = rows[0]!.head
+        if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
+        return { state: await merger.merge(rows.map((row) => row.data)), head }
+      },
+      async appendMany(workspace, updates) {
+        if (updates.length === 0) return []
+        const names = [...new Set(updates.map((u) => u.name))]
+        const after = await withWorkspace(workspace, async (client) => {
+          await client.query('BEGIN')
+          try {
+            await insertMany(client, workspace, updates)
+            // Read in the same transaction, whose trigger holds these heads' row locks: no other
+            // append of these documents falls between the inserts and this read.
+            const { rows } = await client.query<{ doc: string; head: string }>(
+              `SELECT doc, head::text AS head FROM ${s}.heads WHERE workspace = $1 AND doc = ANY($2::text[])`,
+              [workspace, names],
+            )
+            await client.query('COMMIT')
+            return new Map(rows.map((row) => [row.doc, BigInt(row.head)]))
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined)
+            throw error
+          }
+        })
+        // Each document's head went up by one per update of it, in order: the head before the
+        // first is the last less their number.
+        const count = new Map<string, bigint>()
+        for (const { name } of updates) count.set(name, (count.get(name) ?? 0n) + 1n)
+        const next = new Map<string, bigint>()
+        return updates.map(({ name }) => {
+          const last = after.get(name)
+          if (last === undefined) throw new Error(`no head for ${name} after appending to it`)
+          const before = next.get(name) ?? last - count.get(name)!
+          next.set(name, before + 1n)
+          return { before: before === 0n ? undefined : String(before), after: String(before + 1n) }
+        })
+      },
+    },
 
     async append(workspace, name, update) {
       await withWorkspace(workspace, (client) =>
@@ -251,16 +366,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async appendMany(workspace, updates) {
       if (updates.length === 0) return
       // One statement: atomic without an explicit transaction.
-      await withWorkspace(workspace, (client) =>
-        client.query(
-          `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(doc, data, n) ORDER BY n`,
-          [
-            workspace,
-            updates.map((u) => u.name),
-            updates.map((u) => Buffer.from(u.update.buffer, u.update.byteOffset, u.update.byteLength)),
-          ],
-        ),
-      )
+      await withWorkspace(workspace, (client) => insertMany(client, workspace, updates))
     },
 
     async load(workspace, name) {
@@ -290,6 +396,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
         // The document's lock is held while the merge runs off this thread.
         const merged = await merger.merge(rows.map((row) => row.data))
+        // The same state: its head stays (for this transaction's insert only).
+        await client.query(`SELECT set_config('yfs.keep_head', 'on', true)`)
         await replaceLog(client, workspace, name, rows, merged)
         return { merged: rows.length, bytes: merged.byteLength }
       })
@@ -305,6 +413,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             [workspace, name, rows[index]!.data, reason],
           )
         await replaceLog(client, workspace, name, rows, state)
+        // Nothing inserted (nothing of the log applied), so the trigger did not raise the head: a
+        // head is never used for two states, even an empty one.
+        if (!state)
+          await client.query(`UPDATE ${s}.heads SET head = head + 1 WHERE workspace = $1 AND doc = $2`, [
+            workspace,
+            name,
+          ])
         return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
       })
     },
