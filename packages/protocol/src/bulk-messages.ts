@@ -27,8 +27,8 @@
  *
  *
  * **Heads** (optional both ways; a server or client without them ignores them): a doc's head
- * names its stored log as it stands (SQLite: the last row's number; PostgreSQL: a count of the
- * log's changes); any change to the log gives another, none is given twice. `loaded` and `stored` / `updated`
+ * names its stored log as it stands (the last row's number: a server's store numbers a log's rows
+ * in commit order); any change to the log gives another. `loaded` and `stored` / `updated`
  * may carry `heads`, one per doc in order (`null`: none to give). A `load` may send `since`, one
  * per id: the head of a state the client holds; a doc still at that head is answered `null` with
  * `BULK_UNCHANGED` (and its head) instead of its state. An `update` may send `bases`, one per doc:

@@ -179,11 +179,12 @@ export interface DocumentStore {
 }
 
 /**
- * A document's head names its stored log as it stands, as text: SQLite's number of its last row
- * (rows are numbered in commit order there: one writer at a time), PostgreSQL's count of the
- * changes to it (a counter raised in each change's transaction, postgres-store.ts). Any change to
- * the log (an append, a salvage) gives it another, a compaction keeps it (the same state), and no
- * head is given twice, so the state stored at a head never changes.
+ * A document's head names its stored log as it stands: the number of its last row, as text. A
+ * log's rows are numbered in the order they were committed (SQLite: one writer at a time;
+ * PostgreSQL: a workspace's appends take their numbers and commit one after another,
+ * postgres-store.ts), any change to the log (an append, a salvage) gives it another, a compaction
+ * keeps it (its merged row takes the last number: the same state), so the state stored at a
+ * head never changes.
  */
 export interface LogHeads {
   /** The head of each of `names` (`undefined`: nothing stored). */

@@ -102,74 +102,40 @@ describe.skipIf(!up)('postgres heads', () => {
     return doc.getText('t').toString()
   }
 
-  it('a store made before heads gets them on its first start with them: every stored document counted once', async () => {
-    const schema = testSchema()
-    const old = await createPostgresStore({ url: POSTGRES_URL, schema, max: 1 })
-    await old.append('A', 'A/f', update('a'))
-    await old.append('A', 'A/f', update('b'))
-    await old.append('B', 'B/g', update('c'))
-    await old.close()
-    // What a store of the build before looked like: no heads table, no trigger.
-    const owner = new pg.Client({ connectionString: POSTGRES_URL })
-    await owner.connect()
-    await owner.query(`DROP TABLE "${schema}".heads; DROP FUNCTION "${schema}".raise_heads() CASCADE`)
-    try {
-      const store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 2 })
-      expect(await store.heads!.of('A', ['A/f', 'A/none'])).toEqual(['1', undefined])
-      expect(await store.heads!.of('B', ['B/g'])).toEqual(['1'])
-      const loaded = await store.heads!.load('A', 'A/f')
-      expect(loaded?.head).toBe('1')
-      expect(textOf(loaded?.state).length).toBe(2)
-      const [appended] = await store.heads!.appendMany('A', [{ name: 'A/f', update: update('d') }])
-      expect(appended).toEqual({ before: '1', after: '2' })
-      // Row-level security is forced again on both tables after the backfill lifted it.
-      const { rows } = await owner.query<{ relname: string; relforcerowsecurity: boolean }>(
-        `SELECT relname, relforcerowsecurity FROM pg_class WHERE oid IN ($1::regclass, $2::regclass) ORDER BY relname`,
-        [`"${schema}".heads`, `"${schema}".updates`],
-      )
-      expect(rows).toEqual([
-        { relname: 'heads', relforcerowsecurity: true },
-        { relname: 'updates', relforcerowsecurity: true },
-      ])
-      // A second start changes nothing.
-      await store.close()
-      const again = await createPostgresStore({ url: POSTGRES_URL, schema, max: 1 })
-      expect(await again.heads!.of('A', ['A/f'])).toEqual(['2'])
-      await again.close()
-    } finally {
-      await owner.end()
-      await dropSchema(schema)
-    }
-  })
-
-  it('an insert by anything else (an older server on the same database) moves the head; heads are per workspace under row-level security', async () => {
+  it("a workspace's appends commit in the order of their row numbers, whoever inserts (an older server on the same database)", async () => {
     const schema = testSchema()
     const store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 2 })
     const [first] = await store.heads!.appendMany('A', [{ name: 'A/f', update: update('a') }])
-    const client = new pg.Client({ connectionString: POSTGRES_URL })
-    await client.connect()
+    const other = new pg.Client({ connectionString: POSTGRES_URL })
+    await other.connect()
     try {
-      await client.query('SET ROLE yfs_app')
-      await client.query(`SELECT set_config('app.workspace', 'A', false)`)
-      await client.query(`INSERT INTO "${schema}".updates (workspace, doc, data) VALUES ('A', 'A/f', $1)`, [
-        Buffer.from(update('b')),
-      ])
-      const [moved] = await store.heads!.of('A', ['A/f'])
-      expect(moved).not.toBe(first!.after)
-      expect(textOf((await store.heads!.load('A', 'A/f'))?.state).length).toBe(2)
-      // Another workspace's heads are neither seen nor written.
+      await other.query('SET ROLE yfs_app')
+      await other.query(`SELECT set_config('app.workspace', 'A', false)`)
+      // A plain insert, held open: it took its row number first.
+      await other.query('BEGIN')
+      const held = await other.query<{ id: string }>(
+        `INSERT INTO "${schema}".updates (workspace, doc, data) VALUES ('A', 'A/f', $1) RETURNING id::text AS id`,
+        [Buffer.from(update('b'))],
+      )
+      // Another workspace's appends do not wait for it; this workspace's do.
       await store.heads!.appendMany('B', [{ name: 'B/g', update: update('c') }])
-      expect((await client.query(`SELECT workspace FROM "${schema}".heads`)).rows).toEqual([
-        { workspace: 'A' },
-      ])
-      await expect(
-        client.query(`INSERT INTO "${schema}".heads (workspace, doc, head) VALUES ('B', 'B/x', 1)`),
-      ).rejects.toThrow(/row-level security/)
-      expect(
-        (await client.query(`UPDATE "${schema}".heads SET head = 1 WHERE workspace = 'B'`)).rowCount,
-      ).toBe(0)
+      let done = false
+      const appending = store.heads!.appendMany('A', [{ name: 'A/f', update: update('d') }]).finally(() => {
+        done = true
+      })
+      const probe = await store.heads!.of('A', ['A/f'])
+      expect(probe).toEqual([first!.after])
+      expect(done).toBe(false)
+      await other.query('COMMIT')
+      const [appended] = await appending
+      // Built on the held insert, numbered after it.
+      expect(appended!.before).toBe(held.rows[0]!.id)
+      expect(BigInt(appended!.after) > BigInt(held.rows[0]!.id)).toBe(true)
+      const loaded = await store.heads!.load('A', 'A/f')
+      expect(loaded?.head).toBe(appended!.after)
+      expect(textOf(loaded?.state).length).toBe(3)
     } finally {
-      await client.end()
+      await other.end()
       await store.close()
       await dropSchema(schema)
     }

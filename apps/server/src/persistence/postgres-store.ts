@@ -19,14 +19,13 @@
  * Search: `plaintext` (postgres-plaintext.ts) holds each file's current text
  * with a `pg_trgm` GIN index, under the same row-level security.
  *
- * Heads (`DocumentStore.heads`): row ids are not in commit order here (a
- * `bigserial` is taken before its transaction commits), so a document's head
- * is a counter in `heads`, raised by a trigger on every insert into `updates`
- * in the inserting transaction: whatever inserts a row (this build, an older
- * server on the same database, a restore) moves the head, and the row lock
- * the trigger takes orders the appends of one document. A compaction keeps
- * the head (`yfs.keep_head`: its state is the same), a salvage raises it. The
- * first start with heads counts every stored document once (backfill).
+ * Heads (`DocumentStore.heads`): as on SQLite, a document's head is its
+ * last row's number, which needs rows numbered in commit order: a trigger
+ * before every insert into `updates` takes its workspace's lock until the
+ * transaction ends, so a workspace's appends take their `bigserial` numbers
+ * and commit one after another (whatever inserts: this build, an older server
+ * on the same database, a restore). A compaction's merged row takes the last
+ * merged row's number (the same state keeps its head); a salvage's a new one.
  *
  * Concurrency: appends are single INSERTs. Compaction takes a per-document
  * advisory transaction lock (so two processes don't merge the same rows
@@ -105,35 +104,21 @@ CREATE TABLE IF NOT EXISTS ${s}.updates (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS updates_by_doc ON ${s}.updates (workspace, doc, id);
--- Heads (see the header). Made, and every document already stored counted once, on the first
--- start with heads: the trigger exists before the backfill reads, and creating it waits for every
--- insert in flight, so no append falls between the two. The owner is subject to the forced
--- row-level security: the backfill lifts it for this transaction only (set again below).
-DO $heads$ BEGIN
-  IF to_regclass('${s}.heads') IS NULL THEN
-    CREATE TABLE ${s}.heads (
-      workspace text NOT NULL,
-      doc text NOT NULL,
-      head bigint NOT NULL,
-      PRIMARY KEY (workspace, doc)
-    );
-    CREATE FUNCTION ${s}.raise_heads() RETURNS trigger LANGUAGE plpgsql AS $raise$
-    BEGIN
-      IF current_setting('yfs.keep_head', true) = 'on' THEN RETURN NULL; END IF;
-      -- In key order: two transactions raising the same heads lock them in the same order.
-      INSERT INTO ${s}.heads AS h (workspace, doc, head)
-        SELECT workspace, doc, count(*) FROM appended GROUP BY workspace, doc ORDER BY workspace, doc
-        ON CONFLICT (workspace, doc) DO UPDATE SET head = h.head + EXCLUDED.head;
-      RETURN NULL;
-    END $raise$;
-    CREATE TRIGGER updates_raise_heads AFTER INSERT ON ${s}.updates
-      REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION ${s}.raise_heads();
-    ALTER TABLE ${s}.updates NO FORCE ROW LEVEL SECURITY;
-    INSERT INTO ${s}.heads (workspace, doc, head) SELECT workspace, doc, 1 FROM ${s}.updates GROUP BY workspace, doc;
-  END IF;
-END $heads$;
+-- Heads (see the header): a workspace's appends commit in the order of their row numbers. The
+-- lock is the workspace's (row-level security keeps every inserted row in it); without a setting
+-- (an owner's insert by hand) one shared lock.
+CREATE OR REPLACE FUNCTION ${s}.lock_appends() RETURNS void LANGUAGE sql AS $fn$
+  SELECT pg_advisory_xact_lock(hashtext('yfs-appends'), hashtext(coalesce(current_setting('app.workspace', true), '')))
+$fn$;
+CREATE OR REPLACE FUNCTION ${s}.appends_in_commit_order() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM ${s}.lock_appends();
+  RETURN NULL;
+END $fn$;
+DROP TRIGGER IF EXISTS updates_in_commit_order ON ${s}.updates;
+CREATE TRIGGER updates_in_commit_order BEFORE INSERT ON ${s}.updates
+  FOR EACH STATEMENT EXECUTE FUNCTION ${s}.appends_in_commit_order();
 ${workspaceRowSecurity(s, 'updates', 'updates_by_workspace')}
-${workspaceRowSecurity(s, 'heads', 'heads_by_workspace')}
 -- Rows a salvage set aside (salvage.ts): they did not load; kept for inspection, never loaded.
 CREATE TABLE IF NOT EXISTS ${s}.quarantined_updates (
   id bigserial PRIMARY KEY,
@@ -153,7 +138,6 @@ END $$;
 GRANT USAGE ON SCHEMA ${s} TO ${role};
 GRANT SELECT, INSERT, DELETE ON ${s}.workspaces, ${s}.tokens, ${s}.updates TO ${role};
 GRANT USAGE ON SEQUENCE ${s}.updates_id_seq TO ${role};
-GRANT SELECT, INSERT, UPDATE ON ${s}.heads TO ${role};
 GRANT SELECT, INSERT ON ${s}.quarantined_updates TO ${role};
 GRANT USAGE ON SEQUENCE ${s}.quarantined_updates_id_seq TO ${role};
 `
@@ -247,38 +231,33 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     })
   }
 
-  /** Replace `rows` of the log of `name` by one row holding `state` (none: the log is left empty). */
+  /**
+   * Replace `rows` of the log of `name` by one row holding `state` (none: the log is left empty),
+   * numbered `id` (one of `rows`': its head stays) or a new number.
+   */
   async function replaceLog(
     client: pg.PoolClient,
     workspace: string,
     name: string,
     rows: readonly { id: string }[],
     state: Uint8Array | undefined,
+    id?: string,
   ): Promise<void> {
-    if (state)
-      await client.query(`INSERT INTO ${s}.updates (workspace, doc, data) VALUES ($1, $2, $3)`, [
-        workspace,
-        name,
-        Buffer.from(state.buffer, state.byteOffset, state.byteLength),
-      ])
     await client.query(`DELETE FROM ${s}.updates WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)])
+    if (state)
+      await client.query(
+        `INSERT INTO ${s}.updates (id, workspace, doc, data) VALUES (coalesce($4::bigint, nextval(pg_get_serial_sequence('${s}.updates', 'id'))), $1, $2, $3)`,
+        [workspace, name, Buffer.from(state.buffer, state.byteOffset, state.byteLength), id ?? null],
+      )
   }
 
-  /** Append `updates` to their documents' logs in one statement, in order. */
-  async function insertMany(
-    client: pg.PoolClient,
-    workspace: string,
-    updates: readonly { name: string; update: Uint8Array }[],
-  ): Promise<void> {
-    await client.query(
-      `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(doc, data, n) ORDER BY n`,
-      [
-        workspace,
-        updates.map((u) => u.name),
-        updates.map((u) => Buffer.from(u.update.buffer, u.update.byteOffset, u.update.byteLength)),
-      ],
-    )
-  }
+  /** Appends `$2`'s documents `$3`'s updates, in order (their rows are numbered in that order). */
+  const INSERT_MANY = `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(doc, data, n) ORDER BY n`
+  const insertManyParams = (workspace: string, updates: readonly { name: string; update: Uint8Array }[]) => [
+    workspace,
+    updates.map((u) => u.name),
+    updates.map((u) => Buffer.from(u.update.buffer, u.update.byteOffset, u.update.byteLength)),
+  ]
 
   async function query<R extends pg.QueryResultRow>(
     sql: string,
@@ -296,7 +275,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       async of(workspace, names) {
         const { rows } = await withWorkspace(workspace, (client) =>
           client.query<{ doc: string; head: string }>(
-            `SELECT doc, head::text AS head FROM ${s}.heads WHERE workspace = $1 AND doc = ANY($2::text[])`,
+            `SELECT doc, max(id)::text AS head FROM ${s}.updates WHERE workspace = $1 AND doc = ANY($2::text[]) GROUP BY doc`,
             [workspace, names],
           ),
         )
@@ -304,51 +283,59 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         return names.map((name) => headOf.get(name))
       },
       async load(workspace, name) {
-        // One statement sees one snapshot: the rows and the head they make, together.
+        // One statement sees one snapshot: the rows and so their head are one point in time.
         const { rows } = await withWorkspace(workspace, (client) =>
-          client.query<{ head: string; data: Buffer }>(
-            `SELECT h.head::text AS head, u.data FROM ${s}.updates u
-             JOIN ${s}.heads h ON h.workspace = u.workspace AND h.doc = u.doc
-             WHERE u.workspace = $1 AND u.doc = $2 ORDER BY u.id`,
+          client.query<{ id: string; data: Buffer }>(
+            `SELECT id::text AS id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
             [workspace, name],
           ),
         )
         if (rows.length === 0) return undefined
-        const head = rows[0]!.head
+        const head = rows.at(-1)!.id
         if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
         return { state: await merger.merge(rows.map((row) => row.data)), head }
       },
       async appendMany(workspace, updates) {
         if (updates.length === 0) return []
         const names = [...new Set(updates.map((u) => u.name))]
-        const after = await withWorkspace(workspace, async (client) => {
+        const { before, made } = await withWorkspace(workspace, async (client) => {
           await client.query('BEGIN')
           try {
-            await insertMany(client, workspace, updates)
-            // Read in the same transaction, whose trigger holds these heads' row locks: no other
-            // append of these documents falls between the inserts and this read.
-            const { rows } = await client.query<{ doc: string; head: string }>(
-              `SELECT doc, head::text AS head FROM ${s}.heads WHERE workspace = $1 AND doc = ANY($2::text[])`,
-              [workspace, names],
+            // The workspace's append lock first (the insert's trigger takes it again), so the
+            // heads read next are the last before these appends: no append commits between.
+            await client.query(`SELECT ${s}.lock_appends()`)
+            const { rows } = await client.query<{ doc: string; id: string; appended: boolean }>(
+              `WITH before AS (
+                 SELECT doc, max(id) AS id FROM ${s}.updates WHERE workspace = $1 AND doc = ANY($4::text[]) GROUP BY doc
+               ), appended AS (
+                 ${INSERT_MANY} RETURNING doc, id
+               )
+               SELECT doc, id::text AS id, false AS appended FROM before
+               UNION ALL SELECT doc, id::text AS id, true AS appended FROM appended`,
+              [...insertManyParams(workspace, updates), names],
             )
             await client.query('COMMIT')
-            return new Map(rows.map((row) => [row.doc, BigInt(row.head)]))
+            return {
+              before: new Map(rows.filter((r) => !r.appended).map((r) => [r.doc, r.id])),
+              made: rows.filter((r) => r.appended),
+            }
           } catch (error) {
             await client.query('ROLLBACK').catch(() => undefined)
             throw error
           }
         })
-        // Each document's head went up by one per update of it, in order: the head before the
-        // first is the last less their number.
-        const count = new Map<string, bigint>()
-        for (const { name } of updates) count.set(name, (count.get(name) ?? 0n) + 1n)
-        const next = new Map<string, bigint>()
+        // Each document's new rows in number order are its updates in call order (inserted so).
+        const ids = new Map<string, bigint[]>()
+        for (const { doc, id } of made) ids.set(doc, [...(ids.get(doc) ?? []), BigInt(id)])
+        for (const list of ids.values()) list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        const taken = new Map<string, number>()
         return updates.map(({ name }) => {
-          const last = after.get(name)
-          if (last === undefined) throw new Error(`no head for ${name} after appending to it`)
-          const before = next.get(name) ?? last - count.get(name)!
-          next.set(name, before + 1n)
-          return { before: before === 0n ? undefined : String(before), after: String(before + 1n) }
+          const k = taken.get(name) ?? 0
+          taken.set(name, k + 1)
+          const list = ids.get(name)
+          if (!list || list[k] === undefined)
+            throw new Error(`no row number for ${name} after appending to it`)
+          return { before: k === 0 ? before.get(name) : String(list[k - 1]), after: String(list[k]) }
         })
       },
     },
@@ -366,7 +353,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async appendMany(workspace, updates) {
       if (updates.length === 0) return
       // One statement: atomic without an explicit transaction.
-      await withWorkspace(workspace, (client) => insertMany(client, workspace, updates))
+      await withWorkspace(workspace, (client) =>
+        client.query(INSERT_MANY, insertManyParams(workspace, updates)),
+      )
     },
 
     async load(workspace, name) {
@@ -396,9 +385,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         if (rows.length <= 1) return { merged: 0, bytes: rows[0]?.data.byteLength ?? 0 }
         // The document's lock is held while the merge runs off this thread.
         const merged = await merger.merge(rows.map((row) => row.data))
-        // The same state: its head stays (for this transaction's insert only).
-        await client.query(`SELECT set_config('yfs.keep_head', 'on', true)`)
-        await replaceLog(client, workspace, name, rows, merged)
+        // The same state keeps its head: the merged row takes the last merged row's number.
+        await replaceLog(client, workspace, name, rows, merged, rows.at(-1)!.id)
         return { merged: rows.length, bytes: merged.byteLength }
       })
     },
@@ -412,14 +400,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             `INSERT INTO ${s}.quarantined_updates (workspace, doc, data, reason) VALUES ($1, $2, $3, $4)`,
             [workspace, name, rows[index]!.data, reason],
           )
+        // A new row number: the repaired state gets a head of its own.
         await replaceLog(client, workspace, name, rows, state)
-        // Nothing inserted (nothing of the log applied), so the trigger did not raise the head: a
-        // head is never used for two states, even an empty one.
-        if (!state)
-          await client.query(`UPDATE ${s}.heads SET head = head + 1 WHERE workspace = $1 AND doc = $2`, [
-            workspace,
-            name,
-          ])
         return { rows: rows.length, quarantined: bad.length, bytes: state?.byteLength ?? 0 }
       })
     },
