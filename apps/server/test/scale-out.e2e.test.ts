@@ -6,6 +6,7 @@
 // channel and frame, which this fails on if they change).
 import { connectWorkspace, createBulkChannel } from '@yfs/client'
 import type { FileId } from '@yfs/core'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createPostgresStore } from '../src/persistence/postgres-store.js'
@@ -149,6 +150,130 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       await b.close()
     }
   })
+
+  it("agents on both servers, call after call over the same files in bulk, build on the heads they hold and keep every line's last edit; a person's edits on either server too (property)", async () => {
+    const n = 9
+    const linesText = (lines: string[]) => lines.map((l) => `${l}\n`).join('')
+    // Loads answered "unchanged" (a state held at the deployment's head), and whole.
+    let unchanged = 0
+    let whole = 0
+    const agentOn = async (server: TestServer) => {
+      let channel: ReturnType<typeof createBulkChannel> | undefined
+      const c = await connectWorkspace({
+        url: server.url,
+        workspace: 'scale',
+        token,
+        fs: {
+          maxIdle: 0,
+          loadContent: async (ids: string[], since?: readonly (string | undefined)[]) => {
+            if (!since) return channel!.load(ids)
+            const got = await channel!.loadSince(ids, since)
+            for (const one of got) one && one.state === undefined ? unchanged++ : whole++
+            return got
+          },
+          updateContent: (docs) => channel!.update(docs),
+        },
+      })
+      channel = createBulkChannel(c.main, { timeoutMs: 10_000 })
+      return { c, channel }
+    }
+    const agents = [await agentOn(servers[0]!), await agentOn(servers[1]!)]
+    const person = await connectWorkspace({ url: servers[1]!.url, workspace: 'scale', token })
+    let run = 0
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          // Who edits (agent 0 on server 1, agent 1 on server 2, the person on server 2), which
+          // files (a call over 5–6 of them: in bulk), which of its own lines, and whether the
+          // next step starts before this one ends.
+          fc.array(
+            fc.record({
+              who: fc.constantFrom(0, 1, 2),
+              files: fc.uniqueArray(fc.nat(5), { minLength: 5, maxLength: 6 }),
+              file: fc.nat(5),
+              k: fc.nat(2),
+              overlap: fc.boolean(),
+            }),
+            { minLength: 2, maxLength: 8 },
+          ),
+          async (steps) => {
+            const paths = Array.from({ length: 6 }, (_, i) => `/calls/r${run}-${i}.txt`)
+            run++
+            const expected = paths.map(() => Array.from({ length: n }, (_, i) => `line ${i}`))
+            await agents[0]!.c.fs.writeTree(
+              paths.map((path, i) => ({ path, content: linesText(expected[i]!) })),
+            )
+            await agents[0]!.c.flush()
+            for (const c of [agents[1]!.c, person])
+              await waitFor(() => c.fs.exists(paths[5]!), 'the files on the other server')
+            const running: Promise<void>[] = [Promise.resolve(), Promise.resolve(), Promise.resolve()]
+            for (const [s, step] of steps.entries()) {
+              // Lines 3k (agent 0), 3k + 1 (agent 1), 3k + 2 (the person): each one's last edit is known.
+              const line = step.who + 3 * step.k
+              const edit = `${['one', 'two', 'person'][step.who]} ${s}`
+              await running[step.who]
+              let next: Promise<void>
+              const agent = agents[step.who]?.c
+              if (agent) {
+                for (const f of step.files) expected[f]![line] = edit
+                next = agent.fs
+                  .batch(async () => {
+                    for (const f of step.files) {
+                      const now = (await agent.fs.readFile(paths[f]!)).split('\n').slice(0, n)
+                      now[line] = edit
+                      await agent.fs.writeFile(paths[f]!, linesText(now))
+                    }
+                  })
+                  .then(() => agent.flush())
+              } else {
+                expected[step.file]![line] = edit
+                next = (async () => {
+                  const handle = await person.fs.pool.acquire(
+                    person.fs.index.lookup(paths[step.file]!)! as FileId,
+                  )
+                  try {
+                    const ytext = handle.doc.getText('text')
+                    const text = ytext.toString()
+                    let start = 0
+                    for (let i = 0; i < line; i++) start = text.indexOf('\n', start) + 1
+                    handle.doc.transact(() => {
+                      ytext.delete(start, text.indexOf('\n', start) - start)
+                      ytext.insert(start, edit)
+                    })
+                    await person.flush()
+                  } finally {
+                    handle.release()
+                  }
+                })()
+              }
+              running[step.who] = next
+              if (!step.overlap) await next
+            }
+            await Promise.all(running)
+            await Promise.all([...agents.map(({ c }) => c.flush()), person.flush()])
+            for (const [f, path] of paths.entries()) {
+              const want = linesText(expected[f]!)
+              for (const c of [...agents.map((a) => a.c), person])
+                await waitFor(
+                  async () => (await c.fs.readFile(path)) === want,
+                  `${path} at ${JSON.stringify(want)}`,
+                )
+            }
+          },
+        ),
+        { numRuns: 12 },
+      )
+      // Both kinds of load happened: states held at a head, and whole ones after another's change.
+      expect(unchanged).toBeGreaterThan(0)
+      expect(whole).toBeGreaterThan(0)
+    } finally {
+      for (const { c, channel } of agents) {
+        channel.destroy()
+        await c.close()
+      }
+      await person.close()
+    }
+  }, 180_000)
 })
 
 describe.skipIf(!up)('a doc loaded while a bulk update of it is stored elsewhere', () => {
