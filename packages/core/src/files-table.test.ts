@@ -180,7 +180,8 @@ describe('files table entries', () => {
         99,
         0,
       ],
-      { key: 'x', val: extra, ts: 101 },
+      // Another row in the same millisecond: the same timestamp.
+      { key: 'x', val: extra, ts: 100 },
     ])
     const peer = new Y.Doc()
     Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))

@@ -48,6 +48,85 @@ describe('LwwMap', () => {
     expect(b.map.get('k')).toBe('from b, later')
   })
 
+  it('a batch does not run the clock ahead: keys written in one millisecond share its timestamp, a key written again takes the next', () => {
+    let t = 1000
+    const a = make(() => t)
+    const tsOf = (key: string) =>
+      (a.doc.getArray('kv').toArray() as LwwEntry<number | string>[])
+        .filter((e) => e.key === key)
+        .map((e) => e.ts)
+    a.map.batch(() => {
+      for (let i = 0; i < 10_000; i++) a.map.set(`k${i}`, i)
+    })
+    expect(tsOf('k0')).toEqual([1000])
+    expect(tsOf('k9999')).toEqual([1000])
+    // The same key again in the same millisecond: the next timestamp, which later keys then share.
+    a.map.set('k0', 'again')
+    expect(tsOf('k0')).toContain(1001)
+    a.map.set('k1', 'again')
+    expect(tsOf('k1')).toContain(1001)
+    // Time moves on: stamps follow the wall clock again (not 10,000 ms ahead of it).
+    t = 1005
+    a.map.set('k2', 'later')
+    expect(tsOf('k2')).toContain(1005)
+  })
+
+  it("a local write supersedes a peer's entry that took the timestamp it gave last", () => {
+    // Both orders of the values: a tie would be broken by them, so one order would hide it.
+    for (const [first, later] of [
+      ['x from a', 'y from b'],
+      ['y from a', 'x from b'],
+    ]) {
+      const clock = () => 50
+      const a = make(clock)
+      const b = make(clock)
+      b.map.set('q', 'b first')
+      a.map.set('p', first!)
+      // b's clock gave 50 to q; a's entry of p has 50 too: b's next write of p must beat it.
+      Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
+      b.map.set('p', later!)
+      expect(b.map.get('p')).toBe(later)
+      Y.applyUpdate(a.doc, Y.encodeStateAsUpdate(b.doc))
+      expect(a.map.get('p')).toBe(later)
+    }
+  })
+
+  it('every local write wins at once over everything its replica has seen, with clocks that stop, lag and tie (property)', () => {
+    const op = fc.record({
+      replica: fc.integer({ min: 0, max: 2 }),
+      key: fc.constantFrom('a', 'b', 'c', 'd'),
+      value: fc.integer({ min: 0, max: 1000 }),
+      sync: fc.constantFrom('none', 'one', 'all'),
+      tick: fc.integer({ min: 0, max: 2 }),
+    })
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 50 }), (ops) => {
+        const times = [0, 0, 0]
+        const rs = [0, 1, 2].map((r) => make(() => times[r]!))
+        for (const [i, o] of ops.entries()) {
+          const r = rs[o.replica]!
+          // A value never written before: what the replica reads back must be this write.
+          const value = i * 1000 + o.value
+          r.map.set(o.key, value)
+          expect(r.map.get(o.key)).toBe(value)
+          const other = rs[(o.replica + 1) % 3]!
+          if (o.sync === 'one') Y.applyUpdate(other.doc, Y.encodeStateAsUpdate(r.doc))
+          if (o.sync === 'all')
+            for (const x of rs)
+              for (const y of rs) if (x !== y) Y.applyUpdate(y.doc, Y.encodeStateAsUpdate(x.doc))
+          times[o.replica]! += o.tick
+        }
+        for (const x of rs)
+          for (const y of rs) if (x !== y) Y.applyUpdate(y.doc, Y.encodeStateAsUpdate(x.doc))
+        const dump = (m: (typeof rs)[number]['map']) =>
+          JSON.stringify([...m.keys()].sort().map((k) => [k, m.get(k)]))
+        expect(dump(rs[1]!.map)).toBe(dump(rs[0]!.map))
+        expect(dump(rs[2]!.map)).toBe(dump(rs[0]!.map))
+      }),
+      { numRuns: 400, seed: 5 },
+    )
+  })
+
   it('ignores garbage entries from a peer', () => {
     const { doc, map } = make()
     doc
@@ -165,7 +244,8 @@ describe('LwwMap with a codec (array entries)', () => {
     const a = makeCoded(() => 10)
     a.map.set('x', 1)
     a.map.set('y', 'obj:kept')
-    expect(a.arr.toArray()).toEqual([[7, 'x', 10, 1], { key: 'y', val: 'obj:kept', ts: 11 }])
+    // Two keys in one millisecond share its timestamp.
+    expect(a.arr.toArray()).toEqual([[7, 'x', 10, 1], { key: 'y', val: 'obj:kept', ts: 10 }])
     const b = makeCoded()
     Y.applyUpdate(b.doc, Y.encodeStateAsUpdate(a.doc))
     expect([b.map.get('x'), b.map.get('y')]).toEqual([1, 'obj:kept'])
