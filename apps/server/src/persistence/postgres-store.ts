@@ -27,11 +27,11 @@
  * on the same database, a restore). A compaction's merged row takes the last
  * merged row's number (the same state keeps its head); a salvage's a new one.
  *
- * Concurrency: appends are single INSERTs. Compaction takes a per-document
- * advisory transaction lock (so two processes don't merge the same rows
- * twice), reads the rows, inserts the merged row and deletes exactly the ids
- * it read: a row appended meanwhile (even one with a smaller id that commits
- * late) is never deleted unread.
+ * Concurrency: appends are single INSERTs (one after another per workspace:
+ * heads, above). Compaction takes a per-document advisory transaction lock
+ * (so two processes don't merge the same rows twice), reads the rows, deletes
+ * exactly the ids it read and inserts the merged row: a row appended
+ * meanwhile is never deleted unread.
  */
 import pg from 'pg'
 import {
