@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { startTestServer, type TestServer, waitFor } from './helpers.js'
+import { sameState, startTestServer, type TestServer, waitFor } from './helpers.js'
 
 /** Read each new file under `folder` on `reader` the moment its row arrives (its content must be there by then). */
 function readEachNewRow(reader: WorkspaceConnection, folder: string): Promise<string | undefined>[] {
@@ -79,6 +79,9 @@ describe('write batches through a client', () => {
       () => b.fs.getAllPaths().filter((p) => p.startsWith('/many/')).length === n,
       'b sees every file',
     )
+    // Every row a wrote has reached b (the batch's rows go in steps: b can see every path while
+    // the append's row of f7, a later step's, is still on its way).
+    await waitFor(() => sameState(a.fs.doc, b.fs.doc), "a's main doc on b")
     const texts = await Promise.all(early)
     expect(texts).toHaveLength(n)
     texts.forEach((text, k) => {
