@@ -12,30 +12,16 @@ import fc from 'fast-check'
 import { Bash } from 'just-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { startTestServer, type TestServer, textInsertOn, waitFor } from './helpers.js'
-
-/** Lines as a file's text, each ended by a newline. */
-const linesText = (lines: string[]) => lines.map((l) => `${l}\n`).join('')
-
-/** A person typing in an editor: line `line` of `doc`'s text replaced by `edit`, in the open doc. */
-function replaceLine(doc: Y.Doc, line: number, edit: string): void {
-  const ytext = doc.getText('text')
-  const now = ytext.toString()
-  let start = 0
-  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
-  const end = now.indexOf('\n', start)
-  doc.transact(() => {
-    ytext.delete(start, end - start)
-    ytext.insert(start, edit)
-  })
-}
-
-/** An agent's whole-file write of `path`: what it reads (`n` lines), line `line` made `edit`. */
-async function writeLine(c: WorkspaceConnection, path: string, n: number, line: number, edit: string) {
-  const now = (await c.fs.readFile(path)).split('\n').slice(0, n)
-  now[line] = edit
-  await c.fs.writeFile(path, linesText(now))
-}
+import {
+  contentText,
+  linesText,
+  replaceLine,
+  startTestServer,
+  type TestServer,
+  textInsertOn,
+  waitFor,
+  writeLine,
+} from './helpers.js'
 
 /** `c` reads `want` at `path` and its row says `want`'s size, within the wait's bound. */
 async function readsWithSize(c: WorkspaceConnection, name: string, path: string, want: string) {
@@ -1018,11 +1004,6 @@ describe('bulk content messages', () => {
     await a.flush()
     const id = a.fs.index.lookup('/heads-wire/f.txt')!
     const channel = createBulkChannel(a.main, { timeoutMs: 10_000 })
-    const textOf = (state: Uint8Array | undefined) => {
-      const copy = new Y.Doc()
-      Y.applyUpdate(copy, state!)
-      return copy.getText('text').toString()
-    }
     const [first] = await channel.loadSince([id], [undefined])
     const head = first!.head!
     expect(head).toEqual(expect.any(String))
@@ -1031,7 +1012,7 @@ describe('bulk content messages', () => {
     for (const since of ['no such head', `${head}0`, 'x'.repeat(10_000)]) {
       const [got] = await channel.loadSince([id], [since])
       expect(got?.head).toBe(head)
-      expect(textOf(got?.state)).toBe('one\n')
+      expect(contentText(got?.state)).toBe('one\n')
     }
     // An update made on the head names the next; one made on an older head (a change came between) none.
     const doc = new Y.Doc()
@@ -1048,14 +1029,14 @@ describe('bulk content messages', () => {
     // That update moved the head past `next`: a load since `next` brings the whole state.
     const [after] = await channel.loadSince([id], [next])
     expect(after?.head).not.toBe(next)
-    expect(textOf(after?.state)).toBe('one\ntwo\nthree\n')
+    expect(contentText(after?.state)).toBe('one\ntwo\nthree\n')
     // A peer's edit through its open doc moves it too.
     const b = await connect(tokens.write)
     await b.fs.appendFile('/heads-wire/f.txt', 'four\n')
     await b.flush()
     const [afterPeer] = await channel.loadSince([id], [after!.head])
     expect(afterPeer?.head).not.toBe(after!.head)
-    expect(textOf(afterPeer?.state)).toBe('one\ntwo\nthree\nfour\n')
+    expect(contentText(afterPeer?.state)).toBe('one\ntwo\nthree\nfour\n')
     // A new doc stored in bulk gets its head (nothing was stored before it).
     const fresh = new Y.Doc()
     fresh.getText('text').insert(0, 'new\n')

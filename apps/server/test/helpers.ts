@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider'
+import type { WorkspaceConnection } from '@yfs/client'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import type { ServerConfig } from '../src/config.js'
@@ -126,6 +127,36 @@ export function textInsertOn(state: Uint8Array, index: number, text: string): Ui
   const sv = Y.encodeStateVector(doc)
   doc.getText('text').insert(index, text)
   return Y.encodeStateAsUpdate(doc, sv)
+}
+
+/** The text of a content doc's `state`. */
+export function contentText(state: Uint8Array | undefined): string {
+  const doc = new Y.Doc()
+  if (state) Y.applyUpdate(doc, state)
+  return doc.getText('text').toString()
+}
+
+/** Lines as a file's text, each ended by a newline. */
+export const linesText = (lines: string[]) => lines.map((l) => `${l}\n`).join('')
+
+/** A person typing in an editor: line `line` of `doc`'s text replaced by `edit`, in the open doc. */
+export function replaceLine(doc: Y.Doc, line: number, edit: string): void {
+  const ytext = doc.getText('text')
+  const now = ytext.toString()
+  let start = 0
+  for (let i = 0; i < line; i++) start = now.indexOf('\n', start) + 1
+  const end = now.indexOf('\n', start)
+  doc.transact(() => {
+    ytext.delete(start, end - start)
+    ytext.insert(start, edit)
+  })
+}
+
+/** An agent's whole-file write of `path`: what it reads (`n` lines), line `line` made `edit`. */
+export async function writeLine(c: WorkspaceConnection, path: string, n: number, line: number, edit: string) {
+  const now = (await c.fs.readFile(path)).split('\n').slice(0, n)
+  now[line] = edit
+  await c.fs.writeFile(path, linesText(now))
 }
 
 /** A logger that keeps what it is given. */

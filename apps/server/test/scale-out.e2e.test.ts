@@ -10,7 +10,16 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createPostgresStore } from '../src/persistence/postgres-store.js'
-import { startTestServer, type TestServer, textInsertOn, waitFor } from './helpers.js'
+import {
+  contentText,
+  linesText,
+  replaceLine,
+  startTestServer,
+  type TestServer,
+  textInsertOn,
+  waitFor,
+  writeLine,
+} from './helpers.js'
 import { type ScaledOut, startScaledOut } from './scaled-out.js'
 import {
   dropSchema,
@@ -109,11 +118,6 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
     const b = await connectWorkspace({ url: servers[1]!.url, workspace: 'scale', token, fs: { maxIdle: 0 } })
     const onA = createBulkChannel(a.main, { timeoutMs: 10_000 })
     const onB = createBulkChannel(b.main, { timeoutMs: 10_000 })
-    const textOf = (state: Uint8Array | undefined) => {
-      const doc = new Y.Doc()
-      Y.applyUpdate(doc, state!)
-      return doc.getText('text').toString()
-    }
     try {
       await a.fs.writeTree([{ path: '/heads/f.txt', content: 'one\n' }])
       await a.flush()
@@ -129,7 +133,7 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       await b.flush()
       const [moved] = await onA.loadSince([id], [head])
       expect(moved!.head).not.toBe(head)
-      expect(textOf(moved!.state)).toBe('one\ntwo\n')
+      expect(contentText(moved!.state)).toBe('one\ntwo\n')
       // A bulk update on server 1, made on that head, names the next one, which server 2 knows.
       const [next] = await onA.update([
         { id, update: textInsertOn(moved!.state!, 8, 'three\n'), base: moved!.head },
@@ -142,7 +146,7 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       ])
       expect(stale).toBeUndefined()
       const [last] = await onA.loadSince([id], [next])
-      expect(textOf(last!.state)).toBe('zero\none\ntwo\nthree\n')
+      expect(contentText(last!.state)).toBe('zero\none\ntwo\nthree\n')
     } finally {
       onA.destroy()
       onB.destroy()
@@ -153,7 +157,6 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
 
   it("agents on both servers, call after call over the same files in bulk, build on the heads they hold and keep every line's last edit; a person's edits on either server too (property)", async () => {
     const n = 9
-    const linesText = (lines: string[]) => lines.map((l) => `${l}\n`).join('')
     // Loads answered "unchanged" (a state held at the deployment's head), and whole.
     let unchanged = 0
     let whole = 0
@@ -218,11 +221,7 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
                 for (const f of step.files) expected[f]![line] = edit
                 next = agent.fs
                   .batch(async () => {
-                    for (const f of step.files) {
-                      const now = (await agent.fs.readFile(paths[f]!)).split('\n').slice(0, n)
-                      now[line] = edit
-                      await agent.fs.writeFile(paths[f]!, linesText(now))
-                    }
+                    for (const f of step.files) await writeLine(agent, paths[f]!, n, line, edit)
                   })
                   .then(() => agent.flush())
               } else {
@@ -232,14 +231,7 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
                     person.fs.index.lookup(paths[step.file]!)! as FileId,
                   )
                   try {
-                    const ytext = handle.doc.getText('text')
-                    const text = ytext.toString()
-                    let start = 0
-                    for (let i = 0; i < line; i++) start = text.indexOf('\n', start) + 1
-                    handle.doc.transact(() => {
-                      ytext.delete(start, text.indexOf('\n', start) - start)
-                      ytext.insert(start, edit)
-                    })
+                    replaceLine(handle.doc, line, edit)
                     await person.flush()
                   } finally {
                     handle.release()
