@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { adminSetup, type ServerProcess } from '../../cli/test/spawn-server.js'
+import { dropSchema, testSchema } from '../test/services.js'
 
 /** What the `bash` tool gives back. */
 export interface BashOutcome {
@@ -48,4 +49,14 @@ export async function openBashSession(
       await client.close()
     },
   }
+}
+
+/**
+ * Where a benchmark's `yfs serve` stores: `dataDir` (SQLite), or with `postgres` a schema of its
+ * own on that database; `drop` removes the schema once the server has stopped.
+ */
+export function benchStore(dataDir: string, postgres?: string): { args: string[]; drop(): Promise<void> } {
+  if (postgres === undefined) return { args: ['--data', dataDir], drop: async () => undefined }
+  const schema = testSchema('yfs_bench')
+  return { args: ['--postgres', postgres, '--pg-schema', schema], drop: () => dropSchema(schema, postgres) }
 }

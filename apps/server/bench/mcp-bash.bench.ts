@@ -33,8 +33,7 @@ import { createToolRegistry, keepShellWorkersWarm } from '@yfs/agent'
 import { createFileSystem } from '@yfs/core'
 import { Bash } from 'just-bash'
 import { type ServerProcess, spawnServer } from '../../cli/test/spawn-server.js'
-import { dropSchema, testSchema } from '../test/services.js'
-import { openBashSession } from './bash-session.js'
+import { benchStore, openBashSession } from './bash-session.js'
 import { fmt, percentile } from './stats.js'
 
 const { values } = parseArgs({
@@ -48,14 +47,6 @@ const { values } = parseArgs({
   },
 })
 // Each server its own prefix: two deployments on one Redis must not hear each other.
-// The store: a data folder (SQLite), or with --postgres a schema of its own (dropped at the end).
-const schemas: string[] = []
-const storeArgs = (dataDir: string) => {
-  if (values.postgres === undefined) return ['--data', dataDir]
-  const schema = testSchema('yfs_bench')
-  schemas.push(schema)
-  return ['--postgres', values.postgres, '--pg-schema', schema]
-}
 const redisArgs = (who: string) =>
   values.redis ? ['--redis', values.redis, '--redis-prefix', `yfs-bench-${process.pid}-${who}`] : []
 const AGAINST = values.against === undefined ? undefined : resolve(values.against, 'apps/cli/bin/yfs.js')
@@ -126,10 +117,12 @@ async function round(who: string, runner: Runner): Promise<void> {
 // As an MCP session does (the server's sessions below do it themselves): a warm worker per call.
 const releaseWorkers = keepShellWorkersWarm()
 const data = mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-'))
-const server = await spawnServer([...storeArgs(data), '--admin-token', 'bench-admin', ...redisArgs('this')])
+const store = benchStore(data, values.postgres)
+const server = await spawnServer([...store.args, '--admin-token', 'bench-admin', ...redisArgs('this')])
 const otherData = AGAINST ? mkdtempSync(join(tmpdir(), 'yfs-mcp-bash-against-')) : undefined
-const other = AGAINST
-  ? await spawnServer([...storeArgs(otherData!), '--admin-token', 'bench-admin', ...redisArgs('against')], {
+const otherStore = otherData === undefined ? undefined : benchStore(otherData, values.postgres)
+const other = otherStore
+  ? await spawnServer([...otherStore.args, '--admin-token', 'bench-admin', ...redisArgs('against')], {
       bin: AGAINST,
     })
   : undefined
@@ -194,7 +187,8 @@ try {
   await other?.stop('SIGTERM')
   rmSync(data, { recursive: true, force: true })
   if (otherData) rmSync(otherData, { recursive: true, force: true })
-  for (const schema of schemas) await dropSchema(schema, values.postgres)
+  await store.drop()
+  await otherStore?.drop()
 }
 
 const p50 = (who: string, step: string) => percentile(times.get(`${who}\u0000${step}`) ?? [], 50)

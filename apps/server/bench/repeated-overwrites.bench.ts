@@ -20,8 +20,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { spawnServer } from '../../cli/test/spawn-server.js'
-import { dropSchema, testSchema } from '../test/services.js'
-import { openBashSession } from './bash-session.js'
+import { benchStore, openBashSession } from './bash-session.js'
 import { fmt } from './stats.js'
 
 const { values } = parseArgs({
@@ -49,10 +48,8 @@ interface Session {
 /** This build's `yfs serve` (or `bin`'s) in a temporary folder, and a session on its `/mcp`. */
 async function open(bin?: string): Promise<Session> {
   const data = mkdtempSync(join(tmpdir(), 'yfs-repeated-'))
-  const schema = values.postgres === undefined ? undefined : testSchema('yfs_bench')
-  const database =
-    schema === undefined ? ['--data', data] : ['--postgres', values.postgres!, '--pg-schema', schema]
-  const server = await spawnServer([...database, '--admin-token', 'bench-admin'], bin ? { bin } : {})
+  const store = benchStore(data, values.postgres)
+  const server = await spawnServer([...store.args, '--admin-token', 'bench-admin'], bin ? { bin } : {})
   const session = await openBashSession(server, 'bench-admin', 'repeated')
   return {
     async call(script) {
@@ -66,7 +63,7 @@ async function open(bin?: string): Promise<Session> {
       // Ended before its schema is dropped: a server stores what it holds as it stops.
       await server.stop('SIGTERM')
       rmSync(data, { recursive: true, force: true })
-      if (schema !== undefined) await dropSchema(schema, values.postgres)
+      await store.drop()
     },
   }
 }
