@@ -251,6 +251,24 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       )
   }
 
+  /** The head (last row's number) of each of the documents in parameter `names` that has rows. */
+  const headsOf = (names: string) =>
+    `SELECT doc, max(id) AS id FROM ${s}.updates WHERE workspace = $1 AND doc = ANY(${names}::text[]) GROUP BY doc`
+
+  /** The stored log of `name` merged, with its head; one statement: one point in time. */
+  async function loadLog(workspace: string, name: string) {
+    const { rows } = await withWorkspace(workspace, (client) =>
+      client.query<{ id: string; data: Buffer }>(
+        `SELECT id::text AS id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+        [workspace, name],
+      ),
+    )
+    if (rows.length === 0) return undefined
+    const head = rows.at(-1)!.id
+    if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
+    return { state: await merger.merge(rows.map((row) => row.data)), head }
+  }
+
   /** Appends `$2`'s documents `$3`'s updates, in order (their rows are numbered in that order). */
   const INSERT_MANY = `INSERT INTO ${s}.updates (workspace, doc, data) SELECT $1, doc, data FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS u(doc, data, n) ORDER BY n`
   const insertManyParams = (workspace: string, updates: readonly { name: string; update: Uint8Array }[]) => [
@@ -274,27 +292,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     heads: {
       async of(workspace, names) {
         const { rows } = await withWorkspace(workspace, (client) =>
-          client.query<{ doc: string; head: string }>(
-            `SELECT doc, max(id)::text AS head FROM ${s}.updates WHERE workspace = $1 AND doc = ANY($2::text[]) GROUP BY doc`,
-            [workspace, names],
-          ),
+          client.query<{ doc: string; id: string }>(headsOf('$2'), [workspace, names]),
         )
-        const headOf = new Map(rows.map((row) => [row.doc, row.head]))
+        const headOf = new Map(rows.map((row) => [row.doc, String(row.id)]))
         return names.map((name) => headOf.get(name))
       },
-      async load(workspace, name) {
-        // One statement sees one snapshot: the rows and so their head are one point in time.
-        const { rows } = await withWorkspace(workspace, (client) =>
-          client.query<{ id: string; data: Buffer }>(
-            `SELECT id::text AS id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
-            [workspace, name],
-          ),
-        )
-        if (rows.length === 0) return undefined
-        const head = rows.at(-1)!.id
-        if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
-        return { state: await merger.merge(rows.map((row) => row.data)), head }
-      },
+      load: loadLog,
       async appendMany(workspace, updates) {
         if (updates.length === 0) return []
         const names = [...new Set(updates.map((u) => u.name))]
@@ -305,9 +308,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             // heads read next are the last before these appends: no append commits between.
             await client.query(`SELECT ${s}.lock_appends()`)
             const { rows } = await client.query<{ doc: string; id: string; appended: boolean }>(
-              `WITH before AS (
-                 SELECT doc, max(id) AS id FROM ${s}.updates WHERE workspace = $1 AND doc = ANY($4::text[]) GROUP BY doc
-               ), appended AS (
+              `WITH before AS (${headsOf('$4')}), appended AS (
                  ${INSERT_MANY} RETURNING doc, id
                )
                SELECT doc, id::text AS id, false AS appended FROM before
@@ -326,7 +327,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         })
         // Each document's new rows in number order are its updates in call order (inserted so).
         const ids = new Map<string, bigint[]>()
-        for (const { doc, id } of made) ids.set(doc, [...(ids.get(doc) ?? []), BigInt(id)])
+        for (const { doc, id } of made) {
+          const list = ids.get(doc)
+          if (list) list.push(BigInt(id))
+          else ids.set(doc, [BigInt(id)])
+        }
         for (const list of ids.values()) list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
         const taken = new Map<string, number>()
         return updates.map(({ name }) => {
@@ -359,15 +364,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async load(workspace, name) {
-      const { rows } = await withWorkspace(workspace, (client) =>
-        client.query<{ data: Buffer }>(
-          `SELECT data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
-          [workspace, name],
-        ),
-      )
-      if (rows.length === 0) return undefined
-      if (rows.length === 1) return new Uint8Array(rows[0]!.data)
-      return merger.merge(rows.map((row) => row.data))
+      return (await loadLog(workspace, name))?.state
     },
 
     async logLength(workspace, name) {

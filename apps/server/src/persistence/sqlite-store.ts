@@ -257,6 +257,16 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     }
   }
 
+  /** The stored log of `name` merged, with its head; one statement: one point in time. */
+  const loadLog = async (workspace: string, name: string) => {
+    open()
+    const rows = selectUpdates.all(workspace, name)
+    if (rows.length === 0) return undefined
+    const head = String(rows.at(-1)!.id)
+    if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
+    return { state: await merger.merge(rows.map((row) => row.data)), head }
+  }
+
   return {
     kind: 'sqlite',
 
@@ -265,15 +275,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
         open()
         return names.map((name) => headOf(workspace, name))
       },
-      async load(workspace, name) {
-        open()
-        // One statement: the rows and so their head are one point in time.
-        const rows = selectUpdates.all(workspace, name)
-        if (rows.length === 0) return undefined
-        const head = String(rows.at(-1)!.id)
-        if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
-        return { state: await merger.merge(rows.map((row) => row.data)), head }
-      },
+      load: loadLog,
       async appendMany(workspace, updates) {
         open()
         return appendManyWithHeadsTx.immediate(workspace, updates)
@@ -291,11 +293,7 @@ export function createSqliteStore(options: SqliteStoreOptions): DocumentStore {
     },
 
     async load(workspace, name) {
-      open()
-      const rows = selectUpdates.all(workspace, name)
-      if (rows.length === 0) return undefined
-      if (rows.length === 1) return new Uint8Array(rows[0]!.data)
-      return merger.merge(rows.map((row) => row.data))
+      return (await loadLog(workspace, name))?.state
     },
 
     async logLength(workspace, name) {
