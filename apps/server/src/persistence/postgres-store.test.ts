@@ -140,4 +140,28 @@ describe.skipIf(!up)('postgres heads', () => {
       await dropSchema(schema)
     }
   })
+
+  it('a head is the last row by number, also where the numbers gain a digit (9, then 10)', async () => {
+    const schema = testSchema()
+    const store = await createPostgresStore({ url: POSTGRES_URL, schema, max: 2 })
+    const owner = new pg.Client({ connectionString: POSTGRES_URL })
+    await owner.connect()
+    try {
+      await owner.query(`SELECT setval(pg_get_serial_sequence('"${schema}".updates', 'id'), 8)`)
+      const [nine] = await store.heads!.appendMany('A', [{ name: 'A/f', update: update('a') }])
+      const [ten] = await store.heads!.appendMany('A', [{ name: 'A/f', update: update('b') }])
+      expect([nine!.after, ten!.before, ten!.after]).toEqual(['9', '9', '10'])
+      expect(await store.heads!.of('A', ['A/f'])).toEqual(['10'])
+      const loaded = await store.heads!.load('A', 'A/f')
+      expect(loaded?.head).toBe('10')
+      expect(textOf(loaded?.state).length).toBe(2)
+      // Compacted, the merged row keeps the head.
+      await store.compact('A', 'A/f')
+      expect((await store.heads!.load('A', 'A/f'))?.head).toBe('10')
+    } finally {
+      await owner.end()
+      await store.close()
+      await dropSchema(schema)
+    }
+  })
 })

@@ -258,13 +258,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   /** The stored log of `name` merged, with its head; one statement: one point in time. */
   async function loadLog(workspace: string, name: string) {
     const { rows } = await withWorkspace(workspace, (client) =>
-      client.query<{ id: string; data: Buffer }>(
-        `SELECT id::text AS id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
+      client.query<{ head: string; data: Buffer }>(
+        // Ordered by the number, not by the text it is given as ('10' sorts before '9').
+        `SELECT id::text AS head, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY updates.id`,
         [workspace, name],
       ),
     )
     if (rows.length === 0) return undefined
-    const head = rows.at(-1)!.id
+    const head = rows.at(-1)!.head
     if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
     return { state: await merger.merge(rows.map((row) => row.data)), head }
   }
