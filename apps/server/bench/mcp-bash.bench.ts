@@ -6,7 +6,9 @@
  * filesystem (the registry, bash in its worker thread, kept warm as an MCP
  * session keeps it), and the `bash` tool
  * of a `yfs serve` child process (SQLite) called over Streamable HTTP.
- * Each round uses a fresh workspace; p50 over the rounds. The first `--warmup` rounds (1) run
+ * Each round uses a fresh workspace; p50 over the rounds. Within a round each step is run by
+ * every runner in turn (who goes first turns each round) before the next step, so a ratio
+ * compares times taken seconds apart. The first `--warmup` rounds (1) run
  * but are not counted: every runner (in process, the worker, the server) compiles its code
  * during its first scripts, and with three rounds the median was a half-warm round (an echo loop
  * at 1.96x in one run, 1.45x in the next). A second table times other commands
@@ -15,7 +17,7 @@
  *
  * `--against <checkout>` also runs the /mcp scripts on that checkout's `yfs serve` (its
  * `apps/cli/bin/yfs.js`, dependencies installed), interleaved with this one's, 2 s of quiet
- * before each session (a build's background work, compaction or an ending session, must not
+ * before each server step (0.5 s before every other step, and without `--against`) (a build's background work, compaction or an ending session, must not
  * land on the other's timing), and prints this build ÷ that one. On a machine whose speed
  * drifts, that ratio is steadier than the ratios against just-bash.
  *
@@ -51,6 +53,7 @@ const redisArgs = (who: string) =>
   values.redis ? ['--redis', values.redis, '--redis-prefix', `yfs-bench-${process.pid}-${who}`] : []
 const AGAINST = values.against === undefined ? undefined : resolve(values.against, 'apps/cli/bin/yfs.js')
 const SETTLE_MS = 2000
+const QUIET_MS = 500
 const ROUNDS = Number(values.rounds)
 const WARMUP = Number(values.warmup)
 // False during the warm-up rounds: their times are not recorded.
@@ -90,28 +93,38 @@ const record = (who: string, step: string, ms: number) => {
   times.set(key, [...(times.get(key) ?? []), ms])
 }
 
-async function round(who: string, runner: Runner): Promise<void> {
-  for (const [step, script] of STEPS) {
-    const start = performance.now()
-    const out = await runner(script)
-    record(who, step, performance.now() - start)
-    if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
+/**
+ * One round: every step run by each runner in turn before the next step (a ratio compares times
+ * taken seconds apart, not a minute apart on a machine whose speed drifts); `quiet` runs before
+ * each step (the runner before must not still be at work on the same cores).
+ */
+async function round(runners: [string, Runner][], quiet: (who: string) => Promise<unknown>): Promise<void> {
+  const timed = async (steps: [string, string][]) => {
+    for (const [step, script] of steps)
+      for (const [who, runner] of runners) {
+        await quiet(who)
+        const start = performance.now()
+        const out = await runner(script)
+        record(who, step, performance.now() - start)
+        if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
+      }
   }
+  await timed(STEPS)
   // Every step did its work: the last file went through echo, sed, cp and tar.
-  const check = await runner(`cat /copy/f${N}.txt /untar/many/f${N}.txt`)
-  if (check !== `LINE ${N}\nLINE ${N}\n`) throw new Error(`${who}: wrong result ${JSON.stringify(check)}`)
-  await runner('mkdir -p /small && for i in $(seq 1 100); do echo "line $i" > /small/f$i.txt; done')
-  for (const [step, script] of MORE_STEPS) {
-    const start = performance.now()
-    const out = await runner(script)
-    record(who, step, performance.now() - start)
-    if (out.trim() !== '') throw new Error(`${who}: ${step} printed ${out.slice(0, 300)}`)
+  for (const [who, runner] of runners) {
+    const check = await runner(`cat /copy/f${N}.txt /untar/many/f${N}.txt`)
+    if (check !== `LINE ${N}\nLINE ${N}\n`) throw new Error(`${who}: wrong result ${JSON.stringify(check)}`)
   }
-  const more = await runner(
-    `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt; cat /many/f${Math.ceil(N / 2)}.txt /small/f50.txt`,
-  )
-  if (more !== `${N}\n${N}\n300\n600\nLine ${Math.ceil(N / 2)}\nLine 50\n`)
-    throw new Error(`${who}: wrong result ${JSON.stringify(more)}`)
+  for (const [, runner] of runners)
+    await runner('mkdir -p /small && for i in $(seq 1 100); do echo "line $i" > /small/f$i.txt; done')
+  await timed(MORE_STEPS)
+  for (const [who, runner] of runners) {
+    const more = await runner(
+      `wc -l < /all.txt; wc -l < /hits.txt; wc -l < /log.txt; stat -c %a /many/f${N}.txt; cat /many/f${Math.ceil(N / 2)}.txt /small/f50.txt`,
+    )
+    if (more !== `${N}\n${N}\n300\n600\nLine ${Math.ceil(N / 2)}\nLine 50\n`)
+      throw new Error(`${who}: wrong result ${JSON.stringify(more)}`)
+  }
 }
 
 // As an MCP session does (the server's sessions below do it themselves): a warm worker per call.
@@ -127,18 +140,26 @@ const other = otherStore
     })
   : undefined
 
-/** The steps through `target`'s `/mcp`, in a fresh workspace and session. */
-async function mcpRound(who: string, target: ServerProcess, workspace: string): Promise<void> {
+/** A runner on `target`'s `/mcp`: a fresh workspace and session, ended by `close`. */
+async function mcpRunner(
+  target: ServerProcess,
+  workspace: string,
+): Promise<{ run: Runner; close(): Promise<void> }> {
   const session = await openBashSession(target, 'bench-admin', workspace)
-  try {
-    await round(who, async (script) => {
+  return {
+    run: async (script) => {
       const { stdout, stderr } = await session.bash(script)
       return stdout + stderr
-    })
-  } finally {
-    await session.close()
+    },
+    close: () => session.close(),
   }
 }
+
+const SERVER_RUNNERS = new Set(['bash tool, server /mcp', 'server /mcp, --against build'])
+// Quiet before every step: the runner before may still be busy (an in-process filesystem's timers,
+// a server storing, the collector), on the same two cores; longer before a server's with --against.
+const quiet = (who: string) =>
+  new Promise((done) => setTimeout(done, other && SERVER_RUNNERS.has(who) ? SETTLE_MS : QUIET_MS))
 
 try {
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
@@ -146,38 +167,48 @@ try {
     process.stderr.write(
       r < WARMUP ? `warm-up round ${r + 1}/${WARMUP}\n` : `round ${r + 1 - WARMUP}/${ROUNDS}\n`,
     )
-    const fs = createFileSystem()
-    const bash = new Bash({ fs, cwd: '/' })
-    await round('just-bash, in process', async (script) => {
-      const res = await bash.exec(script)
-      return res.stdout + res.stderr
-    })
-
+    const bash = new Bash({ fs: createFileSystem(), cwd: '/' })
     // The same, with an abort signal given to just-bash (the bash tool must give one: time limits,
     // interruptions): just-bash then makes and revokes an AbortController per command.
     const signalled = new Bash({ fs: createFileSystem(), cwd: '/' })
-    await round('just-bash with a signal, in process', async (script) => {
-      const res = await signalled.exec(script, { signal: new AbortController().signal })
-      return res.stdout + res.stderr
-    })
-
     const tools = createToolRegistry(createFileSystem())
-    await round('bash tool, in process', async (script) => {
-      const res = (await tools.execute('bash', { script, timeout_ms: 120_000 })) as unknown as {
-        isError?: boolean
-        structuredContent?: { stdout: string; stderr: string }
-      }
-      if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
-      return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
-    })
-
-    // This build's server and, with --against, the other one's, in alternating order.
-    const servers: [string, ServerProcess][] = [['bash tool, server /mcp', server]]
-    if (other) servers.push(['server /mcp, --against build', other])
-    if (r % 2 === 1) servers.reverse()
-    for (const [who, target] of servers) {
-      if (other) await new Promise((done) => setTimeout(done, SETTLE_MS))
-      await mcpRound(who, target, `mcp-bash-${r}`)
+    const sessions = [await mcpRunner(server, `mcp-bash-${r}`)]
+    if (other) sessions.push(await mcpRunner(other, `mcp-bash-${r}`))
+    const runners: [string, Runner][] = [
+      [
+        'just-bash, in process',
+        async (script) => {
+          const res = await bash.exec(script)
+          return res.stdout + res.stderr
+        },
+      ],
+      [
+        'just-bash with a signal, in process',
+        async (script) => {
+          const res = await signalled.exec(script, { signal: new AbortController().signal })
+          return res.stdout + res.stderr
+        },
+      ],
+      [
+        'bash tool, in process',
+        async (script) => {
+          const res = (await tools.execute('bash', { script, timeout_ms: 120_000 })) as unknown as {
+            isError?: boolean
+            structuredContent?: { stdout: string; stderr: string }
+          }
+          if (res.isError) throw new Error(JSON.stringify(res.structuredContent))
+          return (res.structuredContent?.stdout ?? '') + (res.structuredContent?.stderr ?? '')
+        },
+      ],
+      ['bash tool, server /mcp', sessions[0]!.run],
+    ]
+    if (sessions[1]) runners.push(['server /mcp, --against build', sessions[1].run])
+    // Who goes first turns each round.
+    for (let k = 0; k < r % runners.length; k++) runners.push(runners.shift()!)
+    try {
+      await round(runners, quiet)
+    } finally {
+      for (const session of sessions) await session.close()
     }
   }
 } finally {
