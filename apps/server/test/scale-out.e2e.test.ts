@@ -125,10 +125,11 @@ describe.skipIf(!up)('two servers, PostgreSQL + Redis', () => {
       const [first] = await onA.loadSince([id], [undefined])
       const head = first!.head!
       expect(head).toEqual(expect.any(String))
-      // The same head on either server.
+      // The same head on either server, once server 2 has the row (it comes through Redis; before,
+      // server 2 answers "no such file").
+      await waitFor(() => b.fs.exists('/heads/f.txt'), 'the row on server 2')
       expect(await onB.loadSince([id], [head])).toEqual([{ state: undefined, head }])
       // A client of server 2 edits the file through its doc: server 1 no longer answers "unchanged".
-      await waitFor(() => b.fs.exists('/heads/f.txt'), 'the row on server 2')
       await b.fs.appendFile('/heads/f.txt', 'two\n')
       await b.flush()
       const [moved] = await onA.loadSince([id], [head])
