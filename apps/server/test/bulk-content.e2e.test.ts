@@ -926,6 +926,13 @@ describe('bulk content messages', () => {
     }
   })
 
+  it('two agents raced in bulk and neither reads again, nor does anyone with write access: the rows still give the merged size', async () => {
+    const { paths, want } = await twoAgentsRace('/unread')
+    // Only a reader with a read token looks, at the rows alone: the agents (each knowing only
+    // its own write) must have fetched the merged state and announced it themselves.
+    await rowsGiveSize(await connect(tokens.read), paths, want)
+  })
+
   it('a client that loads the workspace after two agents raced, then reads the files, announces the merged size', async () => {
     const { paths, want } = await twoAgentsRace('/late')
     // Neither agent reads again (each knows only its own write); the losing rows were stored

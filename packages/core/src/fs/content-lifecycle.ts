@@ -32,7 +32,7 @@ import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
-import { rememberState } from './known-states.js'
+import { knownHead, rememberState } from './known-states.js'
 import { contentPatch } from './write-content.js'
 
 const COMPACT_ABOVE_BYTES = 16 * 1024
@@ -119,6 +119,8 @@ export function onContentClose(ctx: FsContext, id: FileId, doc: Y.Doc): void {
 export function onRemoteRow(ctx: FsContext, row: FileRow): void {
   if (row.type !== 'file') return
   if (row.sv !== undefined && !ctx.lazyContent) ctx.announced.add(row.id, row.sv)
+  // A peer said more of it: a repair may fetch its state again.
+  repairFetched.get(ctx)?.delete(row.id)
   if (ctx.pool.peek(row.id) === undefined) {
     ctx.index.plaintext.delete(row.id)
     // Written (or fetched) here without opening the doc: the state known here may be the one that
@@ -168,8 +170,11 @@ function announceKnownState(ctx: FsContext, id: FileId, row: FileRow): void {
   const known = ctx.batch.known.get(id)
   if (known === undefined || row.sv === known.sv) return
   if (row.sv !== undefined && ctx.announced.coveredBy(id, decodeContentVersion(row.sv))) return
-  // Only a state holding every announced change describes the file.
-  if (!ctx.announced.coveredBy(id, decodeContentVersion(known.sv))) return
+  // Only a state holding every announced change describes the file; the stored one does.
+  if (!ctx.announced.coveredBy(id, decodeContentVersion(known.sv))) {
+    fetchToRepair(ctx, id)
+    return
+  }
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
     Y.applyUpdate(doc, known.update)
@@ -181,8 +186,61 @@ function announceKnownState(ctx: FsContext, id: FileId, row: FileRow): void {
   }
 }
 
+/**
+ * Files whose stored state a check fetched (`fetchToRepair`) since the last peer's row entry for
+ * them, per filesystem: fetched once until a peer says more (a server lacking a change must not be
+ * asked again and again).
+ */
+const repairFetched = new WeakMap<FsContext, Set<FileId>>()
+/** Filesystems destroyed: a repair fetch that comes back later does nothing. */
+const destroyed = new WeakSet<FsContext>()
+
+/**
+ * Two writers in bulk, neither with the doc open, each knowing only the state it wrote: neither
+ * holds the other's change, so neither announced the merged file, and no replica with write access
+ * may ever read it (until 2026-11-30 a reader with a read token, and `stat` anywhere, gave one
+ * writer's size for good). The stored state holds both: fetched here, known, and checked again.
+ */
+function fetchToRepair(ctx: FsContext, id: FileId): void {
+  // This instance's own write of it still on its way: its acknowledgement or row comes first.
+  if (!ctx.loadContent || ctx.batch.storing.has(id) || ctx.batch.updates.has(id)) return
+  let fetched = repairFetched.get(ctx)
+  if (!fetched) repairFetched.set(ctx, (fetched = new Set()))
+  if (fetched.has(id)) return
+  fetched.add(id)
+  ctx
+    .loadContent([id], [knownHead(ctx, id)])
+    .then(([got]) => {
+      const state = got instanceof Uint8Array ? got : got?.state
+      // Still at the head known here (the server lacks the change too), or written or opened here
+      // meanwhile (that path checks for itself).
+      if (state === undefined || destroyed.has(ctx) || ctx.pool.peek(id) !== undefined) return
+      if (ctx.batch.updates.has(id) || ctx.batch.storing.has(id)) return
+      const doc = new Y.Doc({ guid: id, gc: false })
+      try {
+        Y.applyUpdate(doc, state)
+        rememberState(
+          ctx,
+          id,
+          state,
+          contentVersionOf(doc),
+          got instanceof Uint8Array ? undefined : got?.head,
+        )
+      } catch {
+        // Bytes this Yjs cannot apply: the file's doc, once opened, has its server salvage them.
+        return
+      } finally {
+        doc.destroy()
+      }
+      checkIfRowBehind(ctx, id)
+    })
+    // Offline or refused: the next peer's row of the file checks (and fetches) again.
+    .catch(() => fetched.delete(id))
+}
+
 /** Cancel pending announcement checks (the filesystem is destroyed). */
 export function cancelAnnounceChecks(ctx: FsContext): void {
+  destroyed.add(ctx)
   for (const timer of ctx.announceChecks.values()) hostClearTimeout(timer)
   ctx.announceChecks.clear()
 }
