@@ -204,8 +204,8 @@ const destroyed = new WeakSet<FsContext>()
 function fetchToRepair(ctx: FsContext, id: FileId): void {
   // This instance's own write of it still on its way: its acknowledgement or row comes first.
   if (!ctx.loadContent || ctx.batch.storing.has(id) || ctx.batch.updates.has(id)) return
-  let fetched = repairFetched.get(ctx)
-  if (!fetched) repairFetched.set(ctx, (fetched = new Set()))
+  const fetched = repairFetched.get(ctx) ?? new Set<FileId>()
+  repairFetched.set(ctx, fetched)
   if (fetched.has(id)) return
   fetched.add(id)
   ctx
