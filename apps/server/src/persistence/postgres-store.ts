@@ -258,14 +258,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   /** The stored log of `name` merged, with its head; one statement: one point in time. */
   async function loadLog(workspace: string, name: string) {
     const { rows } = await withWorkspace(workspace, (client) =>
-      client.query<{ head: string; data: Buffer }>(
-        // Ordered by the number, not by the text it is given as ('10' sorts before '9').
-        `SELECT id::text AS head, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY updates.id`,
+      // The number as pg gives a bigint (a string), ordered as a number (a text alias named in
+      // ORDER BY would order as text: '10' before '9').
+      client.query<{ id: string; data: Buffer }>(
+        `SELECT id, data FROM ${s}.updates WHERE workspace = $1 AND doc = $2 ORDER BY id`,
         [workspace, name],
       ),
     )
     if (rows.length === 0) return undefined
-    const head = rows.at(-1)!.head
+    const head = rows.at(-1)!.id
     if (rows.length === 1) return { state: new Uint8Array(rows[0]!.data), head }
     return { state: await merger.merge(rows.map((row) => row.data)), head }
   }
