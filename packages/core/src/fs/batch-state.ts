@@ -144,6 +144,14 @@ export interface BatchState {
   readonly rewrittenFew: Set<FileId>
 }
 
+/**
+ * Whether this instance's own overwrite of `id` is on its way (not sent yet, or not yet stored):
+ * the state to build on, or to announce, comes with its acknowledgement.
+ */
+export function ownWriteOnItsWay(batch: BatchState, id: FileId): boolean {
+  return batch.updates.has(id) || batch.storing.has(id)
+}
+
 export function newBatchState(): BatchState {
   return {
     depth: 0,

@@ -30,6 +30,7 @@ import type { FileRow } from '../files-table.js'
 import { compactContentState, hasUnversionedChanges, listStoredVersions } from '../history/file-history.js'
 import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
+import { ownWriteOnItsWay } from './batch-state.js'
 import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { knownHead, rememberState } from './known-states.js'
@@ -203,7 +204,7 @@ const destroyed = new WeakSet<FsContext>()
  */
 function fetchToRepair(ctx: FsContext, id: FileId): void {
   // This instance's own write of it still on its way: its acknowledgement or row comes first.
-  if (!ctx.loadContent || ctx.batch.storing.has(id) || ctx.batch.updates.has(id)) return
+  if (!ctx.loadContent || ownWriteOnItsWay(ctx.batch, id)) return
   const fetched = repairFetched.get(ctx) ?? new Set<FileId>()
   repairFetched.set(ctx, fetched)
   if (fetched.has(id)) return
@@ -215,7 +216,7 @@ function fetchToRepair(ctx: FsContext, id: FileId): void {
       // Still at the head known here (the server lacks the change too), or written or opened here
       // meanwhile (that path checks for itself).
       if (state === undefined || destroyed.has(ctx) || ctx.pool.peek(id) !== undefined) return
-      if (ctx.batch.updates.has(id) || ctx.batch.storing.has(id)) return
+      if (ownWriteOnItsWay(ctx.batch, id)) return
       const doc = new Y.Doc({ guid: id, gc: false })
       try {
         Y.applyUpdate(doc, state)

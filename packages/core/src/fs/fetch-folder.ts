@@ -28,7 +28,7 @@ import { contentVersionOf } from '../content/content-versions.js'
 import { utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
-import type { HeadedState } from './batch-state.js'
+import { type HeadedState, ownWriteOnItsWay } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
 import { checkIfRowBehind } from './content-lifecycle.js'
 import type { FsContext } from './fs-context.js'
@@ -91,9 +91,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
     // A file whose write is being stored is known once stored (`baseStateOf` waits for it): fetched
     // now, the old state would be fetched for nothing (a `sed -i` loaded a quarter of its files twice).
     const needed = forWrite
-      ? !ctx.batch.updates.has(sibling) &&
-        !ctx.batch.storing.has(sibling) &&
-        coveringState(ctx, sibling) === undefined
+      ? !ownWriteOnItsWay(ctx.batch, sibling) && coveringState(ctx, sibling) === undefined
       : ctx.index.plaintext.lookup(sibling, row.size) === undefined
     if (!needed) continue
     const more = estimatedBytes(ctx, sibling)
