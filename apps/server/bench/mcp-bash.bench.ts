@@ -16,9 +16,9 @@
  * one of them in a call of its own), no goal.
  *
  * `--against <checkout>` also runs the /mcp scripts on that checkout's `yfs serve` (its
- * `apps/cli/bin/yfs.js`, dependencies installed), interleaved with this one's, 2 s of quiet
- * before each server step (0.5 s before every other step, and without `--against`) (a build's background work, compaction or an ending session, must not
- * land on the other's timing), and prints this build ÷ that one. On a machine whose speed
+ * `apps/cli/bin/yfs.js`, dependencies installed), interleaved with this one's, with 2 s of quiet
+ * before each server step instead of 0.5 s (a build's background work, compaction or an ending
+ * session, must not land on the other's timing), and prints this build ÷ that one. On a machine whose speed
  * drifts, that ratio is steadier than the ratios against just-bash.
  *
  * `--redis URL` runs the servers with Redis (a scaled-out deployment's configuration, one process).
