@@ -1,6 +1,7 @@
 // Hostile clients: garbage bytes, invalid Yjs updates, text frames, oversized frames. Each closes
 // only its own socket; the server keeps serving and the stored state stays loadable and unchanged.
 import fc from 'fast-check'
+import * as encoding from 'lib0/encoding'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createTestClient, startTestServer, synced, type TestServer, waitFor } from './helpers.js'
@@ -94,6 +95,28 @@ describe('hostile messages', () => {
       const raw = await openRawSocket(t.url)
       raw.send(frame)
       expect((await raw.closed).code).toBe(4400)
+    }
+    await assertHealthy()
+  })
+
+  it('a stateless payload that is not a whole string of valid UTF-8 closes the socket', async () => {
+    const frame = (declared: number, bytes: number[]) => {
+      const e = encoding.createEncoder()
+      encoding.writeVarString(e, 'h')
+      encoding.writeVarUint(e, 5) // Stateless
+      encoding.writeVarUint(e, declared)
+      encoding.writeUint8Array(e, new Uint8Array(bytes))
+      return encoding.toUint8Array(e)
+    }
+    for (const bad of [
+      frame(3, [0xff, 0xfe, 0x41]), // not UTF-8
+      frame(2, [0xc3, 0x28]), // a two-byte sequence broken off
+      frame(100, [0x41, 0x42, 0x43]), // longer than the frame
+    ]) {
+      const raw = await openRawSocket(t.url)
+      raw.send(authFrame('h', token))
+      raw.send(bad)
+      expect(await raw.closed).toEqual({ code: 4400, reason: 'malformed message' })
     }
     await assertHealthy()
   })
