@@ -10,7 +10,7 @@ import type { FileId } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
 import fc from 'fast-check'
 import { Bash } from 'just-bash'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import {
   contentText,
@@ -66,9 +66,14 @@ async function linesEverywhere(
 describe('bulk content messages', () => {
   let t: TestServer
   let tokens: { write: string; read: string }
+  // Each test's connections, closed after it: each holds the workspace's whole main doc and index.
   const open: WorkspaceConnection[] = []
-  const connect = async (token: string, fs?: Parameters<typeof connectWorkspace>[0]['fs']) => {
-    const c = await connectWorkspace({ url: t.url, workspace: 'bulk', token, fs })
+  const connect = async (
+    token: string,
+    fs?: Parameters<typeof connectWorkspace>[0]['fs'],
+    workspace = 'bulk',
+  ) => {
+    const c = await connectWorkspace({ url: t.url, workspace, token, fs })
     open.push(c)
     return c
   }
@@ -148,20 +153,24 @@ describe('bulk content messages', () => {
     t = await startTestServer()
     tokens = await t.workspace('bulk')
   })
+  afterEach(async () => {
+    for (const c of open.splice(0)) await c.close()
+  })
   afterAll(async () => {
-    for (const c of open) await c.close()
     await t.close()
   })
 
   it('writeTree of 100,000 files through a client works, and a fresh client reads them', async () => {
-    const a = await connect(tokens.write)
+    // A workspace of its own: every later test's clients would load its 100,000 rows.
+    const huge = await t.workspace('huge')
+    const a = await connect(huge.write, undefined, 'huge')
     const n = 100_000
     // 100 folders of 1,000 files: more than one random-bytes call can number (16,384), in one call.
     await a.fs.writeTree(
       Array.from({ length: n }, (_, i) => ({ path: `/huge/d${i % 100}/f${i}.txt`, content: `${i}\n` })),
     )
     await a.flush()
-    const b = await connect(tokens.write)
+    const b = await connect(huge.write, undefined, 'huge')
     expect(b.fs.getAllPaths().filter((p) => p.startsWith('/huge/') && p.endsWith('.txt')).length).toBe(n)
     for (const i of [0, 16_384, 65_536, n - 1])
       expect(await b.fs.readFile(`/huge/d${i % 100}/f${i}.txt`)).toBe(`${i}\n`)
