@@ -233,6 +233,45 @@ describe('bulk content messages', () => {
     await peerEditThenReaderWrite(a, b, ['/read/f.txt', '/read/g.txt'], lines, { peer: 'a', reader: 'b' })
   })
 
+  it("binary files written here or fetched read back without opening their docs; a peer's overwrite is read, not the bytes kept", async () => {
+    const bytesOf = (seed: number, length: number) =>
+      Uint8Array.from({ length }, (_, i) => (i * 31 + seed * 17 + (i >> 8)) & 0xff)
+    const a = await connect(tokens.write)
+    const files = [0, 1, 2].map((i) => ({ path: `/blobs/f${i}.bin`, content: bytesOf(i, 3000 + i * 1000) }))
+    await a.fs.writeTree(files)
+    // Written in a batch, read back before the batch is stored (a `tar -x` of what `tar -c` just wrote).
+    const archive = bytesOf(9, 200_000)
+    await a.fs.batch(async () => {
+      await a.fs.writeFile('/blobs/archive.tar', archive)
+      expect(await a.fs.readFileBuffer('/blobs/archive.tar')).toEqual(archive)
+    })
+    for (const { path, content } of files) expect(await a.fs.readFileBuffer(path)).toEqual(content)
+    expect(a.openDocuments).toBe(0)
+    await a.flush()
+
+    // Fetched with their folder in one load, not opened one by one.
+    const b = await connect(tokens.write)
+    await waitFor(() => b.fs.exists('/blobs/archive.tar'), 'the files on b')
+    for (const { path, content } of files) expect(await b.fs.readFileBuffer(path)).toEqual(content)
+    expect(await b.fs.readFileBuffer('/blobs/archive.tar')).toEqual(archive)
+    expect(b.openDocuments).toBe(0)
+    // What a reader gets is its own: changing it changes nothing kept.
+    const got = await b.fs.readFileBuffer('/blobs/f0.bin')
+    got.fill(0)
+    expect(await b.fs.readFileBuffer('/blobs/f0.bin')).toEqual(files[0]!.content)
+
+    // a overwrites one (same size) and writes text over another: b reads what a wrote.
+    const next = bytesOf(5, 3000)
+    await a.fs.writeFile('/blobs/f0.bin', next)
+    await a.fs.writeFile('/blobs/f1.bin', 'text now\n')
+    await a.flush()
+    await waitFor(
+      async () => (await b.fs.readFileBuffer('/blobs/f0.bin')).every((x, i) => x === next[i]),
+      "a's overwrite on b",
+    )
+    await waitFor(async () => (await b.fs.readFile('/blobs/f1.bin')) === 'text now\n', "a's text on b")
+  })
+
   it('a read served from text cached when the doc closed here is the base of the next write', async () => {
     const a = await connect(tokens.write)
     // maxIdle 0: b's docs close as soon as they are released; their text stays cached.

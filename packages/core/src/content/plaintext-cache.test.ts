@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { asFileId } from '../ids.js'
 import { createReplicaNetwork } from '../testing/replica-network.js'
-import { PlaintextCache } from './plaintext-cache.js'
+import { MAX_CACHED_BINARY_BYTES, PlaintextCache } from './plaintext-cache.js'
 
 describe('PlaintextCache', () => {
   it('misses and drops an entry whose size no longer matches the row, and keeps memory within maxBytes', () => {
@@ -27,6 +27,31 @@ describe('PlaintextCache', () => {
     ])
     expect(cache.bytes).toBe(32)
   })
+
+  it('holds binary content apart: lookup and get give text only, lookupContent a copy; big content is not kept', () => {
+    const cache = new PlaintextCache()
+    const a = asFileId('a')
+    const bytes = Uint8Array.from([1, 2, 3, 4])
+    cache.setBytes(a, bytes)
+    bytes[0] = 9 // the writer's buffer changing later changes nothing kept
+    expect(cache.lookup(a, 4)).toBeUndefined()
+    expect(cache.get(a)).toBeUndefined()
+    expect(cache.holds(a, 4)).toBe(true)
+    expect(cache.bytes).toBe(4)
+    const got = cache.lookupContent(a, 4) as { bytes: Uint8Array }
+    expect(got.bytes).toEqual(Uint8Array.from([1, 2, 3, 4]))
+    got.bytes.fill(0)
+    expect(cache.lookupContent(a, 4)).toEqual({ bytes: Uint8Array.from([1, 2, 3, 4]) })
+    // Text replaces bytes and the other way round; a size mismatch drops either.
+    cache.set(a, 'text', 4)
+    expect(cache.lookupContent(a, 4)).toEqual({ text: 'text' })
+    expect(cache.holds(a, 5)).toBe(false)
+    expect(cache.has(a)).toBe(false)
+    cache.set(a, 'text', 4)
+    cache.setBytes(a, new Uint8Array(MAX_CACHED_BINARY_BYTES + 1))
+    expect(cache.has(a)).toBe(false)
+    expect(cache.bytes).toBe(0)
+  })
 })
 
 describe('plaintext cache of a synced filesystem', () => {
@@ -42,6 +67,22 @@ describe('plaintext cache of a synced filesystem', () => {
     expect(await b!.readFile('/f.txt')).toBe('one')
     expect(b!.pool.peek(id)).toBeUndefined() // served from the cache
     expect(b!.index.plaintext.bytes).toBeGreaterThan(0)
+    net.destroy()
+  })
+
+  it('binary content survives eviction too, and a peer overwrite of the same size is read, not the bytes kept', async () => {
+    const net = createReplicaNetwork(2)
+    const [a, b] = net.replicas.map((r) => r.fs)
+    await a!.writeFile('/f.bin', Uint8Array.from([1, 2, 3]))
+    await net.syncAll()
+    expect(await b!.readFileBuffer('/f.bin')).toEqual(Uint8Array.from([1, 2, 3]))
+    net.evict(1)
+    const id = b!.index.lookup('/f.bin')!
+    expect(await b!.readFileBuffer('/f.bin')).toEqual(Uint8Array.from([1, 2, 3]))
+    expect(b!.pool.peek(id)).toBeUndefined() // served from the cache
+    await a!.writeFile('/f.bin', Uint8Array.from([4, 5, 6]))
+    await net.syncAll()
+    expect(await b!.readFileBuffer('/f.bin')).toEqual(Uint8Array.from([4, 5, 6]))
     net.destroy()
   })
 

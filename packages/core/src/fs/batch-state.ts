@@ -21,6 +21,8 @@ export interface EncodedContent {
   sv: string
   /** The text a reader gets back (normalised by the codec); `undefined` for bytes. */
   text: string | undefined
+  /** The bytes a reader gets back; `undefined` for text. */
+  bytes?: Uint8Array
   size: number
   /** The snapshot it is seen at once stored (encoded as a fresh doc: nothing deleted); `undefined`: seen as current. */
   at: Y.Snapshot | undefined

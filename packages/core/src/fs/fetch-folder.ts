@@ -92,7 +92,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
     // now, the old state would be fetched for nothing (a `sed -i` loaded a quarter of its files twice).
     const needed = forWrite
       ? !ownWriteOnItsWay(ctx.batch, sibling) && coveringState(ctx, sibling) === undefined
-      : ctx.index.plaintext.lookup(sibling, row.size) === undefined
+      : !ctx.index.plaintext.holds(sibling, row.size)
     if (!needed) continue
     const more = estimatedBytes(ctx, sibling)
     if (bytes + more > FETCH_MAX_BYTES) break
@@ -125,8 +125,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
         const known = head !== undefined && !pendingHere ? confirmKnown(ctx, fileId, head) : undefined
         if (!known) return
         fetched.set(fileId, known.update)
-        if (ctx.index.plaintext.lookup(fileId, row.size) === undefined)
-          readIntoCache(ctx, fileId, row, known.update)
+        if (!ctx.index.plaintext.holds(fileId, row.size)) readIntoCache(ctx, fileId, row, known.update)
         return
       }
       came++
@@ -160,7 +159,7 @@ function estimatedBytes(ctx: FsContext, id: FileId): number {
 }
 
 /**
- * Decode file `id`'s fetched `state` and put its text in the plaintext cache when it holds every
+ * Decode file `id`'s fetched `state` and put its text (or bytes) in the plaintext cache when it holds every
  * change peers announced and has the row's size (the cache never serves older content than the
  * row describes), with the snapshot it was read at (a reader's next write merges against it).
  * Returns the state's content version; `undefined` for a state this Yjs cannot apply (a server
@@ -177,8 +176,13 @@ function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: Uint8Arr
     }
     const version = contentVersionOf(doc)
     const codec = codecFor(ctx, row.name)
-    if (readBinary(doc) || !codec.hasContent(doc)) return version
+    const bytes = readBinary(doc)
+    if (!bytes && !codec.hasContent(doc)) return version
     if (!ctx.announced.coveredBy(id, Y.decodeStateVector(Y.encodeStateVector(doc)))) return version
+    if (bytes) {
+      if (bytes.byteLength === row.size) ctx.index.plaintext.setBytes(id, bytes, Y.snapshot(doc))
+      return version
+    }
     const text = codec.read(doc)
     const size = utf8Length(text)
     if (size === row.size) ctx.index.plaintext.set(id, text, size, Y.snapshot(doc))

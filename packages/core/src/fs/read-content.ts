@@ -26,10 +26,10 @@ export async function readContent(
   row: FileRow,
   seen = false,
 ): Promise<FileContentValue> {
-  const cached = ctx.index.plaintext.lookup(id, row.size)
-  // A caller's read from the cache is seen as the state the text was read at (markCachedSeen);
-  // text whose state is unknown is read from the doc instead.
-  if (cached !== undefined && (!seen || markCachedSeen(ctx, id, row))) return { text: cached }
+  const cached = ctx.index.plaintext.lookupContent(id, row.size)
+  // A caller's read from the cache is seen as the state the text (or bytes) was read at
+  // (markCachedSeen); content whose state is unknown is read from the doc instead.
+  if (cached !== undefined && (!seen || markCachedSeen(ctx, id, row))) return cached
   // Written here and not opened since (memory mode): the pool's seed holds the text, unless
   // the file was renamed to another codec's name since (its doc converts on open).
   const seed = ctx.pool.seedOf(id)
@@ -43,14 +43,18 @@ export async function readContent(
   }
   if (ctx.loadContent && ctx.pool.peek(id) === undefined) {
     await fetchFolder(ctx, id)
-    const fetched = ctx.index.plaintext.lookup(id, row.size)
-    if (fetched !== undefined && (!seen || markCachedSeen(ctx, id, row))) return { text: fetched }
+    const fetched = ctx.index.plaintext.lookupContent(id, row.size)
+    if (fetched !== undefined && (!seen || markCachedSeen(ctx, id, row))) return fetched
   }
   const handle = await ctx.pool.acquire(id)
   try {
     if (seen) ctx.seen.markSeen(id, codecFor(ctx, row.name).id)
     const bytes = readBinary(handle.doc)
-    if (bytes) return { bytes }
+    if (bytes) {
+      // Kept past the doc as text is (its close stamps the entry, or drops it).
+      ctx.index.plaintext.setBytes(id, bytes)
+      return { bytes }
+    }
     const missing = missingCodec(ctx, handle.doc, row.name)
     if (missing !== undefined && row.size > 0) throw noCodec(ctx, 'open', id, row.name, missing)
     const text = readText(ctx, handle.doc, row.name)

@@ -338,7 +338,16 @@ export function encodeNewContent(
   })
   // Encoded straight as a fresh doc: its state vector is all of it (no deletions).
   const at = Y.createSnapshot(Y.createDeleteSet(), new Map([[clientID, clock]]))
-  return { id, update, sv, text: value.text, size, at, version }
+  return {
+    id,
+    update,
+    sv,
+    text: value.text,
+    ...(value.bytes ? { bytes: value.bytes } : {}),
+    size,
+    at,
+    version,
+  }
 }
 
 /**
@@ -352,7 +361,8 @@ export function markStored(ctx: FsContext, name: string, content: EncodedContent
   if (content.at === undefined) ctx.seen.markSeen(content.id, codec)
   else ctx.seen.markSeenAt(content.id, codec, content.at)
   if (content.text !== undefined) ctx.index.plaintext.set(content.id, content.text, content.size, content.at)
-  // Bytes now: a text cached before must go, or a read of the same size would still get it.
+  else if (content.bytes !== undefined) ctx.index.plaintext.setBytes(content.id, content.bytes, content.at)
+  // Unknown now: what was cached before must go, or a read of the same size would still get it.
   else ctx.index.plaintext.delete(content.id)
   // Its newest version, known without opening the doc while the row still announces this state.
   if (content.version) ctx.newestVersions.set(content.id, { sv: content.sv, version: content.version })
@@ -449,6 +459,7 @@ export function writeInScratchDoc(
       update,
       sv: contentVersionOf(doc),
       text,
+      ...(text === undefined && value.bytes ? { bytes: value.bytes } : {}),
       size,
       at: Y.snapshot(doc),
       version: listStoredVersions(doc).at(-1),
