@@ -8,9 +8,13 @@
 import { connectWorkspace, createBulkChannel, type WorkspaceConnection } from '@yfs/client'
 import type { FileId } from '@yfs/core'
 import { markdownCodec } from '@yfs/markdown'
+import { isPackedBulkMessage } from '@yfs/protocol'
 import fc from 'fast-check'
 import { Bash } from 'just-bash'
+import * as decoding from 'lib0/decoding'
+import * as encoding from 'lib0/encoding'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import {
   contentText,
@@ -61,6 +65,58 @@ async function linesEverywhere(
     // What each writer reads, and the size its row says (a write whose row lost still changed the content).
     for (const [w, writer] of writers.entries()) await readsWithSize(writer, `writer ${w}`, path, want)
   }
+}
+
+const STATELESS = 5
+
+/**
+ * The `ws` WebSocket, recording the stateless payloads this client sends; with `olderServer`, the
+ * server's stateless replies reach the client as a server of the version before packed bulk
+ * messages wrote them (no `readsPacked`).
+ */
+function bulkWatchingWebSocket(olderServer: boolean) {
+  const sent: string[] = []
+  const statelessOf = (bytes: Uint8Array): { docName: string; payload: string } | undefined => {
+    const decoder = decoding.createDecoder(bytes)
+    const docName = decoding.readVarString(decoder)
+    if (decoding.readVarUint(decoder) !== STATELESS) return undefined
+    return { docName, payload: decoding.readVarString(decoder) }
+  }
+  class BulkWatchingWebSocket extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args)
+      this.on('error', () => undefined)
+    }
+    override send(data: Parameters<WebSocket['send']>[0], ...rest: unknown[]): void {
+      const view = data as ArrayBufferView
+      const found = statelessOf(new Uint8Array(view.buffer, view.byteOffset, view.byteLength))
+      if (found) sent.push(found.payload)
+      ;(super.send as (...a: unknown[]) => void)(data, ...rest)
+    }
+    // ws hands every listener a frame through `emit('message', data, isBinary)`.
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (olderServer && event === 'message') {
+        const data = args[0] as ArrayBuffer | Uint8Array
+        const found = statelessOf(data instanceof Uint8Array ? data : new Uint8Array(data))
+        if (found) {
+          const e = encoding.createEncoder()
+          encoding.writeVarString(e, found.docName)
+          encoding.writeVarUint(e, STATELESS)
+          encoding.writeVarString(e, found.payload.replace(',"readsPacked":true', ''))
+          const bytes = encoding.toUint8Array(e)
+          args[0] =
+            data instanceof Uint8Array
+              ? Buffer.from(bytes)
+              : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+        }
+      }
+      return super.emit(event, ...args)
+    }
+  }
+  /** The bulk messages sent, by format, in order. */
+  const formats = () =>
+    sent.filter((p) => p.startsWith('{"v":"yfs.bulk.')).map((p) => (isPackedBulkMessage(p) ? 'packed' : 'v1'))
+  return { WebSocket: BulkWatchingWebSocket, formats }
 }
 
 describe('bulk content messages', () => {
@@ -270,6 +326,50 @@ describe('bulk content messages', () => {
       "a's overwrite on b",
     )
     await waitFor(async () => (await b.fs.readFile('/blobs/f1.bin')) === 'text now\n', "a's text on b")
+  })
+
+  it('bulk requests go packed once the server said it reads them, never to a server that did not; both read back alike', async () => {
+    const files = (dir: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ path: `/${dir}/f${i}.txt`, content: `${dir} ${i}\n` }))
+    const connectWatched = async (olderServer: boolean) => {
+      const watch = bulkWatchingWebSocket(olderServer)
+      const c = await connectWorkspace({
+        url: t.url,
+        workspace: 'bulk',
+        token: tokens.write,
+        WebSocket: watch.WebSocket,
+      })
+      open.push(c)
+      return { c, formats: watch.formats }
+    }
+    for (const olderServer of [false, true]) {
+      const dir = olderServer ? 'older' : 'packed'
+      const { c: writer, formats: written } = await connectWatched(olderServer)
+      // Two stores: the first before any reply (v1), the second after one.
+      await writer.fs.writeTree(files(`${dir}1`, 20))
+      await writer.fs.writeTree([
+        ...files(`${dir}2`, 20),
+        { path: `/${dir}2/b.bin`, content: new Uint8Array([0, 1, 255]) },
+      ])
+      await writer.flush()
+      const { c: reader, formats: read } = await connectWatched(olderServer)
+      await waitFor(() => reader.fs.exists(`/${dir}2/b.bin`), 'the rows on the reader')
+      // Two loads (one folder each), then the reader's own store.
+      const out = await new Bash({ fs: reader.fs, cwd: '/' }).exec(
+        `cat /${dir}1/*.txt /${dir}2/*.txt | wc -l`,
+      )
+      expect(out.stdout.trim()).toBe('40')
+      expect(await reader.fs.readFileBuffer(`/${dir}2/b.bin`)).toEqual(new Uint8Array([0, 1, 255]))
+      await reader.fs.writeTree(files(`${dir}3`, 5))
+      await reader.flush()
+      for (const formats of [written(), read()]) {
+        expect(formats.length).toBeGreaterThanOrEqual(2)
+        expect(formats[0]).toBe('v1')
+        if (olderServer) expect(formats).not.toContain('packed')
+        else expect(formats.slice(1)).toEqual(formats.slice(1).map(() => 'packed'))
+      }
+      expect(await writer.fs.readFile(`/${dir}3/f4.txt`)).toBe(`${dir}3 4\n`)
+    }
   })
 
   it('a read served from text cached when the doc closed here is the base of the next write', async () => {

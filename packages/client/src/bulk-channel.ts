@@ -93,11 +93,15 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
     { expects: Reply['op']; resolve: (r: Reply) => void; reject: (e: Error) => void }
   >()
 
+  // Requests go packed once the server said it reads them (bulk-messages.ts): a server of an
+  // earlier version is never sent one.
+  let packed = false
   const onStateless = ({ payload }: { payload: string }) => {
     const message = decodeBulkMessage(payload)
     if (!message || (message.op !== 'loaded' && message.op !== 'stored' && message.op !== 'updated')) return
     const waiter = pending.get(message.req)
     if (!waiter || waiter.expects !== message.op) return
+    if (message.readsPacked) packed = true
     pending.delete(message.req)
     waiter.resolve(message)
   }
@@ -128,7 +132,7 @@ export function createBulkChannel(main: HocuspocusProvider, options: BulkChannel
           reject(e)
         },
       })
-      main.sendStateless(encodeBulkMessage(message))
+      main.sendStateless(encodeBulkMessage(message, packed))
     })
 
   /** Run `jobs` with at most `inFlight` at once; results in job order. */

@@ -6,8 +6,10 @@ export {
   BULK_UNCHANGED,
   BULK_UPDATES_OFF,
   BULK_VERSION,
+  BULK_VERSION_PACKED,
   decodeBulkMessage,
   encodeBulkMessage,
+  isPackedBulkMessage,
 } from './bulk-messages.js'
 export type { DocName } from './doc-names.js'
 export { contentDocName, mainDocName, parseDocName } from './doc-names.js'

@@ -2,7 +2,13 @@
 // anything else a peer can send (other JSON, broken base64, wrong shapes) decodes to `undefined`.
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { type BulkMessage, decodeBulkMessage, encodeBulkMessage, isBase64 } from './bulk-messages.js'
+import {
+  type BulkMessage,
+  decodeBulkMessage,
+  encodeBulkMessage,
+  isBase64,
+  isPackedBulkMessage,
+} from './bulk-messages.js'
 import { decodeSearchMessage, encodeSearchMessage, type SearchMessage } from './search-messages.js'
 
 const req = fc.integer({ min: 0, max: 2 ** 48 })
@@ -42,6 +48,7 @@ const bulkMessage: fc.Arbitrary<BulkMessage> = fc.oneof(
           ) as fc.Arbitrary<[string, Uint8Array | null, string?]>,
         ),
         error: fc.string(),
+        readsPacked: fc.constant(true as const),
       },
       { requiredKeys: ['op', 'req', 'docs'] },
     ),
@@ -50,7 +57,13 @@ const bulkMessage: fc.Arbitrary<BulkMessage> = fc.oneof(
   ),
   fc.record({ op: fc.constant('store' as const), req, docs: fc.array(fc.tuple(id, bytes)) }),
   fc.record(
-    { op: fc.constant('stored' as const), req, heads: fc.array(head), error: fc.string() },
+    {
+      op: fc.constant('stored' as const),
+      req,
+      heads: fc.array(head),
+      error: fc.string(),
+      readsPacked: fc.constant(true as const),
+    },
     { requiredKeys: ['op', 'req'] },
   ),
   withHeads(
@@ -59,7 +72,13 @@ const bulkMessage: fc.Arbitrary<BulkMessage> = fc.oneof(
     (m) => m.docs.length,
   ),
   fc.record(
-    { op: fc.constant('updated' as const), req, heads: fc.array(head), error: fc.string() },
+    {
+      op: fc.constant('updated' as const),
+      req,
+      heads: fc.array(head),
+      error: fc.string(),
+      readsPacked: fc.constant(true as const),
+    },
     { requiredKeys: ['op', 'req'] },
   ),
 )
@@ -81,12 +100,45 @@ const searchMessage: fc.Arbitrary<SearchMessage> = fc.oneof(
 )
 
 describe('bulk messages', () => {
-  it('round-trip unchanged', () => {
+  it('round-trip unchanged, packed or not', () => {
     fc.assert(
-      fc.property(bulkMessage, (m) => {
-        expect(decodeBulkMessage(encodeBulkMessage(m))).toEqual(m)
+      fc.property(bulkMessage, fc.boolean(), (m, packed) => {
+        const payload = encodeBulkMessage(m, packed)
+        expect(isPackedBulkMessage(payload)).toBe(packed)
+        expect(decodeBulkMessage(payload)).toEqual(m)
       }),
     )
+  })
+
+  it('packed: a body that is not padded base64 of exactly the lengths the head gives decodes to undefined', () => {
+    const good = encodeBulkMessage(
+      { op: 'store', req: 1, docs: [['a', Uint8Array.from([1, 2, 3, 4])]] },
+      true,
+    )
+    expect(decodeBulkMessage(good)).toEqual({
+      op: 'store',
+      req: 1,
+      docs: [['a', Uint8Array.from([1, 2, 3, 4])]],
+    })
+    const [head, body] = good.split('\n') as [string, string]
+    for (const bad of [
+      `${head}\n${body.slice(0, -4)}`, // shorter
+      `${head}\n${body}AAAA`, // longer
+      `${head}\n${body.slice(0, 2)}%${body.slice(3)}`, // a character outside the alphabet
+      `${head}\n${body.slice(0, 2)}-${body.slice(3)}`, // base64url
+      `${head}\n ${body.slice(1)}`, // a space
+      `${head}\n${body.replace(/=+$/, '')}`, // unpadded
+      `${head}\n==${body.slice(2)}`, // padding first
+      head, // no body at all
+      head.replace('[["a",4]]', '[["a",-4]]') + `\n${body}`,
+      head.replace('[["a",4]]', '[["a",null]]') + `\n`, // a store's doc without bytes
+      head.replace('[["a",4]]', '[["a","AQIDBA=="]]') + `\n`, // v1's field in a packed head
+    ])
+      expect(decodeBulkMessage(bad), bad).toBeUndefined()
+    // A v1 head with a body is not v1.
+    expect(
+      decodeBulkMessage(encodeBulkMessage({ op: 'load', req: 1, ids: ['a'] }) + '\nAAAA'),
+    ).toBeUndefined()
   })
 
   it('decode anything else to undefined, never throwing', () => {
@@ -94,7 +146,7 @@ describe('bulk messages', () => {
       fc.property(fc.oneof(fc.string(), fc.json()), (payload) => {
         const m = decodeBulkMessage(payload)
         // Only a payload that carries our version tag can be a message.
-        if (m !== undefined) expect(payload).toContain('yfs.bulk.1')
+        if (m !== undefined) expect(payload).toMatch(/yfs\.bulk\.[12]/)
       }),
     )
     for (const payload of [
@@ -110,6 +162,8 @@ describe('bulk messages', () => {
       '{"v":"yfs.bulk.1","op":"loaded","req":1,"docs":[["a",null]],"heads":["1","2"]}',
       '{"v":"yfs.bulk.1","op":"update","req":1,"docs":[["a","AA=="]],"bases":"1"}',
       '{"v":"yfs.bulk.1","op":"updated","req":1,"heads":[{}]}',
+      '{"v":"yfs.bulk.3","op":"load","req":1,"ids":[]}',
+      // Packed without the newline that ends its head.
       '{"v":"yfs.bulk.2","op":"load","req":1,"ids":[]}',
       'null',
     ])

@@ -53,6 +53,7 @@ import {
   contentDocName,
   decodeBulkMessage,
   encodeBulkMessage,
+  isPackedBulkMessage,
   parseDocName,
 } from '@yfs/protocol'
 import * as Y from 'yjs'
@@ -216,6 +217,10 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
     async onStateless({ connection, documentName, payload }: onStatelessPayload) {
       const message = decodeBulkMessage(payload)
       if (!message || (message.op !== 'load' && message.op !== 'store' && message.op !== 'update')) return
+      // Answered in the format asked in; every reply says packed requests are read here.
+      const packed = isPackedBulkMessage(payload)
+      const send = (reply: BulkMessage) =>
+        connection.sendStateless(encodeBulkMessage({ ...reply, readsPacked: true } as BulkMessage, packed))
       const doc = parseDocName(documentName)
       const failed = (error: string): BulkMessage =>
         message.op === 'load'
@@ -233,11 +238,11 @@ export function createBulkContentExtension(options: BulkContentOptions): Extensi
       }
       if (!reply) return
       try {
-        connection.sendStateless(encodeBulkMessage(reply))
+        send(reply)
       } catch (error) {
         // A reply that cannot be encoded or sent: say so in a reply that can.
         logger.error('bulk reply failed', { hook: 'onStateless', docNameBytes: documentName.length, error })
-        connection.sendStateless(encodeBulkMessage(failed('internal error')))
+        send(failed('internal error'))
       }
     },
   }
