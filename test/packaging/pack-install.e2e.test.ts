@@ -178,7 +178,9 @@ describe.skipIf(offline)('packed @yfs/* packages installed with npm', () => {
     writeFileSync(join(project, 'protocol.mjs'), readmeExample('protocol'))
     const { stdout } = await node('protocol.mjs')
     expect(stdout).toContain("kind: 'content'")
-    expect(stdout).toContain('{\\"v\\":\\"yfs.bulk.2\\",\\"op\\":\\"store\\",\\"req\\":8,\\"docs\\":[[\\"a\\",3]]}\\nAQID')
+    expect(stdout).toContain(
+      '{\\"v\\":\\"yfs.bulk.2\\",\\"op\\":\\"store\\",\\"req\\":8,\\"docs\\":[[\\"a\\",3]]}\\nAQID',
+    )
     expect(stdout).toContain("[ [ 'a', Uint8Array(3) [ 1, 2, 3 ] ] ]")
     expect(stdout.trim().endsWith('undefined')).toBe(true)
   })
