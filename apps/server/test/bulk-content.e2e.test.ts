@@ -11,8 +11,6 @@ import { markdownCodec } from '@yfs/markdown'
 import { isPackedBulkMessage } from '@yfs/protocol'
 import fc from 'fast-check'
 import { Bash } from 'just-bash'
-import * as decoding from 'lib0/decoding'
-import * as encoding from 'lib0/encoding'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
@@ -26,6 +24,7 @@ import {
   waitFor,
   writeLine,
 } from './helpers.js'
+import { decodeFrame, statelessFrame } from './raw-socket.js'
 
 /** `c` reads `want` at `path` and its row says `want`'s size, within the wait's bound. */
 async function readsWithSize(c: WorkspaceConnection, name: string, path: string, want: string) {
@@ -76,11 +75,9 @@ const STATELESS = 5
  */
 function bulkWatchingWebSocket(olderServer: boolean) {
   const sent: string[] = []
-  const statelessOf = (bytes: Uint8Array): { docName: string; payload: string } | undefined => {
-    const decoder = decoding.createDecoder(bytes)
-    const docName = decoding.readVarString(decoder)
-    if (decoding.readVarUint(decoder) !== STATELESS) return undefined
-    return { docName, payload: decoding.readVarString(decoder) }
+  const statelessOf = (bytes: Uint8Array) => {
+    const frame = decodeFrame(bytes)
+    return frame.type === STATELESS ? { docName: frame.docName, payload: frame.text ?? '' } : undefined
   }
   class BulkWatchingWebSocket extends WebSocket {
     constructor(...args: ConstructorParameters<typeof WebSocket>) {
@@ -99,11 +96,7 @@ function bulkWatchingWebSocket(olderServer: boolean) {
         const data = args[0] as ArrayBuffer | Uint8Array
         const found = statelessOf(data instanceof Uint8Array ? data : new Uint8Array(data))
         if (found) {
-          const e = encoding.createEncoder()
-          encoding.writeVarString(e, found.docName)
-          encoding.writeVarUint(e, STATELESS)
-          encoding.writeVarString(e, found.payload.replace(',"readsPacked":true', ''))
-          const bytes = encoding.toUint8Array(e)
+          const bytes = statelessFrame(found.docName, found.payload.replace(',"readsPacked":true', ''))
           args[0] =
             data instanceof Uint8Array
               ? Buffer.from(bytes)

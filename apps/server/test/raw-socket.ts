@@ -29,7 +29,8 @@ export interface RawSocket {
   next(match: (frame: ServerFrame) => boolean, timeoutMs?: number): Promise<ServerFrame>
 }
 
-function decodeServerFrame(data: Uint8Array): ServerFrame {
+/** A frame the server sent, decoded as far as the tests need (a client's stateless frames read alike). */
+export function decodeFrame(data: Uint8Array): ServerFrame {
   const decoder = decoding.createDecoder(data)
   const docName = decoding.readVarString(decoder)
   const type = decoding.readVarUint(decoder)
@@ -54,7 +55,7 @@ export async function openRawSocket(url: string): Promise<RawSocket> {
   ws.on('message', (data: Buffer) => {
     let frame: ServerFrame
     try {
-      frame = decodeServerFrame(new Uint8Array(data))
+      frame = decodeFrame(new Uint8Array(data))
     } catch {
       return
     }
