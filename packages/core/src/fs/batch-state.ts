@@ -6,6 +6,7 @@
 import type * as Y from 'yjs'
 import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
+import type { ContentState } from './content-state.js'
 
 /** Text, or bytes when binary (the shape of content-codecs.ts' `FileContentValue`). */
 export interface ContentValue {
@@ -16,7 +17,11 @@ export interface ContentValue {
 /** A new file's first state, encoded for a server's bulk store (see `encodeNewContent`). */
 export interface EncodedContent {
   id: FileId
-  update: Uint8Array
+  /**
+   * Its whole state: one update for a new file (what a bulk store sends), a chain for an
+   * overwrite written on a known state (content-state.ts; what is sent is `change`).
+   */
+  update: ContentState
   /** Its content version (the row announces it). */
   sv: string
   /** The text a reader gets back (normalised by the codec); `undefined` for bytes. */
@@ -74,9 +79,16 @@ export interface HeadedState {
   head: string | undefined
 }
 
+/**
+ * What one fetch got (fetch-folder.ts): the states the server sent (or confirmed: a state known
+ * here at the head it is still at), by file, each with its content version (`sv`: its state
+ * vector, base64).
+ */
+export type FetchedStates = ReadonlyMap<FileId, { state: ContentState; sv: string }>
+
 /** A state kept decoded (decoded-states.ts): `doc` holds exactly `state`; `epoch`, the batch that last used it. */
 export interface DecodedState {
-  state: Uint8Array
+  state: ContentState
   doc: Y.Doc
   epoch: number
 }
@@ -85,7 +97,7 @@ export interface DecodedState {
 export interface KnownState {
   /** Its content version. */
   sv: string
-  update: Uint8Array
+  update: ContentState
   /** The server's head of exactly this state, when it gave one (it is then the stored state at that head). */
   head?: string
   /** The batch it was had in (`BatchState.epoch`); `undefined`: outside any batch. */

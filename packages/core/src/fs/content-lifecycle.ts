@@ -32,6 +32,7 @@ import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import { ownWriteOnItsWay } from './batch-state.js'
 import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
+import { applyState } from './content-state.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { knownHead, rememberState } from './known-states.js'
 import { contentPatch } from './write-content.js'
@@ -178,7 +179,7 @@ function announceKnownState(ctx: FsContext, id: FileId, row: FileRow): void {
   }
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
-    Y.applyUpdate(doc, known.update)
+    applyState(doc, known.update)
     const size = contentSize(ctx, doc, row.name)
     ctx.writtenSv.set(id, known.sv)
     ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)

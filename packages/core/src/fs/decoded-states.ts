@@ -24,6 +24,7 @@ import * as Y from 'yjs'
 import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { DecodedState } from './batch-state.js'
+import { applyState, type ContentState } from './content-state.js'
 import type { FsContext } from './fs-context.js'
 
 /** Docs kept at most… */
@@ -36,7 +37,7 @@ export const DECODED_MAX_BYTES = 8 << 20
  * same state that may follow (`takeDecoded`), so a "before" version read then a write decode the
  * state once. The caller must not destroy or change it.
  */
-export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc {
+export function decodedState(ctx: FsContext, id: FileId, state: ContentState): Y.Doc {
   const kept = ctx.batch.decoded.get(id)
   if (kept?.state === state) {
     touch(ctx, id, kept)
@@ -44,7 +45,7 @@ export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.D
   }
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
-    Y.applyUpdate(doc, state)
+    applyState(doc, state)
   } catch (error) {
     doc.destroy()
     throw error
@@ -54,7 +55,7 @@ export function decodedState(ctx: FsContext, id: FileId, state: Uint8Array): Y.D
 }
 
 /** Keep `doc`, which holds exactly `state` of file `id` (replacing what was kept of it), if there is room. */
-export function keepDecoded(ctx: FsContext, id: FileId, state: Uint8Array, doc: Y.Doc): void {
+export function keepDecoded(ctx: FsContext, id: FileId, state: ContentState, doc: Y.Doc): void {
   const batch = ctx.batch
   const previous = batch.decoded.get(id)
   if (previous) {
@@ -67,7 +68,7 @@ export function keepDecoded(ctx: FsContext, id: FileId, state: Uint8Array, doc: 
 }
 
 /** The doc kept for `id` on this very `state`, now the caller's (to change); else `undefined`. */
-export function takeDecoded(ctx: FsContext, id: FileId, state: Uint8Array): Y.Doc | undefined {
+export function takeDecoded(ctx: FsContext, id: FileId, state: ContentState): Y.Doc | undefined {
   const kept = ctx.batch.decoded.get(id)
   if (kept?.state !== state) return undefined
   forget(ctx, id, kept)

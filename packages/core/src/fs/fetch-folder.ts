@@ -28,9 +28,10 @@ import { contentVersionOf } from '../content/content-versions.js'
 import { utf8Length } from '../encoding.js'
 import type { FileRow } from '../files-table.js'
 import type { FileId } from '../ids.js'
-import { type HeadedState, ownWriteOnItsWay } from './batch-state.js'
+import { type FetchedStates, type HeadedState, ownWriteOnItsWay } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
 import { checkIfRowBehind } from './content-lifecycle.js'
+import { applyState, type ContentState } from './content-state.js'
 import type { FsContext } from './fs-context.js'
 import {
   confirmKnown,
@@ -60,9 +61,6 @@ const FIRST_FETCH = 16
 const FETCH_MAX_BYTES = KNOWN_STATES_MAX_BYTES / 4
 /** Folders a batch remembers fetching from (a batch over more starts afresh). */
 const FOLDERS_COUNTED = 4096
-
-/** What one fetch got: the states the server sent, by file. */
-export type FetchedStates = ReadonlyMap<FileId, Uint8Array>
 
 const NOTHING: FetchedStates = new Map()
 
@@ -110,7 +108,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
     } catch {
       return NOTHING
     }
-    const fetched = new Map<FileId, Uint8Array>()
+    const fetched = new Map<FileId, { state: ContentState; sv: string }>()
     let came = 0
     let cameBytes = 0
     ids.forEach((fileId, k) => {
@@ -124,7 +122,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
         // Still at the head given: the state known here is the stored one, fetched anew.
         const known = head !== undefined && !pendingHere ? confirmKnown(ctx, fileId, head) : undefined
         if (!known) return
-        fetched.set(fileId, known.update)
+        fetched.set(fileId, { state: known.update, sv: known.sv })
         if (!ctx.index.plaintext.holds(fileId, row.size)) readIntoCache(ctx, fileId, row, known.update)
         return
       }
@@ -132,7 +130,7 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
       cameBytes += state.byteLength
       const read = readIntoCache(ctx, fileId, row, state)
       if (read === undefined) return
-      fetched.set(fileId, state)
+      fetched.set(fileId, { state, sv: read })
       if (pendingHere) return
       rememberState(ctx, fileId, state, read, head)
       checkIfRowBehind(ctx, fileId)
@@ -166,11 +164,11 @@ function estimatedBytes(ctx: FsContext, id: FileId): number {
  * log holding bytes from before its checks: left out, so the file's doc is opened instead, whose
  * server salvages the log).
  */
-function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: Uint8Array): string | undefined {
+function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: ContentState): string | undefined {
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
     try {
-      Y.applyUpdate(doc, state)
+      applyState(doc, state)
     } catch {
       return undefined
     }

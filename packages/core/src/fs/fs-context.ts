@@ -22,7 +22,7 @@ import type { StoredVersion } from '../history/version-list.js'
 import type { FileId } from '../ids.js'
 import type { FileSystemLimits } from '../limits.js'
 import type { FileSystemIndex } from '../path-index.js'
-import type { BatchState, HeadedState } from './batch-state.js'
+import type { BatchState, FetchedStates, HeadedState } from './batch-state.js'
 import type { EventHub } from './events.js'
 import type { LastSeenTracker } from './last-seen.js'
 import type { LocalLayer } from './local-layer.js'
@@ -125,6 +125,13 @@ export interface CreateFileSystemOptions {
    */
   holdTruncationsMs?: number
   /**
+   * How long the states an overwrite without its doc decoded (write-batch.ts) stay decoded after
+   * the last write batch, for the next one to build on without decoding them again
+   * (decoded-states.ts). Default 60,000 ms; less trades decodes for memory (up to ~50 MB per
+   * filesystem that overwrites thousands of files in bulk).
+   */
+  keepDecodedMs?: number
+  /**
    * `false`: rows are read and written whole, one last-writer-wins value each, as versions
    * before per-group rows did (files-table.ts). Only to test workspaces shared with them.
    */
@@ -169,13 +176,14 @@ export interface FsContext {
   readonly online: () => boolean
   readonly loadContent: CreateFileSystemOptions['loadContent']
   /** Ids being fetched by loadContent, so concurrent reads share one request. */
-  readonly fetching: Map<FileId, Promise<ReadonlyMap<FileId, Uint8Array>>>
+  readonly fetching: Map<FileId, Promise<FetchedStates>>
   /** Pending checks that a file's row announces its content (content-lifecycle.ts), by file. */
   readonly announceChecks: Map<FileId, ReturnType<typeof setTimeout>>
   readonly announceDelayMs: number
   /** Truncations held back for the write that replaces them, by file (held-truncations.ts). */
   readonly held: Map<FileId, ReturnType<typeof setTimeout>>
   readonly holdTruncationsMs: number
+  readonly keepDecodedMs: number
   /**
    * Files whose newest version a write here recorded (or a bulk store that opened no doc), with
    * the content version that write produced: while the row still announces that content

@@ -25,6 +25,7 @@ import { fromBase64 } from 'lib0/buffer'
 import * as Y from 'yjs'
 import type { FileId } from '../ids.js'
 import type { EncodedContent, KnownState } from './batch-state.js'
+import { type ContentState, stateBytes } from './content-state.js'
 import type { FsContext } from './fs-context.js'
 
 /**
@@ -45,7 +46,7 @@ export const KNOWN_STATES_MAX_BYTES = 24 << 20
 export function rememberState(
   ctx: FsContext,
   id: FileId,
-  update: Uint8Array,
+  update: ContentState,
   sv: string,
   head?: string,
 ): void {
@@ -106,7 +107,7 @@ export function forgetKnown(ctx: FsContext, id: FileId): void {
  * The known state of `id` when it was had in the batch open now and holds every change announced
  * for the file; `undefined` otherwise.
  */
-export function coveringState(ctx: FsContext, id: FileId): Uint8Array | undefined {
+export function coveringState(ctx: FsContext, id: FileId): ContentState | undefined {
   const known = ctx.batch.known.get(id)
   if (!known || ctx.batch.depth === 0 || known.epoch !== ctx.batch.epoch) return undefined
   if (ctx.announced.coveredBy(id, Y.decodeStateVector(fromBase64(known.sv)))) return known.update
@@ -125,5 +126,5 @@ export function knownStateOf(ctx: FsContext, id: FileId): Uint8Array | undefined
   // Used at the doc's first open only: from then on the doc itself is what this instance knows.
   forgetKnown(ctx, id)
   if (ctx.online()) return undefined
-  return ctx.table.get(id)?.sv === known.sv ? known.update : undefined
+  return ctx.table.get(id)?.sv === known.sv ? stateBytes(known.update) : undefined
 }

@@ -41,12 +41,13 @@
  * server acknowledged the content); overlapping batches share the pending
  * content and the table's hold, and each end stores what is pending.
  */
-import * as Y from 'yjs'
+import { decodeContentVersion } from '../content/content-versions.js'
 import { textCodec } from '../content/text-codec.js'
 import { afterThisTask, hostClearTimeout, hostNow, hostSetTimeout, outsideScripts } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import type { EncodedContent, PendingContent, PendingUpdate } from './batch-state.js'
 import { codecFor, type FileContentValue, isEmptyValue } from './content-codecs.js'
+import { applyState, type ContentState, stateBytes } from './content-state.js'
 import { cancelIdleDrop, dropDecodedWhenIdle } from './decoded-states.js'
 import { fetchFolder } from './fetch-folder.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
@@ -84,7 +85,7 @@ export function openBatch(ctx: FsContext): () => Promise<void> {
       // Content first, rows last: open docs' held changes go before the rows that announce them.
       releaseContent?.()
       release()
-      if (ctx.batch.depth === 0) dropDecodedWhenIdle(ctx)
+      if (ctx.batch.depth === 0) dropDecodedWhenIdle(ctx, ctx.keepDecodedMs)
     }
   }
 }
@@ -155,7 +156,7 @@ export function bulkUpdatesContent(ctx: FsContext, id: FileId): boolean {
  * state that holds every change announced for the file, else the same after fetching it with its
  * folder's files. `undefined` when none can be had (the caller opens the doc).
  */
-export async function baseStateOf(ctx: FsContext, id: FileId): Promise<Uint8Array | undefined> {
+export async function baseStateOf(ctx: FsContext, id: FileId): Promise<ContentState | undefined> {
   const pending = ctx.batch.updates.get(id)
   if (pending) return pending.content.update
   // Its content (as a new file, or an earlier update) is on its way: its stored state follows.
@@ -170,8 +171,7 @@ export async function baseStateOf(ctx: FsContext, id: FileId): Promise<Uint8Arra
   if (pendingNow) return pendingNow.content.update
   if (!fetched) return undefined
   // Only as new as what the rows announced: else the doc (its sync waits for what is missing).
-  const sv = Y.encodeStateVectorFromUpdate(fetched)
-  return ctx.announced.coveredBy(id, Y.decodeStateVector(sv)) ? fetched : undefined
+  return ctx.announced.coveredBy(id, decodeContentVersion(fetched.sv)) ? fetched.state : undefined
 }
 
 /**
@@ -185,7 +185,7 @@ export function addUpdate(
   id: FileId,
   name: string,
   value: FileContentValue,
-  base: Uint8Array,
+  base: ContentState,
   stale?: StaleWrite,
 ): number {
   const batch = ctx.batch
@@ -339,7 +339,7 @@ function tracked(ctx: FsContext, docs: { content: EncodedContent }[], store: Pro
 async function storeDocs(ctx: FsContext, docs: PendingContent[]): Promise<void> {
   try {
     const heads = await ctx.storeContent!(
-      docs.map(({ content }) => ({ id: content.id, update: content.update })),
+      docs.map(({ content }) => ({ id: content.id, update: stateBytes(content.update) })),
     )
     rememberStored(ctx, docs, heads)
   } catch {
@@ -361,7 +361,7 @@ async function throughEachDoc(ctx: FsContext, docs: { content: EncodedContent }[
     try {
       const handle = await ctx.pool.acquire(content.id, { fresh: true })
       try {
-        Y.applyUpdate(handle.doc, content.update, FS_ORIGIN)
+        applyState(handle.doc, content.update, FS_ORIGIN)
       } finally {
         handle.release()
       }

@@ -45,6 +45,7 @@ import {
   readText,
   recordFileVersion,
 } from './content-codecs.js'
+import { applyState, type ContentState, chainFits, chainState, stateBytes } from './content-state.js'
 import { keepDecoded, takeDecoded } from './decoded-states.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import type { LastSeenTracker } from './last-seen.js'
@@ -392,7 +393,10 @@ export async function createContents(
     ctx.writtenSv.set(id, content.sv)
     sizes.push(content.size)
   }
-  if (encoded.length > 0) await ctx.storeContent!(encoded.map(({ content }) => content))
+  if (encoded.length > 0)
+    await ctx.storeContent!(
+      encoded.map(({ content }) => ({ id: content.id, update: stateBytes(content.update) })),
+    )
   // Only once stored: a failed store leaves nothing cached for files that do not exist.
   for (const { name, content } of encoded) markStored(ctx, name, content)
   return sizes
@@ -411,14 +415,15 @@ export async function createContents(
  * Encoded from the doc, it costs what the write added and the delete set; taken from the whole
  * update later (`Y.diffUpdate`, `Y.encodeStateVectorFromUpdate`) it cost two more decodes of the
  * file's whole state, history included: a third of an overwrite's time once a file has a few
- * dozen versions.
+ * dozen versions. Its whole state is then `base` chained with what the write added
+ * (content-state.ts), not the doc encoded again, which is every version of its history.
  */
 export function writeInScratchDoc(
   ctx: FsContext,
   id: FileId,
   name: string,
   value: FileContentValue,
-  base: Uint8Array,
+  base: ContentState,
   stale: StaleWrite | undefined,
   since: Uint8Array | 'base',
 ): EncodedContent & { change: ContentChange }
@@ -427,7 +432,7 @@ export function writeInScratchDoc(
   id: FileId,
   name: string,
   value: FileContentValue,
-  base?: Uint8Array,
+  base?: ContentState,
   stale?: StaleWrite,
 ): EncodedContent
 export function writeInScratchDoc(
@@ -435,7 +440,7 @@ export function writeInScratchDoc(
   id: FileId,
   name: string,
   value: FileContentValue,
-  base?: Uint8Array,
+  base?: ContentState,
   stale?: StaleWrite,
   since?: Uint8Array | 'base',
 ): EncodedContent & { change?: ContentChange } {
@@ -443,9 +448,10 @@ export function writeInScratchDoc(
   const doc = decoded ?? new Y.Doc({ guid: id, gc: false })
   let kept = false
   try {
-    if (base && !decoded) Y.applyUpdate(doc, base)
+    if (base && !decoded) applyState(doc, base)
     // The doc holds exactly `base` here (decoded now, or the kept doc decoded from it).
-    const from = since === 'base' ? Y.encodeStateVector(doc) : since
+    const baseSv = base && since !== undefined ? Y.encodeStateVector(doc) : undefined
+    const from = since === 'base' ? baseSv : since
     if (base && !value.bytes) {
       const missing = missingCodec(ctx, doc, name)
       if (missing !== undefined) throw noCodec(ctx, 'open', id, name, missing)
@@ -453,7 +459,13 @@ export function writeInScratchDoc(
     let current: string | undefined
     if (stale) ({ value, current } = mergeStale(ctx, id, doc, name, value, stale))
     const { size, text } = writeIntoDoc(ctx, doc, name, value, 'write', current)
-    const update = Y.encodeStateAsUpdate(doc)
+    const change = from && Y.encodeStateAsUpdate(doc, from)
+    // With a change asked for (an overwrite), `base` and what the write added on it while the
+    // chain fits; else the whole state (a new file's, sent whole).
+    const update =
+      base && baseSv && change && chainFits(id, base)
+        ? chainState(base, from === baseSv ? change : Y.encodeStateAsUpdate(doc, baseSv))
+        : Y.encodeStateAsUpdate(doc)
     const written: EncodedContent & { change?: ContentChange } = {
       id,
       update,
@@ -464,7 +476,7 @@ export function writeInScratchDoc(
       at: Y.snapshot(doc),
       version: listStoredVersions(doc).at(-1),
     }
-    if (from) written.change = { since: from, update: Y.encodeStateAsUpdate(doc, from) }
+    if (from && change) written.change = { since: from, update: change }
     // The next write on this state (`>>` again before the batch sends it, a file written twice
     // in a batch) takes the doc instead of decoding the state again: O(n²) over an append loop.
     keepDecoded(ctx, id, update, doc)

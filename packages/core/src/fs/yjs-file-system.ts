@@ -83,7 +83,7 @@ import {
   onRemoteRow,
 } from './content-lifecycle.js'
 import { cp, mv } from './copy-move.js'
-import { dropDecoded } from './decoded-states.js'
+import { DECODED_IDLE_MS, dropDecoded } from './decoded-states.js'
 import { createEventHub, type FsEventHandler, type FsEventType } from './events.js'
 import {
   diffVersions,
@@ -216,6 +216,7 @@ export class YjsFileSystem implements IFileSystem {
       announceDelayMs: options.announceDelayMs ?? 250,
       held: new Map(),
       holdTruncationsMs: options.holdTruncationsMs ?? 1000,
+      keepDecodedMs: options.keepDecodedMs ?? DECODED_IDLE_MS,
       batch: newBatchState(),
       newestVersions: new Map(),
       queue: Promise.resolve(),
