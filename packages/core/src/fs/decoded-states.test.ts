@@ -192,4 +192,15 @@ describe('states kept decoded', () => {
     dropDecodedWhenIdle(ctx, idle)
     expect(ctx.batch.decodedIdleTimer).toBeUndefined()
   })
+
+  it('with no time to keep them (0 ms) drops every doc as the batch ends, with no timer', () => {
+    const ctx = contextOf()
+    inBatch(ctx, () => {
+      decodedState(ctx, id(1), stateOf('one'))
+    })
+    dropDecodedWhenIdle(ctx, 0)
+    expect(ctx.batch.decoded.size).toBe(0)
+    expect(ctx.batch.decodedBytes).toBe(0)
+    expect(ctx.batch.decodedIdleTimer).toBeUndefined()
+  })
 })

@@ -98,6 +98,11 @@ export function dropDecodedWhenIdle(ctx: FsContext, ms = DECODED_IDLE_MS): void 
   const batch = ctx.batch
   cancelIdleDrop(ctx)
   if (batch.decoded.size === 0) return
+  // None kept past a batch: dropped now.
+  if (ms <= 0) {
+    dropDecoded(ctx)
+    return
+  }
   const timer = hostSetTimeout(() => {
     batch.decodedIdleTimer = undefined
     if (batch.depth === 0) dropDecoded(ctx)

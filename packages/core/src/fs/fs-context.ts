@@ -128,7 +128,7 @@ export interface CreateFileSystemOptions {
    * How long the states an overwrite without its doc decoded (write-batch.ts) stay decoded after
    * the last write batch, for the next one to build on without decoding them again
    * (decoded-states.ts). Default 60,000 ms; less trades decodes for memory (up to ~50 MB per
-   * filesystem that overwrites thousands of files in bulk).
+   * filesystem that overwrites thousands of files in bulk); 0 drops them as each batch ends.
    */
   keepDecodedMs?: number
   /**

@@ -144,7 +144,6 @@ describe('bulk updates of a batch', () => {
         for (const path of paths) await fs.writeFile(path, contentAt(call, path))
       })
       await fs.storePending()
-      await new Promise((resolve) => setTimeout(resolve, 1))
       if (call === 1) statesSent = 0
     }
     // After the first call every state was the one the call before left, at its head.
