@@ -32,6 +32,7 @@ import { type FetchedStates, type HeadedState, ownWriteOnItsWay } from './batch-
 import { codecFor } from './content-codecs.js'
 import { checkIfRowBehind } from './content-lifecycle.js'
 import { applyState, type ContentState } from './content-state.js'
+import { keepDecoded } from './decoded-states.js'
 import type { FsContext } from './fs-context.js'
 import {
   confirmKnown,
@@ -123,12 +124,13 @@ export async function fetchFolder(ctx: FsContext, id: FileId, forWrite = false):
         const known = head !== undefined && !pendingHere ? confirmKnown(ctx, fileId, head) : undefined
         if (!known) return
         fetched.set(fileId, { state: known.update, sv: known.sv })
-        if (!ctx.index.plaintext.holds(fileId, row.size)) readIntoCache(ctx, fileId, row, known.update)
+        if (!ctx.index.plaintext.holds(fileId, row.size))
+          readIntoCache(ctx, fileId, row, known.update, forWrite)
         return
       }
       came++
       cameBytes += state.byteLength
-      const read = readIntoCache(ctx, fileId, row, state)
+      const read = readIntoCache(ctx, fileId, row, state, forWrite)
       if (read === undefined) return
       fetched.set(fileId, { state, sv: read })
       if (pendingHere) return
@@ -162,16 +164,26 @@ function estimatedBytes(ctx: FsContext, id: FileId): number {
  * row describes), with the snapshot it was read at (a reader's next write merges against it).
  * Returns the state's content version; `undefined` for a state this Yjs cannot apply (a server
  * log holding bytes from before its checks: left out, so the file's doc is opened instead, whose
- * server salvages the log).
+ * server salvages the log). `keep`: fetched to be written, the doc stays decoded for the write
+ * (decoded-states.ts), which would otherwise decode the same state again (and the version noted
+ * before it, a third time before states were kept).
  */
-function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: ContentState): string | undefined {
+function readIntoCache(
+  ctx: FsContext,
+  id: FileId,
+  row: FileRow,
+  state: ContentState,
+  keep = false,
+): string | undefined {
   const doc = new Y.Doc({ guid: id, gc: false })
+  let applied = false
   try {
     try {
       applyState(doc, state)
     } catch {
       return undefined
     }
+    applied = true
     const version = contentVersionOf(doc)
     const codec = codecFor(ctx, row.name)
     const bytes = readBinary(doc)
@@ -186,7 +198,9 @@ function readIntoCache(ctx: FsContext, id: FileId, row: FileRow, state: ContentS
     if (size === row.size) ctx.index.plaintext.set(id, text, size, Y.snapshot(doc))
     return version
   } finally {
-    doc.destroy()
+    // Read only: the doc holds exactly `state`.
+    if (keep && applied) keepDecoded(ctx, id, state, doc)
+    else doc.destroy()
   }
 }
 
