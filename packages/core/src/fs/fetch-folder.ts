@@ -14,7 +14,8 @@
  *   older content than the row describes), with the snapshot they were read
  *   at (a reader's next write merges against it).
  * - Every fetched state is remembered (known-states.ts): an overwrite of a
- *   file whose doc is not open builds on it (write-batch.ts). A state known
+ *   file whose doc is not open builds on it (write-batch.ts); fetched to be
+ *   written, it also stays decoded for that write (decoded-states.ts). A state known
  *   at a server's head is asked for since that head: a doc still at it comes
  *   back without its state, and the known one counts as fetched.
  *
