@@ -16,7 +16,7 @@
  * rest of the call was about to use, and none would be found (as each file's state grows a
  * version a call, the files kept stop fitting one by one instead).
  *
- * Dropped once no batch ran for `DECODED_IDLE_MS` (`dropDecodedWhenIdle`): a decoded doc takes 5–7
+ * Dropped once no batch ran for `keepDecodedMs` (default `DECODED_IDLE_MS`; `dropDecodedWhenIdle`): a decoded doc takes 5–7
  * times its state's bytes, up to ~50 MB for a full set, and a server holds a filesystem per agent
  * session for as long as the session lives (30 minutes idle), most of it between calls.
  */
@@ -43,6 +43,13 @@ export function decodedState(ctx: FsContext, id: FileId, state: ContentState): Y
     touch(ctx, id, kept)
     return kept.doc
   }
+  const doc = decodeState(id, state)
+  keepDecoded(ctx, id, state, doc)
+  return doc
+}
+
+/** `state` of file `id` in a scratch doc of its own, not kept (destroyed, and the error thrown, when it cannot be applied). */
+export function decodeState(id: FileId, state: ContentState): Y.Doc {
   const doc = new Y.Doc({ guid: id, gc: false })
   try {
     applyState(doc, state)
@@ -50,7 +57,6 @@ export function decodedState(ctx: FsContext, id: FileId, state: ContentState): Y
     doc.destroy()
     throw error
   }
-  keepDecoded(ctx, id, state, doc)
   return doc
 }
 
@@ -94,7 +100,7 @@ export function dropDecoded(ctx: FsContext): void {
  * The outermost batch ended (`openBatch`): drop the docs kept unless another batch opens within
  * `ms` (one opening cancels it: `cancelIdleDrop`). The timer keeps no process alive.
  */
-export function dropDecodedWhenIdle(ctx: FsContext, ms = DECODED_IDLE_MS): void {
+export function dropDecodedWhenIdle(ctx: FsContext, ms: number): void {
   const batch = ctx.batch
   cancelIdleDrop(ctx)
   if (batch.decoded.size === 0) return

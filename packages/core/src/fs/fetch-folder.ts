@@ -32,8 +32,8 @@ import type { FileId } from '../ids.js'
 import { type FetchedStates, type HeadedState, ownWriteOnItsWay } from './batch-state.js'
 import { codecFor } from './content-codecs.js'
 import { checkIfRowBehind } from './content-lifecycle.js'
-import { applyState, type ContentState } from './content-state.js'
-import { keepDecoded } from './decoded-states.js'
+import type { ContentState } from './content-state.js'
+import { decodedState, decodeState } from './decoded-states.js'
 import type { FsContext } from './fs-context.js'
 import {
   confirmKnown,
@@ -176,15 +176,14 @@ function readIntoCache(
   state: ContentState,
   keep = false,
 ): string | undefined {
-  const doc = new Y.Doc({ guid: id, gc: false })
-  let applied = false
+  let doc: Y.Doc
   try {
-    try {
-      applyState(doc, state)
-    } catch {
-      return undefined
-    }
-    applied = true
+    // Kept: read only, the doc holds exactly `state` (one already kept for it is taken as is).
+    doc = keep ? decodedState(ctx, id, state) : decodeState(id, state)
+  } catch {
+    return undefined
+  }
+  try {
     const version = contentVersionOf(doc)
     const codec = codecFor(ctx, row.name)
     const bytes = readBinary(doc)
@@ -199,9 +198,7 @@ function readIntoCache(
     if (size === row.size) ctx.index.plaintext.set(id, text, size, Y.snapshot(doc))
     return version
   } finally {
-    // Read only: the doc holds exactly `state`.
-    if (keep && applied) keepDecoded(ctx, id, state, doc)
-    else doc.destroy()
+    if (!keep) doc.destroy()
   }
 }
 
