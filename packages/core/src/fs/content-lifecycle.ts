@@ -32,7 +32,7 @@ import { hostClearTimeout, hostSetTimeout } from '../host-timers.js'
 import type { FileId } from '../ids.js'
 import { ownWriteOnItsWay } from './batch-state.js'
 import { contentSize, recordFileVersion, recordPendingVersion } from './content-codecs.js'
-import { applyState } from './content-state.js'
+import { decodeState } from './decoded-states.js'
 import { FS_ORIGIN, type FsContext } from './fs-context.js'
 import { knownHead, rememberState } from './known-states.js'
 import { contentPatch } from './write-content.js'
@@ -177,9 +177,8 @@ function announceKnownState(ctx: FsContext, id: FileId, row: FileRow): void {
     fetchToRepair(ctx, id)
     return
   }
-  const doc = new Y.Doc({ guid: id, gc: false })
+  const doc = decodeState(id, known.update)
   try {
-    applyState(doc, known.update)
     const size = contentSize(ctx, doc, row.name)
     ctx.writtenSv.set(id, known.sv)
     ctx.table.update(id, contentPatch(ctx, id, size), FS_ORIGIN)
